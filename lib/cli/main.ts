@@ -1,0 +1,38 @@
+import { type CliIo, type Command, processIo } from "./io";
+
+// Each command loads lazily so `statuspilot manifest validate` does not pay for the AWS SDK.
+const commands: Record<string, () => Promise<Command>> = {
+  "manifest validate": async () => (await import("./manifest-validate")).run,
+  "manifest push": async () => (await import("./manifest-push")).run,
+  "calendar expand": async () => (await import("./calendar")).runExpand,
+  "calendar timeline": async () => (await import("./calendar")).runTimeline,
+  emulator: async () => (await import("./emulator")).run,
+  start: async () => (await import("./start")).run,
+  status: async () => (await import("./status")).run,
+  bench: async () => (await import("../../bench/run")).run,
+  soak: async () => (await import("../../bench/soak")).run,
+};
+
+const usage = `usage: statuspilot <command>
+  manifest validate FILE
+  manifest push --app-id A --token T [--base-url URL] [--request-url URL] [--file infra/manifest.yaml]
+  calendar expand FILE --from ISO --to ISO [--tz ZONE] [--email ADDR]
+  calendar timeline FILE --from ISO --to ISO [--tz ZONE] [--email ADDR]
+  emulator --port P --workspace FILE [--faults SPEC]
+  start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL]
+  status USER
+  bench [--quick|--full]
+  soak [--quick]`;
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const two = argv.slice(0, 2).join(" ");
+  const one = argv[0] ?? "";
+  const name = commands[two] ? two : commands[one] ? one : undefined;
+  if (!name) {
+    io.err(usage);
+    return argv.length === 0 || one === "--help" || one === "help" ? 0 : 64;
+  }
+  const command = await commands[name]?.();
+  if (!command) return 64;
+  return command(argv.slice(name.split(" ").length), io);
+}

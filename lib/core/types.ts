@@ -1,0 +1,61 @@
+/**
+ * Shared domain vocabulary. Units: instants are epoch milliseconds (`start`, `end`, `at`);
+ * `expiration` is epoch seconds, because that is the service's `status_expiration` unit.
+ */
+
+/** Identifies one user of one workspace. */
+export interface UserKey {
+  team: string;
+  user: string;
+}
+
+/** A custom status as the service stores it. `expiration` 0 means it never expires. */
+export interface StatusValue {
+  text: string;
+  emoji: string;
+  expiration: number;
+}
+
+export const EMPTY_STATUS: StatusValue = Object.freeze({ text: "", emoji: "", expiration: 0 });
+
+export const isEmptyStatus = (s: StatusValue): boolean => s.text === "" && s.emoji === "";
+
+export type StatusKind = "ooo" | "focus" | "meeting";
+
+/** One stretch of time with one status. `expiration` equals `end` in epoch seconds. */
+export interface Block {
+  start: number;
+  end: number;
+  text: string;
+  emoji: string;
+  kind: StatusKind;
+  expiration: number;
+}
+
+/** One expanded calendar occurrence; produced by lib/calendar, consumed by lib/core rules. */
+export interface Occurrence {
+  uid: string;
+  /** ISO-8601 UTC instant (or YYYY-MM-DD for all-day) of the instance this overrides. */
+  recurrenceId?: string;
+  start: number;
+  end: number;
+  allDay: boolean;
+  summary: string;
+  status?: string;
+  transp?: string;
+  busyStatus?: string;
+  class?: string;
+  partstat?: string;
+  attendeeCount: number;
+  location?: string;
+}
+
+/** A `user_change` observation, reduced to what reconciliation needs. */
+export interface UserChange {
+  eventId: string;
+  /** Event time, epoch seconds (the envelope's `event_time`). */
+  eventTime: number;
+  key: UserKey;
+  tz?: string;
+  status: StatusValue;
+}
