@@ -1,0 +1,8 @@
+import type { CliIo } from "./io";
+
+// Placeholder until its owner lands the command.
+export async function runExpand(_args: string[], io: CliIo): Promise<number> {
+  io.err("not implemented yet");
+  return 70;
+}
+export const runTimeline = runExpand;
