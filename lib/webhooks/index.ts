@@ -1,0 +1,6 @@
+export type { GooglePush } from "./calendar-push";
+export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./calendar-push";
+export type { WebhookErrorCode } from "./errors";
+export { StaleTimestampError, WebhookError } from "./errors";
+export type { SignedRequest } from "./signature";
+export { constantTimeEqual, header, SIGNATURE_WINDOW_S, signV0, verifyV0 } from "./signature";
