@@ -1,0 +1,240 @@
+import { createHash, randomUUID } from "node:crypto";
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import type { Log, Queue } from "../core/ports";
+import { silentLog } from "../core/ports";
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
+import type { Scheduler } from "./scheduler";
+
+/** SQS's own bounds for DelaySeconds. */
+const MAX_DELAY_S = 900;
+/** SQS FIFO's deduplication interval, used here for messages that carry a `dedupeKey`. */
+const DEDUPE_WINDOW_MS = 5 * 60_000;
+
+export interface DelayQueueOptions {
+  /** Queue name, used in the ARN and in logs. */
+  name: string;
+  scheduler: Scheduler;
+  /** The queue's Lambda: receives an SQS event, may report `batchItemFailures`. */
+  consume: (event: SQSEvent) => Promise<unknown>;
+  batchSize?: number;
+  /** Receives before a message moves to the dead-letter queue (SQS `maxReceiveCount`). */
+  maxReceives?: number;
+  /** Wait before a failed message is visible again, by its receive count so far. */
+  backoffMs?: (receiveCount: number) => number;
+  log?: Log;
+}
+
+export interface DeadLetter<M> {
+  messageId: string;
+  message: M;
+  receiveCount: number;
+  reason: string;
+}
+
+export interface DelayQueueStats {
+  sent: number;
+  deduplicated: number;
+  /** Messages waiting for their delay or their retry backoff to pass. */
+  waiting: number;
+  inFlight: number;
+  succeeded: number;
+  redelivered: number;
+  deadLettered: number;
+}
+
+interface Envelope<M> {
+  messageId: string;
+  message: M;
+  body: string;
+  sentAt: number;
+  firstReceivedAt?: number;
+  receiveCount: number;
+}
+
+/** The ids a queue handler reported in `batchItemFailures`; anything else means all succeeded. */
+const failedItemIds = (result: unknown): string[] => {
+  if (typeof result !== "object" || result === null || !("batchItemFailures" in result)) return [];
+  const failures = (result as SQSBatchResponse).batchItemFailures;
+  if (!Array.isArray(failures)) return [];
+  return failures
+    .map((f: unknown) =>
+      typeof f === "object" && f !== null && "itemIdentifier" in f ? String(f.itemIdentifier) : "",
+    )
+    .filter((id) => id !== "");
+};
+
+export class DelayQueueError extends Error {
+  constructor(
+    message: string,
+    readonly code: "invalid_delay" | "unserializable",
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "DelayQueueError";
+  }
+}
+
+/**
+ * An in-process SQS: per-message delay on the scheduler's clock, batched delivery to the
+ * queue's Lambda, partial batch failures redelivered with backoff, and a dead-letter queue
+ * after `maxReceives`, all counted so a soak can assert nothing was lost.
+ */
+export class DelayQueue<M> implements Queue<M> {
+  private readonly visible: Array<Envelope<M>> = [];
+  private readonly dedupe = new Map<string, number>();
+  private readonly dead: Array<DeadLetter<M>> = [];
+  private readonly cancels = new Set<() => void>();
+  private counts = {
+    sent: 0,
+    deduplicated: 0,
+    waiting: 0,
+    inFlight: 0,
+    succeeded: 0,
+    redelivered: 0,
+  };
+  private closed = false;
+  private readonly batchSize: number;
+  private readonly maxReceives: number;
+  private readonly backoffMs: (receiveCount: number) => number;
+  private readonly log: Log;
+  readonly arn: string;
+
+  constructor(private readonly options: DelayQueueOptions) {
+    this.batchSize = options.batchSize ?? 10;
+    this.maxReceives = options.maxReceives ?? 5;
+    this.backoffMs = options.backoffMs ?? ((n) => Math.min(60_000, 1_000 * 2 ** (n - 1)));
+    this.log = options.log ?? silentLog;
+    this.arn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${options.name}`;
+  }
+
+  async send(message: M, opts: { delaySeconds?: number; dedupeKey?: string } = {}): Promise<void> {
+    const delaySeconds = opts.delaySeconds ?? 0;
+    if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_S) {
+      throw new DelayQueueError(
+        `delaySeconds must be an integer from 0 to ${MAX_DELAY_S}, got ${delaySeconds}`,
+        "invalid_delay",
+      );
+    }
+    let body: string;
+    try {
+      body = JSON.stringify(message);
+    } catch (error: unknown) {
+      throw new DelayQueueError("message is not JSON-serializable", "unserializable", {
+        cause: error,
+      });
+    }
+    const now = this.options.scheduler.clock.now();
+    if (opts.dedupeKey !== undefined) {
+      const seenAt = this.dedupe.get(opts.dedupeKey);
+      if (seenAt !== undefined && now - seenAt < DEDUPE_WINDOW_MS) {
+        this.counts.deduplicated++;
+        return;
+      }
+      this.dedupe.set(opts.dedupeKey, now);
+    }
+    this.counts.sent++;
+    const envelope: Envelope<M> = {
+      messageId: randomUUID(),
+      message,
+      body,
+      sentAt: now,
+      receiveCount: 0,
+    };
+    this.makeVisibleAt(envelope, now + delaySeconds * 1000);
+  }
+
+  private makeVisibleAt(envelope: Envelope<M>, at: number): void {
+    if (this.closed) return;
+    this.counts.waiting++;
+    const cancel = this.options.scheduler.at(at, () => {
+      this.cancels.delete(cancel);
+      this.counts.waiting--;
+      this.visible.push(envelope);
+      return this.flush();
+    });
+    this.cancels.add(cancel);
+  }
+
+  /** Delivers every visible message, in batches, and waits for the consumer. */
+  private async flush(): Promise<void> {
+    const batches: Array<Array<Envelope<M>>> = [];
+    while (this.visible.length > 0) batches.push(this.visible.splice(0, this.batchSize));
+    await Promise.all(batches.map((b) => this.deliver(b)));
+  }
+
+  private async deliver(batch: Array<Envelope<M>>): Promise<void> {
+    const now = this.options.scheduler.clock.now();
+    for (const e of batch) {
+      e.receiveCount++;
+      e.firstReceivedAt ??= now;
+    }
+    this.counts.inFlight += batch.length;
+    let failedIds: Set<string>;
+    let reason = "reported in batchItemFailures";
+    try {
+      const result = await this.options.consume({ Records: batch.map((e) => this.toRecord(e)) });
+      failedIds = new Set(failedItemIds(result));
+    } catch (error: unknown) {
+      // A thrown handler fails the whole batch, as with Lambda's SQS integration.
+      reason =
+        error instanceof Error ? `handler threw ${error.name}: ${error.message}` : "handler threw";
+      this.log.warn("queue handler failed the whole batch", { queue: this.options.name, reason });
+      failedIds = new Set(batch.map((e) => e.messageId));
+    } finally {
+      this.counts.inFlight -= batch.length;
+    }
+    for (const e of batch) {
+      if (!failedIds.has(e.messageId)) {
+        this.counts.succeeded++;
+      } else if (e.receiveCount >= this.maxReceives) {
+        this.dead.push({
+          messageId: e.messageId,
+          message: e.message,
+          receiveCount: e.receiveCount,
+          reason,
+        });
+        this.log.error("message moved to the dead-letter queue", {
+          queue: this.options.name,
+          messageId: e.messageId,
+          receiveCount: e.receiveCount,
+        });
+      } else {
+        this.counts.redelivered++;
+        this.makeVisibleAt(e, this.options.scheduler.clock.now() + this.backoffMs(e.receiveCount));
+      }
+    }
+  }
+
+  private toRecord(e: Envelope<M>): SQSRecord {
+    return {
+      messageId: e.messageId,
+      receiptHandle: `${e.messageId}#${e.receiveCount}`,
+      body: e.body,
+      attributes: {
+        ApproximateReceiveCount: String(e.receiveCount),
+        SentTimestamp: String(e.sentAt),
+        SenderId: LOCAL_ACCOUNT_ID,
+        ApproximateFirstReceiveTimestamp: String(e.firstReceivedAt ?? e.sentAt),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash("md5").update(e.body).digest("hex"),
+      eventSource: "aws:sqs",
+      eventSourceARN: this.arn,
+      awsRegion: LOCAL_REGION,
+    };
+  }
+
+  stats(): DelayQueueStats {
+    return { ...this.counts, deadLettered: this.dead.length };
+  }
+
+  deadLetters(): ReadonlyArray<DeadLetter<M>> {
+    return this.dead;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const cancel of this.cancels) cancel();
+    this.cancels.clear();
+  }
+}

@@ -1,0 +1,196 @@
+import type { SQSEvent } from "aws-lambda";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../../lib/core/clock";
+import { DelayQueue, DelayQueueError } from "../../../lib/local/delay-queue";
+import { ManualScheduler } from "../../../lib/local/scheduler";
+
+const T0 = Date.UTC(2025, 2, 10, 12, 0, 0);
+
+interface Msg {
+  n: number;
+}
+
+const setup = (consume: (event: SQSEvent) => Promise<unknown>, maxReceives = 3) => {
+  const clock = new ManualClock(T0);
+  const scheduler = new ManualScheduler(clock);
+  const queue = new DelayQueue<Msg>({
+    name: "transition",
+    scheduler,
+    consume,
+    maxReceives,
+    backoffMs: (n) => n * 1000,
+  });
+  return { clock, scheduler, queue };
+};
+
+const bodies = (event: SQSEvent): Msg[] => event.Records.map((r) => JSON.parse(r.body) as Msg);
+
+describe("DelayQueue", () => {
+  it("delivers a message exactly when its delay has passed, as an SQS record", async () => {
+    // Prepare
+    const seen: Array<{ at: number; event: SQSEvent }> = [];
+    const { clock, scheduler, queue } = setup(async (event) => {
+      seen.push({ at: clock.now(), event });
+    });
+    await queue.send({ n: 1 }, { delaySeconds: 7 });
+    // Act
+    await scheduler.advance(6_999);
+    const beforeDue = seen.length;
+    await scheduler.advance(1);
+    // Assess
+    expect(beforeDue).toBe(0);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.at).toBe(T0 + 7_000);
+    const record = seen[0]?.event.Records[0];
+    expect(record).toMatchObject({
+      eventSource: "aws:sqs",
+      eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:transition",
+      attributes: { ApproximateReceiveCount: "1", SentTimestamp: String(T0) },
+    });
+    expect(JSON.parse(record?.body ?? "null")).toEqual({ n: 1 });
+    expect(queue.stats()).toMatchObject({ sent: 1, succeeded: 1, waiting: 0, inFlight: 0 });
+  });
+
+  it("redelivers only the items reported in batchItemFailures, with a growing receive count", async () => {
+    // Prepare
+    const deliveries: Array<{ at: number; n: number[]; count: string[] }> = [];
+    let failOnce = true;
+    const { clock, scheduler, queue } = setup(async (event) => {
+      deliveries.push({
+        at: clock.now(),
+        n: bodies(event).map((m) => m.n),
+        count: event.Records.map((r) => r.attributes.ApproximateReceiveCount),
+      });
+      const second = event.Records.find((r) => JSON.parse(r.body).n === 2);
+      if (failOnce && second) {
+        failOnce = false;
+        return { batchItemFailures: [{ itemIdentifier: second.messageId }] };
+      }
+      return { batchItemFailures: [] };
+    });
+    await queue.send({ n: 1 });
+    await queue.send({ n: 2 });
+    // Act
+    await scheduler.advance(5_000);
+    // Assess
+    expect(deliveries.flatMap((d) => d.n).sort()).toEqual([1, 2, 2]);
+    const retry = deliveries.at(-1);
+    expect(retry).toEqual({ at: T0 + 1_000, n: [2], count: ["2"] });
+    expect(queue.stats()).toMatchObject({ sent: 2, succeeded: 2, redelivered: 1, deadLettered: 0 });
+  });
+
+  it("moves a message that keeps failing to the dead-letter queue after maxReceives", async () => {
+    // Prepare
+    let receives = 0;
+    const { scheduler, queue } = setup(async () => {
+      receives++;
+      throw new Error("store unavailable");
+    }, 3);
+    await queue.send({ n: 9 });
+    // Act
+    await scheduler.advance(60_000);
+    // Assess
+    expect(receives).toBe(3);
+    expect(queue.stats()).toMatchObject({ succeeded: 0, deadLettered: 1, waiting: 0 });
+    expect(queue.deadLetters()[0]).toMatchObject({
+      message: { n: 9 },
+      receiveCount: 3,
+      reason: "handler threw Error: store unavailable",
+    });
+  });
+
+  it("drops a second message with the same dedupe key inside the five-minute window", async () => {
+    // Prepare
+    const got: number[] = [];
+    const { scheduler, queue } = setup(async (event) => {
+      got.push(...bodies(event).map((m) => m.n));
+    });
+    // Act
+    await queue.send({ n: 1 }, { dedupeKey: "U001@12:00:20" });
+    await queue.send({ n: 2 }, { dedupeKey: "U001@12:00:20" });
+    await scheduler.advance(6 * 60_000);
+    await queue.send({ n: 3 }, { dedupeKey: "U001@12:00:20" });
+    await scheduler.advance(1_000);
+    // Assess
+    expect(got).toEqual([1, 3]);
+    expect(queue.stats()).toMatchObject({ sent: 2, deduplicated: 1 });
+  });
+
+  it("rejects a delay SQS would reject, with a clear error", async () => {
+    // Prepare
+    const { queue } = setup(async () => {});
+    // Act / Assess
+    await expect(queue.send({ n: 1 }, { delaySeconds: 901 })).rejects.toBeInstanceOf(
+      DelayQueueError,
+    );
+    await expect(queue.send({ n: 1 }, { delaySeconds: 1.5 })).rejects.toThrow(
+      "delaySeconds must be an integer from 0 to 900, got 1.5",
+    );
+    expect(queue.stats().sent).toBe(0);
+  });
+
+  it("accounts for every message: each one either succeeds or lands in the DLQ", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            delay: fc.integer({ min: 0, max: 900 }),
+            failures: fc.integer({ min: 0, max: 5 }),
+          }),
+          { maxLength: 25 },
+        ),
+        async (plan) => {
+          // Prepare: message n fails its first plan[n].failures receives
+          const attempts = new Map<number, number>();
+          const { scheduler, queue } = setup(async (event) => {
+            const failed = event.Records.filter((r) => {
+              const n = (JSON.parse(r.body) as Msg).n;
+              const a = (attempts.get(n) ?? 0) + 1;
+              attempts.set(n, a);
+              return a <= (plan[n]?.failures ?? 0);
+            });
+            return { batchItemFailures: failed.map((r) => ({ itemIdentifier: r.messageId })) };
+          }, 3);
+          // Act
+          for (const [n, p] of plan.entries()) await queue.send({ n }, { delaySeconds: p.delay });
+          await scheduler.advance(3_600_000);
+          // Assess
+          const stats = queue.stats();
+          const expectedDead = plan.filter((p) => p.failures >= 3).length;
+          expect(stats.deadLettered).toBe(expectedDead);
+          expect(stats.succeeded + stats.deadLettered).toBe(plan.length);
+          expect(stats.waiting + stats.inFlight).toBe(0);
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe("ManualScheduler", () => {
+  it("runs due tasks in time order, moving the clock to each task's instant", async () => {
+    // Prepare
+    const clock = new ManualClock(T0);
+    const scheduler = new ManualScheduler(clock);
+    const ran: Array<[string, number]> = [];
+    scheduler.at(T0 + 3_000, () => ran.push(["c", clock.now()]));
+    scheduler.at(T0 + 1_000, () => {
+      ran.push(["a", clock.now()]);
+      // A task may schedule another inside the same advance.
+      scheduler.at(T0 + 2_000, () => ran.push(["b", clock.now()]));
+    });
+    const cancel = scheduler.at(T0 + 2_500, () => ran.push(["cancelled", clock.now()]));
+    cancel();
+    // Act
+    await scheduler.advanceTo(T0 + 10_000);
+    // Assess
+    expect(ran).toEqual([
+      ["a", T0 + 1_000],
+      ["b", T0 + 2_000],
+      ["c", T0 + 3_000],
+    ]);
+    expect(clock.now()).toBe(T0 + 10_000);
+    expect(scheduler.pending()).toBe(0);
+  });
+});
