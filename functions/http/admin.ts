@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { constantTimeEqual, header } from "../../lib/webhooks";
+import {
+  BadRequest,
+  HttpRefusal,
+  httpHandler,
+  json,
+  parseJsonBody,
+  parseWith,
+} from "../shared/http";
+
+const instant = z.union([
+  z.number().int().nonnegative(),
+  z.iso.datetime({ offset: true }).transform((s) => Date.parse(s)),
+]);
+const scheduleSchema = z
+  .object({
+    start: instant,
+    end: instant,
+    text: z.string().max(100).optional(),
+    emoji: z
+      .string()
+      .regex(/^:[a-z0-9_+-]+:$/, "emoji must be in :name: form")
+      .optional(),
+  })
+  .strict();
+const pathSchema = z.object({
+  team: z.string().min(1),
+  user: z.string().min(1),
+  id: z.string().optional(),
+});
+
+/**
+ * GET/POST /admin/users/{team}/{user}/ooo and DELETE …/ooo/{id}. On AWS the HTTP API's IAM
+ * authorizer has already checked the caller; locally the `x-api-key` header must match.
+ */
+export const handler = httpHandler(async (req, app) => {
+  const expected = app.config.ADMIN_API_KEY;
+  if (expected !== undefined) {
+    if (!constantTimeEqual(expected, header(req.headers, "x-api-key") ?? "")) {
+      throw new HttpRefusal(401, "unauthorized", "missing or wrong x-api-key");
+    }
+  } else if (!req.iamCaller) {
+    throw new HttpRefusal(403, "forbidden", "the admin API requires IAM authorization");
+  }
+  const { team, user, id } = parseWith(pathSchema, req.params);
+  const key = { team, user };
+  if (req.method === "GET") return json(200, { entries: await app.useCases.listOutOfOffice(key) });
+  if (req.method === "DELETE") {
+    if (!id) throw new BadRequest("missing out-of-office id in the path", "/id");
+    const cancelled = await app.useCases.cancelOutOfOffice(key, id);
+    return cancelled ? json(200, { cancelled: id }) : json(404, { error: "not_found", id });
+  }
+  const input = parseJsonBody(scheduleSchema, req.rawBody);
+  if (input.end <= input.start) throw new BadRequest("end must be after start", "/end");
+  return json(201, { entry: await app.useCases.scheduleOutOfOffice(key, input) });
+});

@@ -1,0 +1,44 @@
+/**
+ * Every HTTP API route, its serverless.yml function and its handler module. The local stack
+ * serves these; a test proves serverless.yml declares exactly the same routes.
+ */
+export interface Route {
+  method: "GET" | "POST" | "DELETE" | "PUT";
+  /** API Gateway v2 route key path. */
+  path: string;
+  /** The function's name in serverless.yml. */
+  function: string;
+  // biome-ignore lint/complexity/noBannedTypes: the contract hands back whatever middy built.
+  load: () => Promise<{ handler: Function }>;
+}
+
+const events = () => import("./http/events");
+const oooCommand = () => import("./http/ooo-command");
+const calendar = () => import("./http/calendar");
+const admin = () => import("./http/admin");
+const health = () => import("./http/health");
+
+export const routes: Route[] = [
+  { method: "POST", path: "/service/events", function: "serviceEvents", load: events },
+  { method: "POST", path: "/service/commands/ooo", function: "oooCommand", load: oooCommand },
+  { method: "POST", path: "/hooks/google", function: "calendarHooks", load: calendar },
+  { method: "POST", path: "/hooks/graph", function: "calendarHooks", load: calendar },
+  { method: "POST", path: "/hooks/generic/{sourceId}", function: "calendarHooks", load: calendar },
+  { method: "GET", path: "/admin/users/{team}/{user}/ooo", function: "adminOoo", load: admin },
+  { method: "POST", path: "/admin/users/{team}/{user}/ooo", function: "adminOoo", load: admin },
+  {
+    method: "DELETE",
+    path: "/admin/users/{team}/{user}/ooo/{id}",
+    function: "adminOoo",
+    load: admin,
+  },
+  { method: "GET", path: "/health", function: "health", load: health },
+];
+
+/** The functions that are not behind HTTP, with their handler modules. */
+export const backgroundFunctions = {
+  tick: () => import("./schedule/tick"),
+  poll: () => import("./schedule/poll"),
+  syncWorker: () => import("./queue/sync"),
+  transitionWorker: () => import("./queue/transition"),
+} as const;

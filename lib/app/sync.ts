@@ -1,0 +1,282 @@
+import { createHash } from "node:crypto";
+import type { Clock } from "../core/clock";
+import type { Log } from "../core/ports";
+import type { Block, Occurrence, UserKey } from "../core/types";
+import type { SyncMessage, TimelineMeta } from "./contracts";
+
+/** What the sync needs to know about one calendar source and its owner. */
+export interface SyncSourceView {
+  url: string;
+  tz: string;
+  emails: string[];
+  /** The user's rules, passed through to buildTimeline untouched. */
+  rules: unknown;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+  /** When the source was last expanded successfully (epoch ms). */
+  syncedAt?: number;
+}
+
+export interface SourceSyncRecord {
+  syncedAt: number;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+}
+
+export type ExpandFn = (
+  icsText: string,
+  opts: { from: number; to: number; userZone: string; userEmails: string[] },
+) => { occurrences: Occurrence[]; skipped: Array<{ reason: string } | Record<string, unknown>> };
+
+export type BuildTimelineFn = (
+  occurrences: Occurrence[],
+  opts: { rules: never; tz: string; from: number; to: number },
+) => Block[];
+
+export interface SyncDeps {
+  clock: Clock;
+  log: Log;
+  fetch: typeof fetch;
+  loadSource(key: UserKey, sourceId: string): Promise<SyncSourceView | undefined>;
+  recordSourceSync(key: UserKey, sourceId: string, record: SourceSyncRecord): Promise<void>;
+  applyTimeline(key: UserKey, blocks: Block[], meta: TimelineMeta): Promise<void>;
+  expand: ExpandFn;
+  buildTimeline: BuildTimelineFn;
+  limits?: Partial<SyncLimits>;
+}
+
+export interface SyncLimits {
+  maxBytes: number;
+  timeoutMs: number;
+  pastMs: number;
+  futureMs: number;
+  /** A feed unchanged for longer than this is re-expanded anyway, because the horizon slides. */
+  refreshMs: number;
+}
+
+const DAY = 86_400_000;
+export const DEFAULT_SYNC_LIMITS: SyncLimits = {
+  maxBytes: 10 * 1024 * 1024,
+  timeoutMs: 10_000,
+  pastMs: DAY,
+  futureMs: 14 * DAY,
+  refreshMs: 6 * 3_600_000,
+};
+
+export type SyncOutcome =
+  | { kind: "applied"; blocks: number; skipped: number }
+  | { kind: "unchanged"; reason: "not_modified" | "same_content" | "already_synced" }
+  | { kind: "skipped"; reason: string };
+
+/** A sync failure that is worth retrying (network, timeout, the feed's server failing). */
+export class SyncError extends Error {
+  override name = "SyncError";
+  constructor(
+    readonly code: "fetch_failed" | "timeout" | "upstream_status",
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+class FeedTooLarge extends Error {
+  override name = "FeedTooLarge";
+}
+
+/** Reads a body, aborting as soon as it passes the cap, so a huge feed never sits in memory. */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  abort: () => void,
+): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    abort();
+    throw new FeedTooLarge(`declared ${declared} bytes`);
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      abort();
+      await reader.cancel().catch(() => undefined);
+      throw new FeedTooLarge(`more than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Only scheme and host reach the logs: a feed URL's path is its secret. */
+const redactUrl = (url: string): string => {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}/…`;
+  } catch {
+    return "(invalid url)";
+  }
+};
+
+/**
+ * Re-fetches one ICS source and replaces the user's timeline from it. Returns what happened;
+ * throws SyncError only for failures worth a retry (the queue then redelivers, then dead-letters).
+ * `requestedAt` (epoch ms) lets duplicate pushes coalesce: a sync done after it covers it.
+ */
+export async function syncSource(
+  deps: SyncDeps,
+  msg: SyncMessage,
+  requestedAt?: number,
+): Promise<SyncOutcome> {
+  const limits = { ...DEFAULT_SYNC_LIMITS, ...deps.limits };
+  const key: UserKey = { team: msg.team, user: msg.user };
+  const logData = { user: msg.user, team: msg.team, sourceId: msg.sourceId, reason: msg.reason };
+  const source = await deps.loadSource(key, msg.sourceId);
+  if (!source) {
+    deps.log.warn("sync skipped: unknown source", logData);
+    return { kind: "skipped", reason: "unknown_source" };
+  }
+  const now = deps.clock.now();
+  if (
+    requestedAt !== undefined &&
+    source.syncedAt !== undefined &&
+    source.syncedAt >= requestedAt
+  ) {
+    deps.log.debug("sync coalesced with a later one", logData);
+    return { kind: "unchanged", reason: "already_synced" };
+  }
+  const fresh = source.syncedAt !== undefined && now - source.syncedAt < limits.refreshMs;
+
+  const headers: Record<string, string> = { accept: "text/calendar, */*;q=0.5" };
+  if (fresh && source.etag) headers["if-none-match"] = source.etag;
+  if (fresh && source.lastModified) headers["if-modified-since"] = source.lastModified;
+
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
+  let text: string;
+  let response: Response;
+  try {
+    try {
+      response = await deps.fetch(source.url, { headers, signal: controller.signal });
+    } catch (error: unknown) {
+      const timedOut = controller.signal.aborted;
+      throw new SyncError(
+        timedOut ? "timeout" : "fetch_failed",
+        timedOut
+          ? `feed ${redactUrl(source.url)} did not answer in ${limits.timeoutMs} ms`
+          : `feed ${redactUrl(source.url)} could not be fetched`,
+        undefined,
+        { cause: error },
+      );
+    }
+    if (response.status === 304) {
+      deps.log.debug("feed not modified", logData);
+      return { kind: "unchanged", reason: "not_modified" };
+    }
+    if (response.status >= 500 || response.status === 429) {
+      throw new SyncError("upstream_status", `feed answered ${response.status}`, response.status);
+    }
+    if (!response.ok) {
+      deps.log.warn("sync skipped: feed refused", { ...logData, status: response.status });
+      return { kind: "skipped", reason: `http_${response.status}` };
+    }
+    try {
+      text = await readCapped(response, limits.maxBytes, () => controller.abort());
+    } catch (error: unknown) {
+      if (error instanceof FeedTooLarge) {
+        deps.log.warn("sync skipped: feed over the size cap", {
+          ...logData,
+          maxBytes: limits.maxBytes,
+        });
+        return { kind: "skipped", reason: "too_large" };
+      }
+      if (controller.signal.aborted) {
+        throw new SyncError("timeout", `feed body did not arrive in ${limits.timeoutMs} ms`, 200, {
+          cause: error,
+        });
+      }
+      throw new SyncError("fetch_failed", "feed body could not be read", 200, { cause: error });
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const hash = createHash("sha256").update(text).digest("hex");
+  const etag = response.headers.get("etag") ?? undefined;
+  const lastModified = response.headers.get("last-modified") ?? undefined;
+  const record: SourceSyncRecord = {
+    syncedAt: now,
+    hash,
+    ...(etag ? { etag } : {}),
+    ...(lastModified ? { lastModified } : {}),
+  };
+  if (fresh && source.hash === hash) {
+    deps.log.debug("feed content unchanged", logData);
+    return { kind: "unchanged", reason: "same_content" };
+  }
+
+  const from = now - limits.pastMs;
+  const to = now + limits.futureMs;
+  const { occurrences, skipped } = deps.expand(text, {
+    from,
+    to,
+    userZone: source.tz,
+    userEmails: source.emails,
+  });
+  for (const item of skipped.slice(0, 20))
+    deps.log.info("calendar item skipped", { ...logData, item });
+  const blocks = deps.buildTimeline(occurrences, {
+    rules: source.rules as never,
+    tz: source.tz,
+    from,
+    to,
+  });
+  await deps.applyTimeline(key, blocks, {
+    sourceId: msg.sourceId,
+    hash,
+    ...(etag ? { etag } : {}),
+  });
+  await deps.recordSourceSync(key, msg.sourceId, record);
+  deps.log.info("timeline applied", { ...logData, blocks: blocks.length, skipped: skipped.length });
+  return { kind: "applied", blocks: blocks.length, skipped: skipped.length };
+}
+
+/** Keeps duplicate pushes for one source inside one bucket from enqueueing twice. */
+export const SYNC_COALESCE_MS = 10_000;
+
+/**
+ * Enqueues a re-sync, delayed to the end of its 10-second bucket, at most once per source and
+ * bucket in this process. Across processes the consumer's `already_synced` check coalesces.
+ * Returns false when the request joined one already queued.
+ */
+export function createSyncRequester(
+  queue: { send(m: SyncMessage, o?: { delaySeconds?: number; dedupeKey?: string }): Promise<void> },
+  clock: Clock,
+  bucketMs = SYNC_COALESCE_MS,
+): (msg: SyncMessage) => Promise<boolean> {
+  const queued = new Map<string, number>();
+  return async (msg) => {
+    const now = clock.now();
+    const bucket = Math.floor(now / bucketMs);
+    for (const [key, b] of queued) if (b < bucket) queued.delete(key);
+    const dedupeKey = `${msg.team}/${msg.user}/${msg.sourceId}/${bucket}`;
+    if (queued.has(dedupeKey)) return false;
+    queued.set(dedupeKey, bucket);
+    const delaySeconds = Math.ceil(((bucket + 1) * bucketMs - now) / 1000);
+    try {
+      await queue.send(msg, { delaySeconds, dedupeKey });
+    } catch (error: unknown) {
+      queued.delete(dedupeKey);
+      throw error;
+    }
+    return true;
+  };
+}

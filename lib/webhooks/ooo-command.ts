@@ -1,0 +1,116 @@
+import type { OutOfOfficeInput } from "../app/contracts";
+
+export const OOO_USAGE =
+  "usage: /ooo YYYY-MM-DD[THH:MM] [to YYYY-MM-DD[THH:MM]] [message] · /ooo until YYYY-MM-DD [message] · /ooo list · /ooo cancel ID";
+
+export type OooCommand =
+  | { kind: "list" }
+  | { kind: "cancel"; id: string }
+  | { kind: "schedule"; input: OutOfOfficeInput };
+
+export class OooCommandError extends Error {
+  override name = "OooCommandError";
+  readonly code = "bad_command";
+}
+
+/** Offset of `zone` from UTC at `epochMs`, in ms (positive east of Greenwich). */
+function zoneOffsetMs(epochMs: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: zone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(new Date(epochMs));
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? "0");
+  const asUtc = Date.UTC(
+    get("year"),
+    get("month") - 1,
+    get("day"),
+    get("hour"),
+    get("minute"),
+    get("second"),
+  );
+  return asUtc - Math.floor(epochMs / 1000) * 1000;
+}
+
+/** The instant at which the wall clock in `zone` reads the given local time. */
+export function zonedToEpoch(
+  local: { y: number; m: number; d: number; hh: number; mm: number },
+  zone: string,
+): number {
+  const wall = Date.UTC(local.y, local.m - 1, local.d, local.hh, local.mm);
+  const first = wall - zoneOffsetMs(wall, zone);
+  // A second pass settles instants near a DST change, where the first guess used the other offset.
+  return wall - zoneOffsetMs(first, zone);
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}))?$/;
+
+function parseLocal(token: string, zone: string, endOfDay: boolean): number {
+  const m = DATE_TIME.exec(token);
+  if (!m) throw new OooCommandError(`"${token}" is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM)`);
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const probe = new Date(Date.UTC(y, mo - 1, d));
+  if (probe.getUTCMonth() !== mo - 1 || probe.getUTCDate() !== d) {
+    throw new OooCommandError(`"${token}" is not a calendar date`);
+  }
+  if (m[4] !== undefined) {
+    const [hh, mm] = [Number(m[4]), Number(m[5])];
+    if (hh > 23 || mm > 59) throw new OooCommandError(`"${token}" is not a time of day`);
+    return zonedToEpoch({ y, m: mo, d, hh, mm }, zone);
+  }
+  // A bare date as an end means "through that day": up to the next midnight.
+  if (endOfDay) {
+    const next = new Date(Date.UTC(y, mo - 1, d + 1));
+    return zonedToEpoch(
+      { y: next.getUTCFullYear(), m: next.getUTCMonth() + 1, d: next.getUTCDate(), hh: 0, mm: 0 },
+      zone,
+    );
+  }
+  return zonedToEpoch({ y, m: mo, d, hh: 0, mm: 0 }, zone);
+}
+
+/** Parses the `/ooo` text. Dates are read in the user's zone; `now` is epoch ms. */
+export function parseOooCommand(text: string, opts: { now: number; zone: string }): OooCommand {
+  const words = text
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== "");
+  const [first, ...rest] = words;
+  if (first === undefined || first === "help") throw new OooCommandError(OOO_USAGE);
+  if (first === "list" && rest.length === 0) return { kind: "list" };
+  if (first === "cancel") {
+    if (rest.length !== 1 || !rest[0]) throw new OooCommandError("usage: /ooo cancel ID");
+    return { kind: "cancel", id: rest[0] };
+  }
+  let start: number;
+  let end: number;
+  let messageWords: string[];
+  if (first === "until") {
+    const [until, ...more] = rest;
+    if (!until) throw new OooCommandError("usage: /ooo until YYYY-MM-DD [message]");
+    start = opts.now;
+    end = parseLocal(until, opts.zone, true);
+    messageWords = more;
+  } else {
+    start = parseLocal(first, opts.zone, false);
+    if (rest[0] === "to" || rest[0] === "until") {
+      const until = rest[1];
+      if (!until) throw new OooCommandError(`missing date after "${rest[0]}"`);
+      end = parseLocal(until, opts.zone, true);
+      messageWords = rest.slice(2);
+    } else {
+      end = parseLocal(first, opts.zone, true);
+      messageWords = rest;
+    }
+  }
+  if (end <= start) throw new OooCommandError("the end must be after the start");
+  if (end <= opts.now) throw new OooCommandError("that time is already over");
+  const message = messageWords.join(" ");
+  if (message.length > 100) throw new OooCommandError("the message is longer than 100 characters");
+  return { kind: "schedule", input: { start, end, ...(message ? { text: message } : {}) } };
+}

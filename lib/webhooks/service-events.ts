@@ -1,0 +1,83 @@
+import { z } from "zod";
+import type { UserChange } from "../core/types";
+
+/** `url_verification`: the service checks the request URL by asking us to echo the challenge. */
+export const urlVerificationSchema = z.object({
+  type: z.literal("url_verification"),
+  challenge: z.string().min(1).max(1000),
+});
+
+const profileSchema = z
+  .object({
+    status_text: z.string().default(""),
+    status_emoji: z.string().default(""),
+    status_expiration: z.number().int().nonnegative().default(0),
+  })
+  .loose();
+
+export const userChangeEventSchema = z
+  .object({
+    type: z.literal("user_change"),
+    user: z
+      .object({
+        id: z.string().min(1),
+        team_id: z.string().min(1).optional(),
+        tz: z.string().min(1).optional(),
+        profile: profileSchema,
+      })
+      .loose(),
+  })
+  .loose();
+
+export const eventCallbackSchema = z
+  .object({
+    type: z.literal("event_callback"),
+    team_id: z.string().min(1),
+    event_id: z.string().min(1),
+    event_time: z.number().int().nonnegative(),
+    event: z.object({ type: z.string().min(1) }).loose(),
+  })
+  .loose();
+
+/** Anything with a `type`: the envelope's own shape is checked once the type is known. */
+export const envelopeSchema = z.object({ type: z.string().min(1) }).loose();
+
+/** Reduces a `user_change` callback to what reconciliation needs. */
+export function toUserChange(
+  envelope: z.infer<typeof eventCallbackSchema>,
+  event: z.infer<typeof userChangeEventSchema>,
+): UserChange {
+  const { user } = event;
+  return {
+    eventId: envelope.event_id,
+    eventTime: envelope.event_time,
+    key: { team: user.team_id ?? envelope.team_id, user: user.id },
+    ...(user.tz ? { tz: user.tz } : {}),
+    status: {
+      text: user.profile.status_text,
+      emoji: user.profile.status_emoji,
+      expiration: user.profile.status_expiration,
+    },
+  };
+}
+
+/** Remembers recent event ids so a retry is answered without touching the store. */
+export class RecentIds {
+  private readonly seen = new Map<string, number>();
+  constructor(private readonly capacity = 5000) {}
+
+  /** True when `id` was already seen; records it otherwise. */
+  checkAndAdd(id: string, now: number): boolean {
+    if (this.seen.has(id)) return true;
+    this.seen.set(id, now);
+    if (this.seen.size > this.capacity) {
+      const oldest = this.seen.keys().next().value;
+      if (oldest !== undefined) this.seen.delete(oldest);
+    }
+    return false;
+  }
+
+  forget(id: string): void {
+    this.seen.delete(id);
+  }
+}
