@@ -1,0 +1,40 @@
+/** Errors of the calendar adapter. One hierarchy; each carries a typed `code`. */
+export type CalendarErrorCode = "unparseable_feed" | "unknown_time_zone" | "invalid_window";
+
+export class CalendarError extends Error {
+  override name = "CalendarError";
+  constructor(
+    message: string,
+    readonly code: CalendarErrorCode,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The whole feed is unreadable: no VCALENDAR, or not iCalendar text at all. */
+export class CalendarParseError extends CalendarError {
+  override name = "CalendarParseError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, "unparseable_feed", options);
+  }
+}
+
+/** A time zone id that neither the feed, nor tzdata, nor the CLDR Windows mapping knows. */
+export class UnknownTimeZoneError extends CalendarError {
+  override name = "UnknownTimeZoneError";
+  constructor(
+    readonly tzid: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`unknown time zone "${tzid}"`, "unknown_time_zone", options);
+  }
+}
+
+/** `from`/`to` are not finite or `to` precedes `from`. */
+export class InvalidWindowError extends CalendarError {
+  override name = "InvalidWindowError";
+  constructor(message: string) {
+    super(message, "invalid_window");
+  }
+}
