@@ -1,0 +1,66 @@
+import { createRequire } from "node:module";
+import type { AddressInfo, Server } from "node:net";
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
+import { isAddressInUse, PortInUseError } from "./errors";
+
+interface DynaliteOptions {
+  createTableMs?: number;
+  deleteTableMs?: number;
+  updateTableMs?: number;
+  path?: string;
+}
+
+// dynalite ships CommonJS without types; this is the slice of it we use.
+const dynalite = createRequire(import.meta.url)("dynalite") as (options: DynaliteOptions) => Server;
+
+/** Dummy credentials: dynalite accepts any, but the SDK refuses to sign without some. */
+export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
+
+export interface LocalDynamo {
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+/**
+ * DynamoDB in memory on loopback (dynalite), with the table created from the shared definition
+ * and ready (ACTIVE at once) before this resolves.
+ */
+export async function startLocalDynamo(options: {
+  table: Omit<CreateTableCommandInput, "TableName"> & { TableName?: string };
+  tableName: string;
+  port?: number;
+  region?: string;
+}): Promise<LocalDynamo> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const port = options.port ?? 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: unknown) =>
+      reject(
+        isAddressInUse(error) ? new PortInUseError(port, "DynamoDB", { cause: error }) : error,
+      ),
+    );
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: options.region ?? "us-east-1",
+    credentials: LOCAL_CREDENTIALS,
+  });
+  try {
+    await client.send(new CreateTableCommand({ ...options.table, TableName: options.tableName }));
+  } finally {
+    client.destroy();
+  }
+  return {
+    endpoint,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+      }),
+  };
+}

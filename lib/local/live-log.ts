@@ -1,0 +1,88 @@
+/** The human-readable live log of the local stack: one line per thing the automation did. */
+
+export type LiveEvent =
+  | {
+      kind: "set";
+      at: number;
+      user: string;
+      text: string;
+      emoji: string;
+      expiration: number;
+      calls: number;
+    }
+  | { kind: "clear"; at: number; user: string; calls: number }
+  | { kind: "leave"; at: number; user: string }
+  | { kind: "retry"; at: number; user: string; code: string; retryAt: number }
+  | { kind: "failed"; at: number; user: string; code: string }
+  | { kind: "note"; at: number; text: string };
+
+export interface LiveLogFormat {
+  /** IANA zone the times are printed in. */
+  timeZone: string;
+}
+
+const timeFormatters = new Map<string, Intl.DateTimeFormat>();
+const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
+  let f = timeFormatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-GB", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+    });
+    timeFormatters.set(timeZone, f);
+  }
+  return f;
+};
+
+const parts = (epochMs: number, timeZone: string) => {
+  const all = formatterFor(timeZone).formatToParts(epochMs);
+  const get = (type: string) => all.find((p) => p.type === type)?.value ?? "";
+  return {
+    date: `${get("year")}-${get("month")}-${get("day")}`,
+    time: `${get("hour")}:${get("minute")}:${get("second")}`,
+  };
+};
+
+/** `12:00:20` in the given zone. */
+export const clockTime = (epochMs: number, timeZone: string): string =>
+  parts(epochMs, timeZone).time;
+
+/** The "until" of a status: a time today, or a date and time on another day. */
+const until = (at: number, expirationS: number, timeZone: string): string => {
+  const now = parts(at, timeZone);
+  const end = parts(expirationS * 1000, timeZone);
+  return end.date === now.date ? end.time : `${end.date} ${end.time}`;
+};
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+export function formatLiveEvent(event: LiveEvent, format: LiveLogFormat): string {
+  const t = clockTime(event.at, format.timeZone);
+  switch (event.kind) {
+    case "set": {
+      const shown = [event.emoji, event.text].filter((s) => s !== "").join(" ");
+      const end =
+        event.expiration > 0 ? ` until ${until(event.at, event.expiration, format.timeZone)}` : "";
+      return `${t} ${event.user} set "${shown}"${end} (${plural(event.calls, "call")})`;
+    }
+    case "clear":
+      return `${t} ${event.user} cleared the status (${plural(event.calls, "call")})`;
+    case "leave":
+      return `${t} ${event.user} user set their own status — leaving it`;
+    case "retry":
+      return `${t} ${event.user} service said ${event.code} — retrying at ${clockTime(event.retryAt, format.timeZone)}`;
+    case "failed":
+      return `${t} ${event.user} could not update the status: ${event.code}`;
+    case "note":
+      return `${t} ${event.text}`;
+  }
+}
+
+/** The machine's own zone, the default for printed times (a newcomer compares with their clock). */
+export const machineTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -1,0 +1,125 @@
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../../lib/core/clock";
+import { PortInUseError } from "../../../lib/local/errors";
+import { type Gateway, type HttpRoute, startGateway } from "../../../lib/local/http-gateway";
+
+const clock = new ManualClock(Date.parse("2025-03-10T11:00:00Z"));
+const seen: Array<{ event: APIGatewayProxyEventV2; context: Context; remaining: number }> = [];
+
+const routes: HttpRoute[] = [
+  {
+    method: "POST",
+    path: "/hooks/generic/{sourceId}",
+    function: "calendarHooks",
+    load: async () => ({
+      handler: async (event: APIGatewayProxyEventV2, context: Context) => {
+        seen.push({ event, context, remaining: context.getRemainingTimeInMillis() });
+        return {
+          statusCode: 202,
+          headers: { "X-Seen": "yes" },
+          body: JSON.stringify({ ok: true }),
+        };
+      },
+    }),
+  },
+  {
+    method: "GET",
+    path: "/health",
+    function: "health",
+    load: async () => ({ handler: async () => ({ status: "ok" }) }),
+  },
+  {
+    method: "GET",
+    path: "/boom",
+    function: "boom",
+    load: async () => ({
+      handler: async () => {
+        throw new Error("secret detail that must not leak");
+      },
+    }),
+  },
+];
+
+let gateway: Gateway;
+beforeAll(async () => {
+  gateway = await startGateway({
+    routes,
+    clock,
+    port: 0,
+    local: async (_req, url) =>
+      url.pathname === "/_local/ping" ? { status: 200, body: { pong: true } } : undefined,
+  });
+});
+afterAll(() => gateway.close());
+
+describe("the local HTTP gateway", () => {
+  it("invokes the route's handler with an API Gateway v2 event and a Lambda context", async () => {
+    // Act
+    const res = await fetch(`${gateway.url}/hooks/generic/src%2F1?x=1`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "X-Statuspilot-Signature": "v0=ab" },
+      body: '{"a":1}',
+    });
+    // Assess
+    expect(res.status).toBe(202);
+    expect(res.headers.get("x-seen")).toBe("yes");
+    expect(await res.json()).toEqual({ ok: true });
+    const call = seen.at(-1);
+    expect(call?.event).toMatchObject({
+      version: "2.0",
+      routeKey: "POST /hooks/generic/{sourceId}",
+      rawPath: "/hooks/generic/src/1",
+      rawQueryString: "x=1",
+      pathParameters: { sourceId: "src/1" },
+      headers: { "x-statuspilot-signature": "v0=ab" },
+      body: '{"a":1}',
+      isBase64Encoded: false,
+      requestContext: { http: { method: "POST", sourceIp: "127.0.0.1" }, stage: "$default" },
+    });
+    expect(call?.context.functionName).toBe("calendarHooks");
+    expect(call?.remaining).toBe(30_000);
+  });
+
+  it("serves a plain object result as 200 JSON", async () => {
+    // Act
+    const res = await fetch(`${gateway.url}/health`);
+    // Assess
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(await res.json()).toEqual({ status: "ok" });
+  });
+
+  it("answers 404 for unknown routes and wrong methods, like an HTTP API", async () => {
+    // Act
+    const unknown = await fetch(`${gateway.url}/nowhere`);
+    const wrongMethod = await fetch(`${gateway.url}/health`, { method: "DELETE" });
+    // Assess
+    expect(unknown.status).toBe(404);
+    expect(wrongMethod.status).toBe(404);
+    expect(await unknown.json()).toEqual({ message: "Not Found" });
+  });
+
+  it("hides a handler's exception behind a generic 500", async () => {
+    // Act
+    const res = await fetch(`${gateway.url}/boom`);
+    // Assess
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe('{"message":"Internal Server Error"}');
+  });
+
+  it("answers /_local/ endpoints itself, to loopback callers", async () => {
+    // Act
+    const res = await fetch(`${gateway.url}/_local/ping`);
+    // Assess
+    expect(await res.json()).toEqual({ pong: true });
+  });
+
+  it("fails with a one-line message naming the port when it is taken", async () => {
+    // Act
+    const second = startGateway({ routes, clock, port: gateway.port });
+    // Assess
+    await expect(second).rejects.toBeInstanceOf(PortInUseError);
+    await expect(second).rejects.toThrow(`port ${gateway.port} (handlers) is already in use`);
+  });
+});

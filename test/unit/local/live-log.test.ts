@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { formatLiveEvent } from "../../../lib/local/live-log";
+
+const at = (iso: string) => Date.parse(iso);
+const berlin = { timeZone: "Europe/Berlin" };
+
+describe("formatLiveEvent", () => {
+  it("prints a set with its emoji, text, end time and call count in the chosen zone", () => {
+    // Prepare
+    const event = {
+      kind: "set" as const,
+      at: at("2025-03-10T11:00:20.150Z"),
+      user: "U001",
+      text: "In a meeting",
+      emoji: ":spiral_calendar_pad:",
+      expiration: at("2025-03-10T11:01:40Z") / 1000,
+      calls: 1,
+    };
+    // Act
+    const line = formatLiveEvent(event, berlin);
+    // Assess
+    expect(line).toBe(
+      '12:00:20 U001 set ":spiral_calendar_pad: In a meeting" until 12:01:40 (1 call)',
+    );
+  });
+
+  it("shows the date of an until that falls on another day, and pluralises calls", () => {
+    // Act
+    const line = formatLiveEvent(
+      {
+        kind: "set",
+        at: at("2025-03-10T22:30:00Z"),
+        user: "U001",
+        text: "Out of office until Wed 12 Mar",
+        emoji: ":palm_tree:",
+        expiration: at("2025-03-11T23:00:00Z") / 1000,
+        calls: 2,
+      },
+      berlin,
+    );
+    // Assess
+    expect(line).toBe(
+      '23:30:00 U001 set ":palm_tree: Out of office until Wed 12 Mar" until 2025-03-12 00:00:00 (2 calls)',
+    );
+  });
+
+  it("says when it leaves a status the user set themselves", () => {
+    expect(
+      formatLiveEvent({ kind: "leave", at: at("2025-03-10T11:03:02Z"), user: "U001" }, berlin),
+    ).toBe("12:03:02 U001 user set their own status — leaving it");
+  });
+
+  it("prints clears and retries with the service's code", () => {
+    expect(
+      formatLiveEvent(
+        { kind: "clear", at: at("2025-03-10T11:02:00Z"), user: "U002", calls: 1 },
+        berlin,
+      ),
+    ).toBe("12:02:00 U002 cleared the status (1 call)");
+    expect(
+      formatLiveEvent(
+        {
+          kind: "retry",
+          at: at("2025-03-10T11:02:00Z"),
+          user: "U002",
+          code: "ratelimited",
+          retryAt: at("2025-03-10T11:02:30Z"),
+        },
+        berlin,
+      ),
+    ).toBe("12:02:00 U002 service said ratelimited — retrying at 12:02:30");
+  });
+});
