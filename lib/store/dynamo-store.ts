@@ -1,0 +1,263 @@
+import {
+  ConditionalCheckFailedException,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+} from "@aws-sdk/client-dynamodb";
+import type {
+  ChannelRecord,
+  OutOfOfficeRecord,
+  StatusRecord,
+  StatusStore,
+  TimelineRecord,
+  UserRecord,
+  UserSnapshot,
+} from "../app/ports";
+import type { UserKey } from "../core/types";
+import { ConflictError, StoreError } from "./errors";
+import { channelFromItem, channelKeys, channelToItem } from "./items/channel";
+import { type Item, n, readS, userPk } from "./items/codec";
+import { eventKeys, eventToItem } from "./items/event";
+import { OOO_PREFIX, oooFromItem, oooKeys, oooToItem } from "./items/ooo";
+import { statusFromItem, statusKeys, statusToItem } from "./items/status";
+import { TIMELINE_PREFIX, timelineFromItem, timelineToItem } from "./items/timeline";
+import { userFromItem, userKeys, userToItem } from "./items/user";
+import { DUE_INDEX, INDEX_SHARDS, POLL_INDEX, TTL_ATTRIBUTE } from "./table";
+
+/**
+ * The single-table DynamoDB adapter. Every write is one conditional single-item write:
+ * creates require the item to be absent, updates require the version read before.
+ */
+export class DynamoStore implements StatusStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async loadUser(key: UserKey): Promise<UserSnapshot> {
+    const snapshot: UserSnapshot = { timelines: [], ooo: [] };
+    let start: Item | undefined;
+    do {
+      const out = await this.call(() =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: "#pk = :pk",
+            ExpressionAttributeNames: { "#pk": "PK" },
+            ExpressionAttributeValues: { ":pk": { S: userPk(key.team, key.user) } },
+            ConsistentRead: true,
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        ),
+      );
+      for (const item of out.Items ?? []) {
+        const sk = readS(item, "SK");
+        if (sk === "PROFILE") snapshot.user = userFromItem(item);
+        else if (sk === "STATUS") snapshot.status = statusFromItem(item);
+        else if (sk.startsWith(TIMELINE_PREFIX)) snapshot.timelines.push(timelineFromItem(item));
+        else if (sk.startsWith(OOO_PREFIX)) snapshot.ooo.push(oooFromItem(item));
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return snapshot;
+  }
+
+  async getUser(key: UserKey): Promise<UserRecord | undefined> {
+    const item = await this.get(userKeys(key));
+    return item ? userFromItem(item) : undefined;
+  }
+
+  async putUser(user: UserRecord, expectedVersion: number | undefined): Promise<UserRecord> {
+    const next = { ...user, version: (expectedVersion ?? 0) + 1 };
+    await this.putVersioned(userToItem(next), expectedVersion);
+    return next;
+  }
+
+  async getStatus(key: UserKey): Promise<StatusRecord | undefined> {
+    const item = await this.get(statusKeys(key));
+    return item ? statusFromItem(item) : undefined;
+  }
+
+  async putStatus(
+    status: StatusRecord,
+    expectedVersion: number | undefined,
+  ): Promise<StatusRecord> {
+    const next = { ...status, version: (expectedVersion ?? 0) + 1 };
+    await this.putVersioned(statusToItem(next), expectedVersion);
+    return next;
+  }
+
+  async putTimeline(
+    timeline: TimelineRecord,
+    expectedVersion: number | undefined,
+  ): Promise<TimelineRecord> {
+    const next = { ...timeline, version: (expectedVersion ?? 0) + 1 };
+    await this.putVersioned(timelineToItem(next), expectedVersion);
+    return next;
+  }
+
+  async createOutOfOffice(entry: OutOfOfficeRecord): Promise<void> {
+    await this.putVersioned(oooToItem(entry), undefined);
+  }
+
+  async deleteOutOfOffice(key: UserKey, id: string): Promise<OutOfOfficeRecord | undefined> {
+    const keys = oooKeys(key, id);
+    try {
+      const out = await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { PK: { S: keys.PK }, SK: { S: keys.SK } },
+          ConditionExpression: "attribute_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": "PK" },
+          ReturnValues: "ALL_OLD",
+        }),
+      );
+      return out.Attributes ? oooFromItem(out.Attributes) : undefined;
+    } catch (error: unknown) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw wrap(error);
+    }
+  }
+
+  async putChannel(
+    channel: ChannelRecord,
+    expectedVersion: number | undefined,
+  ): Promise<ChannelRecord> {
+    const next = { ...channel, version: (expectedVersion ?? 0) + 1 };
+    await this.putVersioned(channelToItem(next), expectedVersion);
+    return next;
+  }
+
+  async getChannel(channelId: string): Promise<ChannelRecord | undefined> {
+    const item = await this.get(channelKeys(channelId));
+    return item ? channelFromItem(item) : undefined;
+  }
+
+  async recordEvent(eventId: string, expiresAt: number, now: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: eventToItem(eventId, expiresAt),
+          // absent, or present but expired (dynalite never deletes by TTL)
+          ConditionExpression: "attribute_not_exists(#pk) OR #ttl <= :now",
+          ExpressionAttributeNames: { "#pk": "PK", "#ttl": TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ":now": n(Math.floor(now / 1000)) },
+        }),
+      );
+      return true;
+    } catch (error: unknown) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw wrap(error);
+    }
+  }
+
+  async seenEvent(eventId: string, now: number): Promise<boolean> {
+    const item = await this.get(eventKeys(eventId));
+    const ttl = item?.[TTL_ATTRIBUTE];
+    if (!item || !ttl || !("N" in ttl)) return false;
+    return Number(ttl.N) > Math.floor(now / 1000);
+  }
+
+  async dueBetween(from: number, to: number): Promise<StatusRecord[]> {
+    const shards = await Promise.all(
+      Array.from({ length: INDEX_SHARDS }, (_, shard) =>
+        this.queryIndex(DUE_INDEX, "GSI1PK", "GSI1SK", `DUE#${shard}`, from, to - 1),
+      ),
+    );
+    return shards.flat().map(statusFromItem);
+  }
+
+  async usersToPoll(before: number): Promise<UserRecord[]> {
+    const shards = await Promise.all(
+      Array.from({ length: INDEX_SHARDS }, (_, shard) =>
+        this.queryIndex(POLL_INDEX, "GSI2PK", "GSI2SK", `POLL#${shard}`, 0, before),
+      ),
+    );
+    return shards.flat().map(userFromItem);
+  }
+
+  private async queryIndex(
+    index: string,
+    hashName: string,
+    rangeName: string,
+    hash: string,
+    low: number,
+    high: number,
+  ): Promise<Item[]> {
+    const items: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const out = await this.call(() =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: index,
+            KeyConditionExpression: "#h = :h AND #r BETWEEN :low AND :high",
+            ExpressionAttributeNames: { "#h": hashName, "#r": rangeName },
+            ExpressionAttributeValues: { ":h": { S: hash }, ":low": n(low), ":high": n(high) },
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        ),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  private async get(keys: { PK: string; SK: string }): Promise<Item | undefined> {
+    const out = await this.call(() =>
+      this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { PK: { S: keys.PK }, SK: { S: keys.SK } },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return out.Item;
+  }
+
+  /** Puts `item`; `expectedVersion` undefined means "must not exist yet". */
+  private async putVersioned(item: Item, expectedVersion: number | undefined): Promise<void> {
+    const creating = expectedVersion === undefined;
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: creating ? "attribute_not_exists(#pk)" : "#version = :expected",
+          ExpressionAttributeNames: creating ? { "#pk": "PK" } : { "#version": "version" },
+          ...(creating ? {} : { ExpressionAttributeValues: { ":expected": n(expectedVersion) } }),
+        }),
+      );
+    } catch (error: unknown) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ConflictError(readS(item, "PK"), readS(item, "SK"), expectedVersion, {
+          cause: error,
+        });
+      }
+      throw wrap(error);
+    }
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error: unknown) {
+      throw wrap(error);
+    }
+  }
+}
+
+const wrap = (error: unknown): StoreError =>
+  error instanceof StoreError
+    ? error
+    : new StoreError(
+        `DynamoDB call failed: ${error instanceof Error ? error.message : String(error)}`,
+        "dynamodb_failed",
+        { cause: error },
+      );

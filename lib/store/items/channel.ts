@@ -1,0 +1,32 @@
+import type { ChannelRecord } from "../../app/ports";
+import { type Item, n, readN, readS, s } from "./codec";
+
+/** Calendar push channel → user lookup (Google channel id, Graph subscription, hook id). */
+
+export const channelKeys = (channelId: string) => ({ PK: `CHANNEL#${channelId}`, SK: "CHANNEL" });
+
+export function channelToItem(c: ChannelRecord): Item {
+  const keys = channelKeys(c.channelId);
+  const item: Item = {
+    PK: s(keys.PK),
+    SK: s(keys.SK),
+    type: s("channel"),
+    channelId: s(c.channelId),
+    team: s(c.key.team),
+    user: s(c.key.user),
+    sourceId: s(c.sourceId),
+    version: n(c.version),
+  };
+  if (c.secretSealed !== undefined) item.secretSealed = s(c.secretSealed);
+  return item;
+}
+
+export function channelFromItem(item: Item): ChannelRecord {
+  return {
+    channelId: readS(item, "channelId"),
+    key: { team: readS(item, "team"), user: readS(item, "user") },
+    sourceId: readS(item, "sourceId"),
+    ...(item.secretSealed !== undefined ? { secretSealed: readS(item, "secretSealed") } : {}),
+    version: readN(item, "version"),
+  };
+}

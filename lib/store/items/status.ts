@@ -1,0 +1,46 @@
+import type { StatusRecord } from "../../app/ports";
+import type { StatusState } from "../../core/status-state";
+import type { UserKey } from "../../core/types";
+import { shardOf } from "../table";
+import { type Item, n, readJson, readN, readOptionalN, readS, s, userPk } from "./codec";
+
+/** The status item: desired/actual/last written/override state, `version`, next transition. */
+
+export const statusKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), SK: "STATUS" });
+
+export function statusToItem(status: StatusRecord): Item {
+  const keys = statusKeys(status.key);
+  const item: Item = {
+    PK: s(keys.PK),
+    SK: s(keys.SK),
+    type: s("status"),
+    team: s(status.key.team),
+    user: s(status.key.user),
+    version: n(status.version),
+    updatedAt: n(status.updatedAt),
+    state: s(JSON.stringify(status.state)),
+  };
+  if (status.nextTransitionAt !== undefined) {
+    // Sparse index: only users with a transition ahead appear in it.
+    item.GSI1PK = s(`DUE#${shardOf(keys.PK)}`);
+    item.GSI1SK = n(status.nextTransitionAt);
+    item.nextIsOoo = { BOOL: status.nextIsOoo === true };
+  }
+  if (status.enqueuedFor !== undefined) item.enqueuedFor = n(status.enqueuedFor);
+  return item;
+}
+
+export function statusFromItem(item: Item): StatusRecord {
+  const next = readOptionalN(item, "GSI1SK");
+  const enqueuedFor = readOptionalN(item, "enqueuedFor");
+  const ooo = item.nextIsOoo;
+  return {
+    key: { team: readS(item, "team"), user: readS(item, "user") },
+    state: readJson<StatusState>(item, "state"),
+    version: readN(item, "version"),
+    updatedAt: readN(item, "updatedAt"),
+    ...(next !== undefined ? { nextTransitionAt: next } : {}),
+    ...(ooo !== undefined && "BOOL" in ooo ? { nextIsOoo: ooo.BOOL === true } : {}),
+    ...(enqueuedFor !== undefined ? { enqueuedFor } : {}),
+  };
+}

@@ -1,0 +1,42 @@
+import type { TimelineRecord } from "../../app/ports";
+import type { Block, UserKey } from "../../core/types";
+import { type Item, n, readJson, readN, readS, s, userPk } from "./codec";
+
+/** One calendar source's resolved blocks for the horizon, with the feed's ETag and hash. */
+
+export const TIMELINE_PREFIX = "TIMELINE#";
+
+export const timelineKeys = (key: UserKey, sourceId: string) => ({
+  PK: userPk(key.team, key.user),
+  SK: `${TIMELINE_PREFIX}${sourceId}`,
+});
+
+export function timelineToItem(t: TimelineRecord): Item {
+  const keys = timelineKeys(t.key, t.sourceId);
+  const item: Item = {
+    PK: s(keys.PK),
+    SK: s(keys.SK),
+    type: s("timeline"),
+    team: s(t.key.team),
+    user: s(t.key.user),
+    sourceId: s(t.sourceId),
+    version: n(t.version),
+    updatedAt: n(t.updatedAt),
+    blocks: s(JSON.stringify(t.blocks)),
+  };
+  if (t.etag !== undefined) item.etag = s(t.etag);
+  if (t.hash !== undefined) item.hash = s(t.hash);
+  return item;
+}
+
+export function timelineFromItem(item: Item): TimelineRecord {
+  return {
+    key: { team: readS(item, "team"), user: readS(item, "user") },
+    sourceId: readS(item, "sourceId"),
+    blocks: readJson<Block[]>(item, "blocks"),
+    ...(item.etag !== undefined ? { etag: readS(item, "etag") } : {}),
+    ...(item.hash !== undefined ? { hash: readS(item, "hash") } : {}),
+    version: readN(item, "version"),
+    updatedAt: readN(item, "updatedAt"),
+  };
+}

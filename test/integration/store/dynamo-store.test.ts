@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StatusRecord, UserRecord } from "../../../lib/app/ports";
+import { initialStatusState } from "../../../lib/core/status-state";
+import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { ConflictError } from "../../../lib/store/errors";
+import { POLL_INTERVAL_MS } from "../../../lib/store/items/user";
+import { cloudFormationTableResource, createTableInput } from "../../../lib/store/table";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+
+const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
+
+let dynamo: LocalDynamo;
+let store: DynamoStore;
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  store = new DynamoStore(dynamo.client, dynamo.tableName);
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+const user = (id: string, overrides: Partial<UserRecord> = {}): UserRecord => ({
+  key: { team: "T1", user: id },
+  tz: "Europe/Berlin",
+  tokenSealed: "sealed-token",
+  emails: [`${id}@example.com`],
+  sources: [],
+  rules: {},
+  mode: "auto",
+  version: 0,
+  updatedAt: T0,
+  ...overrides,
+});
+
+const status = (id: string, next?: number): StatusRecord => ({
+  key: { team: "T1", user: id },
+  state: initialStatusState(),
+  version: 0,
+  updatedAt: T0,
+  ...(next !== undefined ? { nextTransitionAt: next } : {}),
+});
+
+describe("DynamoStore", () => {
+  it("stores a user and reads every field back", async () => {
+    // Prepare
+    const u = user("U-read", { adminTokenUser: "UADMIN", rules: { showTitles: true } });
+    // Act
+    const written = await store.putUser(u, undefined);
+    const read = await store.getUser(u.key);
+    // Assess
+    expect(written.version).toBe(1);
+    expect(read).toEqual({ ...u, version: 1 });
+  });
+
+  it("turns a write on a stale version into a ConflictError and keeps the winner", async () => {
+    // Prepare
+    const first = await store.putStatus(status("U-race"), undefined);
+    await store.putStatus({ ...first, updatedAt: T0 + 1 }, first.version);
+    // Act
+    const losing = store.putStatus({ ...first, updatedAt: T0 + 2 }, first.version);
+    // Assess
+    await expect(losing).rejects.toBeInstanceOf(ConflictError);
+    expect((await store.getStatus(first.key))?.updatedAt).toBe(T0 + 1);
+  });
+
+  it("refuses to create an item twice", async () => {
+    // Prepare
+    await store.putUser(user("U-twice"), undefined);
+    // Act / Assess
+    await expect(store.putUser(user("U-twice"), undefined)).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it("finds users due in a window through every shard of the index, and only those", async () => {
+    // Prepare
+    const ids = Array.from({ length: 20 }, (_, i) => `U-due-${i}`);
+    await Promise.all(ids.map((id, i) => store.putStatus(status(id, T0 + i * 10_000), undefined)));
+    await store.putStatus(status("U-due-none"), undefined);
+    // Act
+    const due = await store.dueBetween(T0 + 30_000, T0 + 100_000);
+    // Assess
+    expect(due.map((d) => d.key.user).sort()).toEqual(
+      ["U-due-3", "U-due-4", "U-due-5", "U-due-6", "U-due-7", "U-due-8", "U-due-9"].sort(),
+    );
+  });
+
+  it("records an event id once and accepts it again only after it expired", async () => {
+    // Act
+    const first = await store.recordEvent("Ev1", T0 + 60_000, T0);
+    const duplicate = await store.recordEvent("Ev1", T0 + 60_000, T0 + 1_000);
+    const seenBefore = await store.seenEvent("Ev1", T0 + 59_000);
+    const seenAfter = await store.seenEvent("Ev1", T0 + 61_000);
+    const afterExpiry = await store.recordEvent("Ev1", T0 + 200_000, T0 + 61_000);
+    // Assess
+    expect([first, duplicate, seenBefore, seenAfter, afterExpiry]).toEqual([
+      true,
+      false,
+      true,
+      false,
+      true,
+    ]);
+  });
+
+  it("loads a user's profile, status, timelines and out-of-office entries in one query", async () => {
+    // Prepare
+    const u = await store.putUser(user("U-snap"), undefined);
+    await store.putStatus(status("U-snap"), undefined);
+    await store.putTimeline(
+      { key: u.key, sourceId: "work", blocks: [], etag: '"e1"', version: 0, updatedAt: T0 },
+      undefined,
+    );
+    await store.createOutOfOffice({
+      key: u.key,
+      id: "o1",
+      start: T0,
+      end: T0 + 3_600_000,
+      text: "Away",
+      emoji: ":palm_tree:",
+      createdAt: T0,
+    });
+    // Act
+    const snap = await store.loadUser(u.key);
+    // Assess
+    expect(snap.user?.tz).toBe("Europe/Berlin");
+    expect(snap.status?.version).toBe(1);
+    expect(snap.timelines.map((t) => [t.sourceId, t.etag])).toEqual([["work", '"e1"']]);
+    expect(snap.ooo.map((o) => o.id)).toEqual(["o1"]);
+  });
+
+  it("deletes an out-of-office entry once and reports a second delete as nothing", async () => {
+    // Prepare
+    const key = { team: "T1", user: "U-ooo" };
+    await store.createOutOfOffice({
+      key,
+      id: "o2",
+      start: T0,
+      end: T0 + 1,
+      text: "x",
+      emoji: ":x:",
+      createdAt: T0,
+    });
+    // Act
+    const first = await store.deleteOutOfOffice(key, "o2");
+    const second = await store.deleteOutOfOffice(key, "o2");
+    // Assess
+    expect(first?.id).toBe("o2");
+    expect(second).toBeUndefined();
+  });
+
+  it("maps a push channel to its user and source", async () => {
+    // Act
+    await store.putChannel(
+      { channelId: "ch-1", key: { team: "T1", user: "U-ch" }, sourceId: "g", version: 0 },
+      undefined,
+    );
+    // Assess
+    expect(await store.getChannel("ch-1")).toEqual({
+      channelId: "ch-1",
+      key: { team: "T1", user: "U-ch" },
+      sourceId: "g",
+      version: 1,
+    });
+    expect(await store.getChannel("ch-unknown")).toBeUndefined();
+  });
+
+  it("lists users whose sources are due for a poll, never paused ones", async () => {
+    // Prepare
+    const src = { id: "s", url: "https://cal.example/a.ics", kind: "ics" as const };
+    await store.putUser(user("U-poll-due", { sources: [{ ...src, syncedAt: T0 }] }), undefined);
+    await store.putUser(
+      user("U-poll-fresh", { sources: [{ ...src, syncedAt: T0 + POLL_INTERVAL_MS }] }),
+      undefined,
+    );
+    await store.putUser(user("U-poll-paused", { mode: "paused", sources: [src] }), undefined);
+    // Act
+    const due = await store.usersToPoll(T0 + POLL_INTERVAL_MS + 1);
+    // Assess
+    expect(due.map((u) => u.key.user)).toEqual(["U-poll-due"]);
+  });
+});
+
+describe("table definition", () => {
+  it("gives CloudFormation the same keys, indexes and billing as the local table", () => {
+    // Prepare
+    const local = createTableInput("t");
+    // Act
+    const cfn = cloudFormationTableResource("t");
+    // Assess
+    expect(cfn.Type).toBe("AWS::DynamoDB::Table");
+    expect(cfn.Properties).toMatchObject({
+      TableName: "t",
+      AttributeDefinitions: local.AttributeDefinitions,
+      KeySchema: local.KeySchema,
+      GlobalSecondaryIndexes: local.GlobalSecondaryIndexes,
+      BillingMode: local.BillingMode,
+      TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
+    });
+  });
+});

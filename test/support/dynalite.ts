@@ -1,0 +1,45 @@
+import { createRequire } from "node:module";
+import type { AddressInfo, Server } from "node:net";
+import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createTableInput } from "../../lib/store/table";
+
+// dynalite ships CommonJS without types; this is the slice of it we use.
+const dynalite = createRequire(import.meta.url)("dynalite") as (options: {
+  createTableMs?: number;
+  deleteTableMs?: number;
+  updateTableMs?: number;
+}) => Server;
+
+export interface LocalDynamo {
+  client: DynamoDBClient;
+  tableName: string;
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+/** Starts an in-memory dynalite on 127.0.0.1 (random port) and creates the table from its definition. */
+export async function startDynalite(tableName = "statuspilot-test"): Promise<LocalDynamo> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    maxAttempts: 1,
+  });
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  return {
+    client,
+    tableName,
+    endpoint,
+    close: async () => {
+      client.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
