@@ -1,8 +1,114 @@
-import type { CliIo } from "./io";
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { CalendarError } from "../calendar/errors";
+import { expand } from "../calendar/expand";
+import { DEFAULT_RULES } from "../core/rules";
+import { buildTimeline } from "../core/timeline";
+import type { Occurrence } from "../core/types";
+import { type CliIo, EXIT_UNREADABLE } from "./io";
 
-// Placeholder until its owner lands the command.
-export async function runExpand(_args: string[], io: CliIo): Promise<number> {
-  io.err("not implemented yet");
-  return 70;
+const EXIT_USAGE = 64;
+
+interface Inputs {
+  occurrences: Occurrence[];
+  from: number;
+  to: number;
+  tz: string;
 }
-export const runTimeline = runExpand;
+
+/** Reads FILE and the window flags; on failure writes one line and returns the exit code. */
+async function load(args: string[], io: CliIo, command: string): Promise<Inputs | number> {
+  let parsed: ReturnType<typeof parseCliArgs>;
+  try {
+    parsed = parseCliArgs(args);
+  } catch (error: unknown) {
+    io.err(`calendar ${command}: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT_USAGE;
+  }
+  const { values, positionals } = parsed;
+  const file = positionals[0];
+  if (!file || !values.from || !values.to) {
+    io.err(
+      `usage: statuspilot calendar ${command} FILE --from ISO --to ISO [--tz ZONE] [--email ADDR]`,
+    );
+    return EXIT_USAGE;
+  }
+  const from = Date.parse(values.from);
+  const to = Date.parse(values.to);
+  if (Number.isNaN(from) || Number.isNaN(to)) {
+    io.err(`calendar ${command}: --from and --to must be ISO-8601 instants`);
+    return EXIT_USAGE;
+  }
+  const tz = values.tz ?? "UTC";
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error: unknown) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "read error";
+    io.err(`calendar ${command}: cannot read ${file}: ${code}`);
+    return EXIT_UNREADABLE;
+  }
+  try {
+    const { occurrences, skipped } = expand(text, {
+      from,
+      to,
+      userZone: tz,
+      userEmails: values.email ?? [],
+    });
+    for (const s of skipped) {
+      io.err(`skipped ${s.uid ?? "(no uid)"}${s.summary ? ` "${s.summary}"` : ""}: ${s.reason}`);
+    }
+    return { occurrences, from, to, tz };
+  } catch (error: unknown) {
+    if (error instanceof CalendarError) {
+      io.err(`calendar ${command}: ${file}: ${error.message}`);
+      return EXIT_UNREADABLE;
+    }
+    throw error;
+  }
+}
+
+const parseCliArgs = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      from: { type: "string" },
+      to: { type: "string" },
+      tz: { type: "string" },
+      email: { type: "string", multiple: true },
+    },
+  });
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** `calendar expand`: the occurrences as JSON, sorted by start, instants in UTC ISO-8601. */
+export async function runExpand(args: string[], io: CliIo): Promise<number> {
+  const inputs = await load(args, io, "expand");
+  if (typeof inputs === "number") return inputs;
+  const rows = inputs.occurrences.map((o) => ({ ...o, start: iso(o.start), end: iso(o.end) }));
+  io.out(JSON.stringify(rows, null, 2));
+  return 0;
+}
+
+/** `calendar timeline`: the status blocks {start, end, text, emoji, kind, expiration}. */
+export async function runTimeline(args: string[], io: CliIo): Promise<number> {
+  const inputs = await load(args, io, "timeline");
+  if (typeof inputs === "number") return inputs;
+  const blocks = buildTimeline(inputs.occurrences, {
+    rules: DEFAULT_RULES,
+    tz: inputs.tz,
+    from: inputs.from,
+    to: inputs.to,
+  });
+  const rows = blocks.map((b) => ({
+    start: iso(b.start),
+    end: iso(b.end),
+    text: b.text,
+    emoji: b.emoji,
+    kind: b.kind,
+    expiration: b.expiration,
+  }));
+  io.out(JSON.stringify(rows, null, 2));
+  return 0;
+}

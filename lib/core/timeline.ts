@@ -1,0 +1,117 @@
+import { toEpochSeconds } from "./clock";
+import { classify, outOfOfficeText, type UserRules } from "./rules";
+import type { Block, Occurrence, StatusKind } from "./types";
+
+/** A stretch of time that wants a status. A Block is a Segment too (it has extra fields). */
+export interface Segment {
+  start: number;
+  end: number;
+  kind: StatusKind;
+  text: string;
+  emoji: string;
+}
+
+const PRIORITY: Record<StatusKind, number> = { ooo: 3, focus: 2, meeting: 1 };
+
+/** Higher priority first; among equals the earlier start, then text, so results are stable. */
+const outranks = (a: Segment, b: Segment): boolean =>
+  PRIORITY[a.kind] !== PRIORITY[b.kind]
+    ? PRIORITY[a.kind] > PRIORITY[b.kind]
+    : a.start !== b.start
+      ? a.start < b.start
+      : `${a.text}\u0000${a.emoji}` < `${b.text}\u0000${b.emoji}`;
+
+const toBlock = (s: Segment, start: number, end: number): Block => ({
+  start,
+  end,
+  kind: s.kind,
+  text: s.text,
+  emoji: s.emoji,
+  expiration: toEpochSeconds(end),
+});
+
+/**
+ * Resolves overlaps by priority (ooo > focus > meeting), then merges touching or overlapping
+ * pieces with the same text and emoji into one block, so back-to-back meetings cost one set.
+ * Gaps of up to `bridgeGapMinutes` between equal pieces are bridged.
+ */
+export function resolveSegments(
+  segments: Segment[],
+  opts: { bridgeGapMinutes?: number } = {},
+): Block[] {
+  const live = segments.filter((s) => Number.isFinite(s.start) && s.end > s.start);
+  const bounds = [...new Set(live.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
+  const byStart = [...live].sort((a, b) => a.start - b.start);
+  const pieces: Block[] = [];
+  let active: Segment[] = [];
+  let next = 0;
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const lo = bounds[i] as number;
+    const hi = bounds[i + 1] as number;
+    while (next < byStart.length && (byStart[next] as Segment).start <= lo) {
+      active.push(byStart[next] as Segment);
+      next++;
+    }
+    active = active.filter((s) => s.end > lo);
+    let winner: Segment | undefined;
+    for (const s of active) if (!winner || outranks(s, winner)) winner = s;
+    if (winner) pieces.push(toBlock(winner, lo, hi));
+  }
+
+  const gapMs = Math.max(0, opts.bridgeGapMinutes ?? 0) * 60_000;
+  const blocks: Block[] = [];
+  for (const piece of pieces) {
+    const last = blocks[blocks.length - 1];
+    if (
+      last &&
+      last.text === piece.text &&
+      last.emoji === piece.emoji &&
+      piece.start - last.end <= gapMs
+    ) {
+      last.end = Math.max(last.end, piece.end);
+      last.expiration = toEpochSeconds(last.end);
+      if (PRIORITY[piece.kind] > PRIORITY[last.kind]) last.kind = piece.kind;
+    } else {
+      blocks.push({ ...piece });
+    }
+  }
+  return blocks;
+}
+
+/**
+ * The desired timeline for the occurrences that overlap [from, to): classify, resolve, merge,
+ * then write "until <last day>" into out-of-office blocks in the user's zone.
+ */
+export function buildTimeline(
+  occurrences: Occurrence[],
+  opts: { rules: UserRules; tz: string; from: number; to: number },
+): Block[] {
+  const segments: Segment[] = [];
+  for (const o of occurrences) {
+    if (!(o.start < opts.to && o.end > opts.from)) continue;
+    const c = classify(o, opts.rules);
+    if ("skip" in c) continue;
+    segments.push({ start: o.start, end: o.end, ...c });
+  }
+  return resolveSegments(segments, { bridgeGapMinutes: opts.rules.bridgeGapMinutes }).map((b) =>
+    b.kind === "ooo"
+      ? { ...b, text: outOfOfficeText(b.text, b.end, opts.tz, opts.rules.locale) }
+      : b,
+  );
+}
+
+/** The block showing at instant t (start <= t < end), if any. */
+export function desiredAt(timeline: Block[], t: number): Block | undefined {
+  return timeline.find((b) => b.start <= t && t < b.end);
+}
+
+/** The next instant strictly after t at which the desired status changes. */
+export function nextTransitionAfter(timeline: Block[], t: number): number | undefined {
+  let best: number | undefined;
+  for (const b of timeline) {
+    for (const edge of [b.start, b.end]) {
+      if (edge > t && (best === undefined || edge < best)) best = edge;
+    }
+  }
+  return best;
+}
