@@ -1,7 +1,40 @@
-import type { CliIo } from "./io";
+import { readFile } from "node:fs/promises";
+import { ManifestParseError, parseManifestText, validateManifest } from "../schema/manifest";
+import { type CliIo, EXIT_UNREADABLE } from "./io";
 
-// Placeholder until its owner lands the command.
-export async function run(_args: string[], io: CliIo): Promise<number> {
-  io.err("not implemented yet");
-  return 70;
+const EXIT_USAGE = 64;
+
+/**
+ * `statuspilot manifest validate FILE`: prints `valid` (exit 0), or the problems as a JSON array
+ * of {message, pointer} (exit 1). An unreadable or unparseable file exits 2 with one stderr line.
+ */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const [file, ...rest] = args;
+  if (file === undefined || rest.length > 0) {
+    io.err("usage: statuspilot manifest validate FILE");
+    return EXIT_USAGE;
+  }
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error: unknown) {
+    const reason = error instanceof Error ? error.message : String(error);
+    io.err(`cannot read ${file}: ${reason.split("\n")[0]}`);
+    return EXIT_UNREADABLE;
+  }
+  let doc: unknown;
+  try {
+    doc = parseManifestText(text);
+  } catch (error: unknown) {
+    if (!(error instanceof ManifestParseError)) throw error;
+    io.err(`${file}: ${error.message}`);
+    return EXIT_UNREADABLE;
+  }
+  const problems = validateManifest(doc);
+  if (problems.length === 0) {
+    io.out("valid");
+    return 0;
+  }
+  io.out(JSON.stringify(problems, null, 2));
+  return 1;
 }

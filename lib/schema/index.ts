@@ -1,0 +1,4 @@
+export * from "./errors";
+export * from "./manifest";
+export * from "./problems";
+export * from "./profile";
