@@ -1,7 +1,75 @@
-import type { CliIo } from "./io";
+import { parseArgs } from "node:util";
+import { systemClock } from "../app/system-clock";
+import type { Log } from "../core/ports";
+import { type CliIo, EXIT_UNREADABLE } from "./io";
 
-// Placeholder until its owner lands the command.
-export async function run(_args: string[], io: CliIo): Promise<number> {
-  io.err("not implemented yet");
-  return 70;
+const USAGE = "usage: statuspilot emulator --port P --workspace FILE [--faults SPEC] [--seed N]";
+
+/** One JSON line per record; the emulator already redacts tokens in what it logs. */
+function lineLog(io: CliIo): Log {
+  const write = (level: string) => (message: string, data?: Record<string, unknown>) =>
+    io.out(JSON.stringify({ level, message, ...data }));
+  return { debug() {}, info: write("info"), warn: write("warn"), error: write("error") };
+}
+
+export async function run(args: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
+  let values: { port?: string; workspace?: string; faults?: string; seed?: string };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        port: { type: "string" },
+        workspace: { type: "string" },
+        faults: { type: "string" },
+        seed: { type: "string" },
+      },
+      strict: true,
+    }));
+  } catch (err: unknown) {
+    io.err(`${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    return 64;
+  }
+  const port = Number(values.port ?? "4010");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    io.err(`--port must be an integer from 0 to 65535\n${USAGE}`);
+    return 64;
+  }
+  if (values.workspace === undefined) {
+    io.err(`--workspace is required\n${USAGE}`);
+    return 64;
+  }
+  const seed = values.seed === undefined ? undefined : Number(values.seed);
+  if (seed !== undefined && !Number.isInteger(seed)) {
+    io.err(`--seed must be an integer\n${USAGE}`);
+    return 64;
+  }
+  const { loadWorkspace, parseFaults, startEmulator } = await import("../../emulator/server");
+  let workspace: ReturnType<typeof loadWorkspace>;
+  let faults: ReturnType<typeof parseFaults> | undefined;
+  try {
+    workspace = loadWorkspace(values.workspace);
+    faults = values.faults === undefined ? undefined : parseFaults(values.faults);
+  } catch (err: unknown) {
+    io.err(err instanceof Error ? err.message : String(err));
+    return EXIT_UNREADABLE;
+  }
+  const emulator = await startEmulator({
+    workspace,
+    port,
+    clock: systemClock,
+    ...(faults !== undefined ? { faults } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    log: lineLog(io),
+  });
+  io.out(`emulator listening on ${emulator.apiBase} (team ${workspace.team.id})`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    if (signal) signal.addEventListener("abort", stop, { once: true });
+    else {
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    }
+  });
+  await emulator.close();
+  return 0;
 }

@@ -1,0 +1,389 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { systemClock } from "../lib/app/system-clock";
+import type { Clock } from "../lib/core/clock";
+import { type Log, silentLog } from "../lib/core/ports";
+import { type DeliveryRecord, EventDispatcher } from "./events";
+import { type FaultSpec, seededRandom, toFaultSpec } from "./faults";
+import { fail, METHODS, type MethodResult } from "./methods";
+import { EmulatorModel, type PendingEmail, type StoredProfile } from "./model";
+import { DEFAULT_LIMITS, RateLimiter, type RateLimits } from "./rate-limit";
+import { parseRequestArgs } from "./request";
+import type { Workspace } from "./workspace";
+
+export { signEvent } from "./events";
+export { type FaultSpec, parseFaults } from "./faults";
+export { loadWorkspace, parseWorkspace, type Workspace, WorkspaceError } from "./workspace";
+
+export interface EmulatorOptions {
+  workspace: Workspace;
+  port?: number;
+  host?: "127.0.0.1";
+  clock?: Clock;
+  faults?: FaultSpec | string;
+  seed?: number;
+  /** Real-time interval of the expiry sweep; 0 disables it (tests call `sweepExpired()`). */
+  expirySweepMs?: number;
+  log?: Log;
+  limits?: Partial<RateLimits>;
+  /** Delays before event retries 1..3; the platform's are 0 s, 1 min, 5 min. */
+  eventRetryDelaysMs?: number[];
+  eventAttemptTimeoutMs?: number;
+  /** How long a `timeout` fault holds a request before dropping the connection. */
+  faultTimeoutMs?: number;
+}
+
+export interface CallRecord {
+  seq: number;
+  /** Epoch ms on the emulator's clock. */
+  at: number;
+  method: string;
+  /** First 6 characters and an ellipsis; never the whole token. */
+  token: string | null;
+  caller: string | null;
+  user: string | null;
+  outcome: string;
+  httpStatus: number;
+}
+
+export interface EmulatorState {
+  team: Workspace["team"];
+  profiles: Record<string, StoredProfile>;
+  pendingEmails: PendingEmail[];
+  apps: { id: string; manifest: Record<string, unknown> }[];
+  deliveries: DeliveryRecord[];
+}
+
+export interface RunningEmulator {
+  url: string;
+  apiBase: string;
+  port: number;
+  close(): Promise<void>;
+  sweepExpired(): Promise<number>;
+  setFaults(f: FaultSpec | string): void;
+  state(): EmulatorState;
+  calls(): CallRecord[];
+  /** Event deliveries (first attempts and retries) not yet settled. */
+  pendingDeliveries(): number;
+  /** Resolves when every event delivery so far, retries included, has settled. */
+  flushEvents(): Promise<void>;
+  /** Confirms a pending email change, as the user following the link would. */
+  confirmEmail(user: string): boolean;
+}
+
+export const redactToken = (token: string | undefined): string | null =>
+  token === undefined || token === "" ? null : `${token.slice(0, 6)}…`;
+
+const MAX_BODY = 1_000_000;
+
+function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on("end", () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks)));
+    req.on("error", () => resolve(undefined));
+  });
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  res.end(text);
+}
+
+/** Starts the emulator on 127.0.0.1 (port 0 picks a free one). */
+export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmulator> {
+  const clock: Clock = opts.clock ?? systemClock;
+  const log = opts.log ?? silentLog;
+  const model = new EmulatorModel(opts.workspace);
+  const limiter = new RateLimiter({ ...DEFAULT_LIMITS, ...opts.limits });
+  let random = seededRandom(opts.seed ?? 1);
+  let faults = toFaultSpec(opts.faults);
+  const callLog: CallRecord[] = [];
+  const sockets = new Set<Socket>();
+  const held = new Set<NodeJS.Timeout>();
+  const events = new EventDispatcher({
+    clock,
+    log,
+    random: () => random(),
+    retryDelaysMs: opts.eventRetryDelaysMs ?? [0, 60_000, 300_000],
+    attemptTimeoutMs: opts.eventAttemptTimeoutMs ?? 3000,
+    faults: () => faults,
+  });
+
+  function emitUserChange(userId: string): void {
+    const user = model.users.get(userId);
+    const profile = model.profiles.get(userId);
+    if (!user || !profile) return;
+    const eventTime = Math.floor(clock.now() / 1000);
+    for (const { app, manifest } of model.apps.values()) {
+      const subs = (
+        manifest.settings as { event_subscriptions?: Record<string, unknown> } | undefined
+      )?.event_subscriptions;
+      const requestUrl = subs?.request_url;
+      const listed = (k: string) =>
+        ((v: unknown) => Array.isArray(v) && v.includes("user_change"))(subs?.[k]);
+      if (typeof requestUrl !== "string" || !(listed("user_events") || listed("bot_events")))
+        continue;
+      const role = user.role;
+      const eventId = model.nextEventId();
+      events.dispatch(
+        { appId: app.id, requestUrl, signingSecret: app.signing_secret },
+        {
+          token: app.verification_token ?? `vt-${app.id}`,
+          team_id: model.team.id,
+          api_app_id: app.id,
+          type: "event_callback",
+          event_id: eventId,
+          event_time: eventTime,
+          event: {
+            type: "user_change",
+            user: {
+              id: user.id,
+              team_id: model.team.id,
+              name: user.name,
+              deleted: false,
+              real_name: profile.real_name,
+              tz: user.tz ?? "UTC",
+              is_bot: user.is_bot === true,
+              is_admin: role === "admin" || role === "owner" || role === "primary_owner",
+              is_owner: role === "owner" || role === "primary_owner",
+              is_primary_owner: role === "primary_owner",
+              profile: structuredClone(profile),
+            },
+            cache_ts: eventTime,
+            event_ts: `${eventTime}.000000`,
+          },
+        },
+      );
+    }
+  }
+
+  /** Clears every status whose expiration has passed, text and emoji together. */
+  function sweep(): number {
+    const nowS = Math.floor(clock.now() / 1000);
+    let cleared = 0;
+    for (const [id, p] of model.profiles) {
+      if (p.status_expiration <= 0 || p.status_expiration > nowS) continue;
+      const had = p.status_text !== "" || p.status_emoji !== "";
+      p.status_text = "";
+      p.status_emoji = "";
+      p.status_expiration = 0;
+      if (had) {
+        cleared += 1;
+        emitUserChange(id);
+      }
+    }
+    return cleared;
+  }
+
+  function confirmEmail(user: string): boolean {
+    const i = model.pendingEmails.findIndex((p) => p.user === user);
+    const pending = model.pendingEmails[i];
+    const profile = model.profiles.get(user);
+    if (!pending || !profile) return false;
+    model.pendingEmails.splice(i, 1);
+    profile.email = pending.newEmail;
+    emitUserChange(user);
+    return true;
+  }
+
+  function record(method: string, token: string | undefined, result: MethodResult): void {
+    const outcome = result.body.ok === true ? "ok" : String(result.body.error);
+    const entry: CallRecord = {
+      seq: callLog.length + 1,
+      at: clock.now(),
+      method,
+      token: redactToken(token),
+      caller: result.caller ?? null,
+      user: result.target ?? null,
+      outcome,
+      httpStatus: result.status,
+    };
+    callLog.push(entry);
+    log.info("call", { ...entry });
+  }
+
+  async function handleApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    method: string,
+  ): Promise<void> {
+    const handler = METHODS[method];
+    const auth = req.headers.authorization;
+    const bearer = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+    if (!handler) {
+      const result = { ...fail("unknown_method"), status: 404 };
+      record(method, bearer, result);
+      return send(res, result.status, { ...result.body, req_method: method });
+    }
+    if (req.method !== "POST") {
+      const result = { ...fail("invalid_post_type"), status: 405 };
+      record(method, bearer, result);
+      return send(res, result.status, result.body, { allow: "POST" });
+    }
+    const body = await readBody(req);
+    for (const [code, rate] of Object.entries(faults.errors)) {
+      if (rate > 0 && random() < rate) {
+        const result: MethodResult = fail(code);
+        if (code === "ratelimited") result.headers = { "retry-after": "1" };
+        record(method, bearer, result);
+        return send(res, result.status, result.body, result.headers);
+      }
+    }
+    if (faults.timeout > 0 && random() < faults.timeout) {
+      record(method, bearer, { status: 0, body: { ok: false, error: "fault_timeout" } });
+      // Never answer; drop the connection later so the caller sees a timeout or a reset.
+      const t = setTimeout(() => {
+        held.delete(t);
+        req.socket.destroy();
+      }, opts.faultTimeoutMs ?? 30_000);
+      held.add(t);
+      return;
+    }
+    let result: MethodResult;
+    if (body === undefined) result = fail("invalid_form_data");
+    else {
+      const parsed = await parseRequestArgs(req.headers["content-type"], body);
+      if (!parsed.ok) result = fail(parsed.code);
+      else {
+        sweep();
+        const actingHeader = req.headers["x-svc-user"];
+        result = handler({
+          model,
+          limiter,
+          now: clock.now(),
+          args: parsed.args,
+          bearer,
+          actingUserHeader: Array.isArray(actingHeader) ? actingHeader[0] : actingHeader,
+          remoteAddress: req.socket.remoteAddress ?? "",
+        });
+        for (const user of result.changed ?? []) emitUserChange(user);
+      }
+    }
+    const token = bearer ?? (typeof result.body.token === "string" ? result.body.token : undefined);
+    record(method, token, result);
+    send(res, result.status, result.body, result.headers);
+  }
+
+  function state(): EmulatorState {
+    return {
+      team: model.team,
+      profiles: Object.fromEntries([...model.profiles].map(([id, p]) => [id, structuredClone(p)])),
+      pendingEmails: model.pendingEmails.map((p) => ({ ...p })),
+      apps: [...model.apps.values()].map((a) => ({
+        id: a.app.id,
+        manifest: structuredClone(a.manifest),
+      })),
+      deliveries: events.deliveries(),
+    };
+  }
+
+  function setFaults(f: FaultSpec | string, seed?: number): void {
+    faults = toFaultSpec(f);
+    if (seed !== undefined) random = seededRandom(seed);
+  }
+
+  async function handleControl(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+  ): Promise<void> {
+    if (req.method === "GET" && path === "/_emulator/state") return send(res, 200, state());
+    if (req.method === "GET" && path === "/_emulator/calls")
+      return send(res, 200, { calls: callLog });
+    if (req.method === "POST") {
+      const body = (await readBody(req))?.toString("utf8") ?? "";
+      let doc: Record<string, unknown> = {};
+      try {
+        const parsed: unknown = body.trim() === "" ? {} : JSON.parse(body);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed))
+          doc = parsed as Record<string, unknown>;
+        else return send(res, 400, { ok: false, error: "body must be a JSON object" });
+      } catch {
+        return send(res, 400, { ok: false, error: "body is not JSON" });
+      }
+      if (path === "/_emulator/faults") {
+        const spec = typeof doc.spec === "string" ? doc.spec : "";
+        const seed = typeof doc.seed === "number" ? doc.seed : undefined;
+        try {
+          setFaults(spec, seed);
+        } catch (err: unknown) {
+          return send(res, 400, {
+            ok: false,
+            error: err instanceof Error ? err.message : "bad fault spec",
+          });
+        }
+        return send(res, 200, { ok: true, faults });
+      }
+      if (path === "/_emulator/confirm-email") {
+        if (typeof doc.user !== "string")
+          return send(res, 400, { ok: false, error: "user is required" });
+        const confirmed = confirmEmail(doc.user);
+        return confirmed
+          ? send(res, 200, { ok: true, profile: model.profiles.get(doc.user) })
+          : send(res, 404, { ok: false, error: `no pending email change for ${doc.user}` });
+      }
+      if (path === "/_emulator/sweep") return send(res, 200, { ok: true, cleared: sweep() });
+    }
+    send(res, 404, { ok: false, error: "not_found" });
+  }
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    let work: Promise<void>;
+    if (path.startsWith("/api/")) {
+      // `/api/users/profile.set` is the raw example's spelling of `users.profile.set`.
+      const method = path.slice("/api/".length).replaceAll("/", ".");
+      work = handleApi(req, res, method);
+    } else if (path.startsWith("/_emulator/")) work = handleControl(req, res, path);
+    else work = Promise.resolve(send(res, 404, { ok: false, error: "not_found" }));
+    work.catch((err: unknown) => {
+      log.error("emulator bug", { error: err instanceof Error ? err.message : String(err) });
+      if (!res.headersSent) send(res, 500, { ok: false, error: "fatal_error" });
+    });
+  });
+  server.on("connection", (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+
+  const sweepEvery = opts.expirySweepMs ?? 1000;
+  const sweeper = sweepEvery > 0 ? setInterval(sweep, sweepEvery) : undefined;
+  sweeper?.unref();
+
+  return {
+    url,
+    apiBase: `${url}/api`,
+    port,
+    async close() {
+      if (sweeper) clearInterval(sweeper);
+      for (const t of held) clearTimeout(t);
+      events.close();
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+    sweepExpired: async () => sweep(),
+    setFaults: (f) => setFaults(f),
+    state,
+    calls: () => callLog.map((c) => ({ ...c })),
+    pendingDeliveries: () => events.pending(),
+    flushEvents: () => events.flush(),
+    confirmEmail,
+  };
+}

@@ -1,0 +1,156 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+
+export const PLANS = ["free", "pro", "business-plus", "enterprise-grid"] as const;
+export const ROLES = ["guest", "member", "admin", "owner", "primary_owner"] as const;
+export type Role = (typeof ROLES)[number];
+export type Plan = (typeof PLANS)[number];
+
+/** Role levels of spec 2.3, lowest first, so a higher index outranks a lower one. */
+export const roleLevel = (role: Role): number => ROLES.indexOf(role);
+
+const fieldSchema = z.object({
+  id: z.string().min(1),
+  label: z.string(),
+  type: z.enum(["date", "link", "long_text", "options_list", "tags", "text", "user"]),
+  possible_values: z.array(z.string()).optional(),
+  start_date: z.boolean().optional(),
+  hint: z.string().optional(),
+});
+
+const userSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  role: z.enum(ROLES),
+  is_bot: z.boolean().optional(),
+  org_member: z.boolean().optional(),
+  tz: z.string().optional(),
+  profile: z.record(z.string(), z.unknown()).optional(),
+});
+
+const tokenSchema = z.object({
+  token: z.string().min(1),
+  type: z.enum(["user", "bot", "workspace", "config"]),
+  user: z.string().min(1),
+  scopes: z.array(z.string()).default([]),
+  state: z.enum(["active", "expired", "revoked", "inactive"]).default("active"),
+  app: z.string().optional(),
+  ip_restricted: z.boolean().optional(),
+});
+
+const appSchema = z.object({
+  id: z.string().min(1),
+  signing_secret: z.string().min(1),
+  /** The events envelope's `token` (the legacy verification token). */
+  verification_token: z.string().optional(),
+  manifest: z.record(z.string(), z.unknown()),
+  collaborators: z.array(z.string()).default([]),
+  managed_by: z.string().optional(),
+});
+
+export const workspaceSchema = z
+  .object({
+    team: z.object({
+      id: z.string().min(1),
+      name: z.string().optional(),
+      plan: z.enum(PLANS),
+      profile_source: z.enum(["api", "admin"]).default("api"),
+      enterprise: z.boolean().default(false),
+    }),
+    emoji: z.array(z.string()).default([]),
+    fields: z.array(fieldSchema).default([]),
+    users: z.array(userSchema).min(1),
+    tokens: z.array(tokenSchema).default([]),
+    apps: z.array(appSchema).default([]),
+  })
+  .superRefine((ws, ctx) => {
+    const users = new Set<string>();
+    ws.users.forEach((u, i) => {
+      if (users.has(u.id))
+        ctx.addIssue({
+          code: "custom",
+          path: ["users", i, "id"],
+          message: `duplicate user ${u.id}`,
+        });
+      users.add(u.id);
+    });
+    const apps = new Set(ws.apps.map((a) => a.id));
+    const tokens = new Set<string>();
+    ws.tokens.forEach((t, i) => {
+      if (tokens.has(t.token))
+        ctx.addIssue({ code: "custom", path: ["tokens", i, "token"], message: "duplicate token" });
+      tokens.add(t.token);
+      if (!users.has(t.user))
+        ctx.addIssue({
+          code: "custom",
+          path: ["tokens", i, "user"],
+          message: `unknown user ${t.user}`,
+        });
+      if (t.app !== undefined && !apps.has(t.app))
+        ctx.addIssue({
+          code: "custom",
+          path: ["tokens", i, "app"],
+          message: `unknown app ${t.app}`,
+        });
+    });
+    ws.apps.forEach((a, i) => {
+      a.collaborators.forEach((c, j) => {
+        if (!users.has(c))
+          ctx.addIssue({
+            code: "custom",
+            path: ["apps", i, "collaborators", j],
+            message: `unknown user ${c}`,
+          });
+      });
+    });
+    if (ws.fields.filter((f) => f.start_date).length > 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["fields"],
+        message: "at most one field may hold the start date",
+      });
+    }
+  });
+
+export type Workspace = z.infer<typeof workspaceSchema>;
+export type WorkspaceUser = Workspace["users"][number];
+export type WorkspaceToken = Workspace["tokens"][number];
+export type WorkspaceApp = Workspace["apps"][number];
+export type CustomField = Workspace["fields"][number];
+
+export class WorkspaceError extends Error {
+  readonly pointer: string;
+  constructor(message: string, pointer: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "WorkspaceError";
+    this.pointer = pointer;
+  }
+}
+
+/** Validates a workspace document; the error names the first bad member by JSON pointer. */
+export function parseWorkspace(doc: unknown, source = "workspace"): Workspace {
+  const parsed = workspaceSchema.safeParse(doc);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const pointer = `/${(issue?.path ?? []).map(String).join("/")}`;
+  throw new WorkspaceError(`${source}: ${pointer}: ${issue?.message ?? "invalid"}`, pointer, {
+    cause: parsed.error,
+  });
+}
+
+export function loadWorkspace(path: string): Workspace {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err: unknown) {
+    throw new WorkspaceError(`cannot read workspace file ${path}`, "", { cause: err });
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err: unknown) {
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new WorkspaceError(`${path} is not JSON: ${detail}`, "", { cause: err });
+  }
+  return parseWorkspace(doc, path);
+}
