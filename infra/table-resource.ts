@@ -1,0 +1,31 @@
+import { cloudFormationTableResource } from "../lib/store/table";
+
+/** The table's logical id in the CloudFormation stack; IAM statements refer to it. */
+const OSLS_TABLE_NAME = ["$", "{self:custom.tableName}"].join("");
+
+export const TABLE_LOGICAL_ID = "StatusTable";
+
+/**
+ * The `resources:` fragment serverless.yml includes: lib/store/table.ts's single definition,
+ * plus what only AWS has (point-in-time recovery, deletion protection).
+ */
+export function renderTableFragment(): { Resources: Record<string, unknown> } {
+  // An osls variable, resolved when serverless.yml includes this fragment.
+  const table = cloudFormationTableResource(OSLS_TABLE_NAME);
+  return {
+    Resources: {
+      [TABLE_LOGICAL_ID]: {
+        ...table,
+        DeletionPolicy: "Retain",
+        UpdateReplacePolicy: "Retain",
+        Properties: {
+          ...table.Properties,
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          SSESpecification: { SSEEnabled: true },
+        },
+      },
+    },
+  };
+}
+
+export const renderTableJson = (): string => `${JSON.stringify(renderTableFragment(), null, 2)}\n`;

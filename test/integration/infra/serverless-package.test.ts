@@ -1,0 +1,170 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routes } from "../../../functions/routes";
+import { buildAll, functionEntries } from "../../../infra/build";
+import { renderTableJson } from "../../../infra/table-resource";
+import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "../../../lib/store/table";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const run = promisify(execFile);
+
+interface CfnResource {
+  Type: string;
+  Properties: Record<string, unknown> & { [key: string]: unknown };
+}
+let resources: Record<string, CfnResource> = {};
+let outDir = "";
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+/** Every IAM statement in every role's inline policies. */
+function roleStatements(): Array<{ role: string; statement: Record<string, unknown> }> {
+  return ofType("AWS::IAM::Role").flatMap(([role, r]) =>
+    ((r.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: unknown[] } }>).flatMap(
+      (p) =>
+        p.PolicyDocument.Statement.map((s) => ({ role, statement: s as Record<string, unknown> })),
+    ),
+  );
+}
+
+describe("serverless.yml packaged offline with osls", () => {
+  beforeAll(async () => {
+    // Prepare: bundle the functions, then package with fake credentials and no network needs.
+    await buildAll(repoRoot);
+    outDir = await mkdtemp(path.join(tmpdir(), "statuspilot-package-"));
+    const env = {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: "fake",
+      AWS_SECRET_ACCESS_KEY: "fake",
+      AWS_REGION: "eu-west-1",
+      AWS_SDK_LOAD_CONFIG: "0",
+      SLS_TELEMETRY_DISABLED: "1",
+      SLS_NOTIFICATIONS_MODE: "off",
+    };
+    await run(
+      path.join(repoRoot, "node_modules/.bin/osls"),
+      ["package", "--stage", "test", "--region", "eu-west-1", "--package", outDir],
+      { cwd: repoRoot, env, timeout: 110_000 },
+    );
+    const template = JSON.parse(
+      await readFile(path.join(outDir, "cloudformation-template-update-stack.json"), "utf8"),
+    ) as { Resources: Record<string, CfnResource> };
+    resources = template.Resources;
+  }, 120_000);
+
+  afterAll(async () => {
+    if (outDir) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it("gives every function its own role", () => {
+    // Act
+    const functions = ofType("AWS::Lambda::Function");
+    const roles = functions.map(([, f]) => JSON.stringify(f.Properties.Role));
+    // Assess
+    expect(functions).toHaveLength(Object.keys(functionEntries).length);
+    expect(new Set(roles).size).toBe(functions.length);
+    expect(resources.IamRoleLambdaExecution).toBeUndefined();
+  });
+
+  it("names a resource in every IAM statement, never '*'", () => {
+    const statements = roleStatements();
+    expect(statements.length).toBeGreaterThan(10);
+    for (const { role, statement } of statements) {
+      const resource = statement.Resource;
+      expect(resource, role).toBeDefined();
+      const list = Array.isArray(resource) ? resource : [resource];
+      for (const item of list) expect(item, `${role} ${String(statement.Sid)}`).not.toBe("*");
+      expect(JSON.stringify(statement.Action)).not.toMatch(/"\*"|:\*"/);
+    }
+  });
+
+  it("runs every function on nodejs22.x with a retained log group", () => {
+    for (const [, f] of ofType("AWS::Lambda::Function")) {
+      expect(f.Properties.Runtime).toBe("nodejs22.x");
+    }
+    const groups = ofType("AWS::Logs::LogGroup");
+    expect(groups).toHaveLength(Object.keys(functionEntries).length);
+    for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBeGreaterThan(0);
+  });
+
+  it("gives both work queues a dead-letter queue and reports batch item failures", () => {
+    const queues = ofType("AWS::SQS::Queue").filter(([id]) => !id.includes("DeadLetter"));
+    expect(queues.map(([id]) => id).sort()).toEqual(["SyncQueue", "TransitionQueue"]);
+    for (const [, q] of queues) {
+      const redrive = q.Properties.RedrivePolicy as {
+        deadLetterTargetArn: unknown;
+        maxReceiveCount: number;
+      };
+      expect(redrive.maxReceiveCount).toBeGreaterThan(0);
+      expect(JSON.stringify(redrive.deadLetterTargetArn)).toMatch(/DeadLetterQueue/);
+    }
+    const mappings = ofType("AWS::Lambda::EventSourceMapping");
+    expect(mappings).toHaveLength(2);
+    for (const [, m] of mappings) {
+      expect(m.Properties.FunctionResponseTypes).toEqual(["ReportBatchItemFailures"]);
+    }
+  });
+
+  it("declares the table from its single definition, with both indexes, TTL and PITR", async () => {
+    const table = resources.StatusTable;
+    expect(table?.Type).toBe("AWS::DynamoDB::Table");
+    const props = table?.Properties ?? {};
+    const indexes = (props.GlobalSecondaryIndexes as Array<{ IndexName: string }>).map(
+      (i) => i.IndexName,
+    );
+    expect(indexes).toEqual([DUE_INDEX, POLL_INDEX]);
+    expect(props.TimeToLiveSpecification).toEqual({ AttributeName: TTL_ATTRIBUTE, Enabled: true });
+    expect(props.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(props.TableName).toBe("statuspilot-test");
+    const committed = await readFile(path.join(repoRoot, "infra/resources/table.json"), "utf8");
+    expect(committed).toBe(renderTableJson());
+  });
+
+  it("creates a rotating KMS key for user tokens and hands it to the functions", () => {
+    const keys = ofType("AWS::KMS::Key");
+    expect(keys).toHaveLength(1);
+    expect(keys[0]?.[1].Properties.EnableKeyRotation).toBe(true);
+    const fn = resources.ServiceEventsLambdaFunction;
+    const env = (fn?.Properties.Environment as { Variables: Record<string, unknown> } | undefined)
+      ?.Variables;
+    expect(env).toBeDefined();
+    expect(env?.TOKEN_KMS_KEY_ID).toEqual({ Ref: "TokenKey" });
+    expect(env?.SIGNING_SECRET_PARAM).toBe("/statuspilot/test/signing-secret");
+    expect(env?.SIGNING_SECRET).toBeUndefined();
+  });
+
+  it("schedules the tick every minute and the poll every five", () => {
+    const rules = ofType("AWS::Events::Rule").map(([, r]) => r.Properties.ScheduleExpression);
+    expect(rules.sort()).toEqual(["rate(1 minute)", "rate(5 minutes)"]);
+  });
+
+  it("declares exactly the HTTP routes of functions/routes.ts, with IAM on the admin API", () => {
+    const integrations = new Map(
+      ofType("AWS::ApiGatewayV2::Integration").map(([id]) => [
+        id,
+        id.replace("HttpApiIntegration", ""),
+      ]),
+    );
+    const declared = ofType("AWS::ApiGatewayV2::Route").map(([, r]) => {
+      const target = JSON.stringify(r.Properties.Target);
+      const integration = [...integrations.keys()].find((id) => target.includes(`"${id}"`)) ?? "";
+      return {
+        key: r.Properties.RouteKey as string,
+        fn: (integrations.get(integration) ?? "").toLowerCase(),
+        auth: r.Properties.AuthorizationType ?? "NONE",
+      };
+    });
+    const expected = routes.map((r) => ({
+      key: `${r.method} ${r.path}`,
+      fn: r.function.toLowerCase(),
+      auth: r.path.startsWith("/admin/") ? "AWS_IAM" : "NONE",
+    }));
+    const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
+    expect(declared.sort(byKey)).toEqual(expected.sort(byKey));
+  });
+});
