@@ -1,7 +1,152 @@
-import type { CliIo } from "./io";
+import { parseArgs } from "node:util";
+import { systemClock } from "../app/system-clock";
+import { type CliIo, EXIT_UNREADABLE } from "./io";
 
-// Placeholder until its owner lands the command.
-export async function run(_args: string[], io: CliIo): Promise<number> {
-  io.err("not implemented yet");
-  return 70;
+const USAGE =
+  "usage: statuspilot start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL]";
+
+/** Exit code when a port or the service is unavailable (sysexits EX_UNAVAILABLE). */
+const EXIT_UNAVAILABLE = 69;
+
+const portOf = (value: string | undefined, fallback: number, flag: string): number | string => {
+  const port = Number(value ?? fallback);
+  return Number.isInteger(port) && port >= 0 && port <= 65535
+    ? port
+    : `${flag} must be an integer from 0 to 65535`;
+};
+
+/**
+ * `statuspilot start`: the whole stack on this machine. Without flags it runs the demo (the
+ * emulator's demo workspace and a generated calendar); times print in this machine's zone.
+ * Stops cleanly on Ctrl-C or when `signal` aborts.
+ */
+export async function run(args: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
+  let values: {
+    workspace?: string;
+    config?: string;
+    port?: string;
+    "emulator-port"?: string;
+    "service-url"?: string;
+  };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        workspace: { type: "string" },
+        config: { type: "string" },
+        port: { type: "string" },
+        "emulator-port": { type: "string" },
+        "service-url": { type: "string" },
+      },
+      strict: true,
+    }));
+  } catch (error: unknown) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 64;
+  }
+  const port = portOf(values.port, 3000, "--port");
+  const emulatorPort = portOf(values["emulator-port"], 4010, "--emulator-port");
+  if (typeof port === "string" || typeof emulatorPort === "string") {
+    io.err(`${typeof port === "string" ? port : emulatorPort}\n${USAGE}`);
+    return 64;
+  }
+  const serviceUrl = values["service-url"];
+  if (serviceUrl !== undefined && !URL.canParse(serviceUrl)) {
+    io.err(`--service-url is not a URL\n${USAGE}`);
+    return 64;
+  }
+  if (serviceUrl !== undefined && values.config === undefined) {
+    io.err(`--service-url needs --config with your users\n${USAGE}`);
+    return 64;
+  }
+  if (
+    serviceUrl === undefined &&
+    (values.workspace === undefined) !== (values.config === undefined)
+  ) {
+    io.err(`--workspace and --config go together (or neither, for the demo)\n${USAGE}`);
+    return 64;
+  }
+
+  const { fileURLToPath } = await import("node:url");
+  const { loadWorkspace } = await import("../../emulator/server");
+  const { loadLocalConfig } = await import("../local/config");
+  const { startDemo } = await import("../local/demo");
+  const { startStack } = await import("../local/stack");
+  const { LocalStackError } = await import("../local/errors");
+  const { formatLiveEvent, machineTimeZone, clockTime } = await import("../local/live-log");
+
+  const timeZone = machineTimeZone();
+  const clock = systemClock;
+  let demo: Awaited<ReturnType<typeof startDemo>> | undefined;
+  let stack: Awaited<ReturnType<typeof startStack>> | undefined;
+  try {
+    const workspacePath =
+      values.workspace ??
+      fileURLToPath(new URL("../../emulator/demo-workspace.json", import.meta.url));
+    const workspace = serviceUrl === undefined ? loadWorkspace(workspacePath) : undefined;
+    let users: ReturnType<typeof loadLocalConfig>;
+    if (values.config !== undefined) {
+      users = loadLocalConfig(values.config);
+    } else {
+      demo = await startDemo(clock);
+      users = demo.users;
+    }
+    const signingSecret = process.env.SIGNING_SECRET;
+    if (serviceUrl !== undefined && !signingSecret) {
+      io.err(
+        "--service-url needs the app's signing secret in the SIGNING_SECRET environment variable",
+      );
+      await demo?.close();
+      return 64;
+    }
+    stack = await startStack({
+      ...(workspace ? { workspace } : {}),
+      users,
+      ...(serviceUrl !== undefined
+        ? { serviceUrl, ...(signingSecret ? { signingSecret } : {}) }
+        : {}),
+      port,
+      emulatorPort,
+      time: { mode: "real", clock },
+      onLive: (event) => io.out(formatLiveEvent(event, { timeZone })),
+    });
+  } catch (error: unknown) {
+    await demo?.close();
+    if (error instanceof LocalStackError) {
+      io.err(error.message);
+      return error.code === "port_in_use" ? EXIT_UNAVAILABLE : EXIT_UNREADABLE;
+    }
+    if (error instanceof Error && error.name === "WorkspaceError") {
+      io.err(error.message);
+      return EXIT_UNREADABLE;
+    }
+    throw error;
+  }
+
+  io.out("Statuspilot local stack is up");
+  io.out(`  handlers  ${stack.url}  (the API Gateway routes; status: statuspilot status USER)`);
+  io.out(`  service   ${stack.serviceBase}${stack.emulator ? "  (emulator)" : ""}`);
+  io.out(`  dynamodb  ${stack.dynamoEndpoint}  (in memory)`);
+  if (demo) {
+    io.out(`  calendar  ${demo.users[0]?.calendars[0] ?? ""}  (demo, relative to now)`);
+    io.out(`  admin key ${stack.adminApiKey}  (x-api-key for /admin/...)`);
+    io.out(
+      `U001's first meeting starts at ${clockTime(clock.now() + 20_000, timeZone)}; times are in ${timeZone}.`,
+    );
+  } else {
+    io.out(`  admin key ${stack.adminApiKey}  (x-api-key for /admin/...)`);
+    io.out(`Watching ${stack.hookSecrets.size} calendar(s); times are in ${timeZone}.`);
+  }
+  io.out("Press Ctrl-C to stop.");
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+  io.out("stopping…");
+  await stack.close();
+  await demo?.close();
+  return 0;
 }

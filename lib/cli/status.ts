@@ -1,7 +1,82 @@
+import { parseArgs } from "node:util";
 import type { CliIo } from "./io";
 
-// Placeholder until its owner lands the command.
-export async function run(_args: string[], io: CliIo): Promise<number> {
-  io.err("not implemented yet");
-  return 70;
+const USAGE = "usage: statuspilot status USER [--team T] [--port 3000]";
+const EXIT_UNAVAILABLE = 69;
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+const at = (epochMs: number): string => new Date(epochMs).toISOString().replace(".000Z", "Z");
+
+const describeStatus = (s: unknown): string => {
+  if (!isRecord(s)) return "none";
+  const shown = [s.emoji, s.text].filter((x) => typeof x === "string" && x !== "").join(" ");
+  if (shown === "") return "empty";
+  const exp =
+    typeof s.expiration === "number" && s.expiration > 0 ? ` until ${at(s.expiration * 1000)}` : "";
+  return `"${shown}"${exp}`;
+};
+
+/** Renders a value of the status view: statuses as statuses, instants as ISO, the rest as JSON. */
+const describe = (key: string, value: unknown): string => {
+  if (value === null || value === undefined) return "none";
+  if (typeof value === "number" && /At$|^next/i.test(key)) return at(value);
+  if (isRecord(value) && ("text" in value || "emoji" in value)) return describeStatus(value);
+  return typeof value === "string" ? value : JSON.stringify(value);
+};
+
+/**
+ * `statuspilot status USER`: asks the running local stack (`npm start`, possibly in another
+ * terminal) for the user's desired and actual status, the override and the next transition.
+ */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let parsed: { values: { team?: string; port?: string }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args,
+      options: { team: { type: "string" }, port: { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error: unknown) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 64;
+  }
+  const [user, ...extra] = parsed.positionals;
+  const port = Number(parsed.values.port ?? "3000");
+  if (!user || extra.length > 0 || !Number.isInteger(port) || port <= 0 || port > 65535) {
+    io.err(USAGE);
+    return 64;
+  }
+  const query = parsed.values.team ? `?team=${encodeURIComponent(parsed.values.team)}` : "";
+  const url = `http://127.0.0.1:${port}/_local/status/${encodeURIComponent(user)}${query}`;
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(5000) });
+  } catch {
+    io.err(`no local stack answers on 127.0.0.1:${port}; start one with \`npm start\``);
+    return EXIT_UNAVAILABLE;
+  }
+  const body: unknown = await response.json().catch(() => undefined);
+  if (!response.ok || !isRecord(body)) {
+    const message =
+      isRecord(body) && typeof body.message === "string" ? body.message : `HTTP ${response.status}`;
+    io.err(message);
+    return response.status === 404 ? 1 : EXIT_UNAVAILABLE;
+  }
+  io.out(
+    `${String(body.user)} (${String(body.team)}) at ${typeof body.now === "number" ? at(body.now) : "?"}`,
+  );
+  io.out(`  on the profile   ${describeStatus(body.profile)}`);
+  const view = body.view;
+  if (isRecord(view)) {
+    for (const [key, value] of Object.entries(view)) {
+      if (key === "key" || key === "team" || key === "user") continue;
+      io.out(`  ${key.padEnd(16)} ${describe(key, value)}`);
+    }
+  } else {
+    io.out("  (the app gave no status view)");
+  }
+  return 0;
 }

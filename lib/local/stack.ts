@@ -1,0 +1,516 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
+import { type RunningEmulator, startEmulator, type Workspace } from "../../emulator/server";
+import { backgroundFunctions, routes } from "../../functions/routes";
+import type { ReconcileOutcome, SyncMessage, TransitionMessage } from "../app/contracts";
+import { type App, getApp, resetApp, setAppOverrides } from "../app/root";
+import { systemClock } from "../app/system-clock";
+import type { Clock, ManualClock } from "../core/clock";
+import type { Log } from "../core/ports";
+import { silentLog } from "../core/ports";
+import type { UserKey } from "../core/types";
+import { createTableInput } from "../store/table";
+import { DelayQueue } from "./delay-queue";
+import { LOCAL_CREDENTIALS, type LocalDynamo, startLocalDynamo } from "./dynamo";
+import { ConfigError } from "./errors";
+import { type Gateway, startGateway } from "./http-gateway";
+import { createLambdaContext, LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
+import type { LiveEvent } from "./live-log";
+import { ManualScheduler, RealTimeScheduler, type Scheduler } from "./scheduler";
+
+/** One user the stack registers at start, as in the `--config` file. */
+export interface LocalUserConfig {
+  team: string;
+  user: string;
+  token: string;
+  tz: string;
+  /** ICS feed URLs; each becomes a source `cal1`, `cal2`, … */
+  calendars: string[];
+  rules?: Record<string, unknown>;
+  emails?: string[];
+}
+
+export type StackTime = { mode: "real"; clock?: Clock } | { mode: "manual"; clock: ManualClock };
+
+export interface StackOptions {
+  /** The emulator's workspace; unused with `serviceUrl`. */
+  workspace?: Workspace;
+  users: LocalUserConfig[];
+  /** Drive a real service at this API base instead of the emulator. */
+  serviceUrl?: string;
+  /** The app's signing secret; taken from the workspace's app when the emulator runs. */
+  signingSecret?: string;
+  appId?: string;
+  /** Handlers port (3000 by default; 0 picks a free one). */
+  port?: number;
+  emulatorPort?: number;
+  time?: StackTime;
+  tickEveryMs?: number;
+  pollEveryMs?: number;
+  /** Key for the admin API's `x-api-key`; a random one when not given. */
+  adminApiKey?: string;
+  onLive?: (event: LiveEvent) => void;
+  /** Diagnostics of the stack itself (not the handlers' JSON logs). */
+  log?: Log;
+  logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR";
+}
+
+export interface LocalStack {
+  /** The handlers' base URL, where API Gateway would be. */
+  url: string;
+  port: number;
+  emulator?: RunningEmulator;
+  /** The service API base the handlers call. */
+  serviceBase: string;
+  dynamoEndpoint: string;
+  adminApiKey: string;
+  clock: Clock;
+  scheduler: Scheduler;
+  queues: { transition: DelayQueue<TransitionMessage>; sync: DelayQueue<SyncMessage> };
+  /** The generic hook secret of each registered source, by `${user}/${sourceId}`. */
+  hookSecrets: ReadonlyMap<string, string>;
+  /** Manual time only: move the clock, running the tick, queues and expiry on the way. */
+  advanceTo(epochMs: number): Promise<void>;
+  advance(ms: number): Promise<void>;
+  /** Waits until no request, delivery or queue message is being processed. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const TABLE_NAME = "statuspilot-local";
+
+/** The user-admin functions the stack needs from the composition root (lib/app). */
+interface LocalUserAdmin {
+  upsertUser(input: {
+    key: UserKey;
+    tz: string;
+    token: string;
+    sources: Array<{ id: string; url: string; kind: "ics"; secret?: string }>;
+    rules?: Record<string, unknown>;
+    emails?: string[];
+  }): Promise<unknown>;
+  getStatusView?(key: UserKey): Promise<unknown>;
+}
+
+const adminOf = (app: App): LocalUserAdmin => {
+  const admin = app.admin as unknown as Partial<LocalUserAdmin>;
+  if (typeof admin.upsertUser !== "function") {
+    throw new ConfigError("the app offers no upsertUser; users cannot be registered", "/users");
+  }
+  return admin as LocalUserAdmin;
+};
+
+/** Finds the app whose events come to us: the one subscribed at a `/service/events` URL. */
+function ourApp(workspace: Workspace, appId?: string) {
+  const candidates = workspace.apps.filter((a) => {
+    const url = (
+      a.manifest.settings as { event_subscriptions?: { request_url?: unknown } } | undefined
+    )?.event_subscriptions?.request_url;
+    return typeof url === "string" && url.endsWith("/service/events");
+  });
+  return (
+    candidates.find((a) => appId === undefined || a.id === appId) ??
+    workspace.apps.find((a) => a.id === appId)
+  );
+}
+
+/** The workspace with our app's event subscription pointed at this stack's handlers. */
+function pointEventsAt(workspace: Workspace, appId: string, handlersUrl: string): Workspace {
+  const copy = structuredClone(workspace);
+  for (const app of copy.apps) {
+    if (app.id !== appId) continue;
+    const settings = (app.manifest.settings ?? {}) as {
+      event_subscriptions?: Record<string, unknown>;
+    };
+    settings.event_subscriptions = {
+      ...settings.event_subscriptions,
+      request_url: `${handlersUrl}/service/events`,
+    };
+    app.manifest.settings = settings;
+  }
+  return copy;
+}
+
+const scheduledEvent = (clock: Clock, rule: string): ScheduledEvent => ({
+  version: "0",
+  id: randomUUID(),
+  "detail-type": "Scheduled Event",
+  source: "aws.events",
+  account: LOCAL_ACCOUNT_ID,
+  time: new Date(clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+  region: LOCAL_REGION,
+  resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${rule}`],
+  detail: {},
+});
+
+type Invoke<E> = (event: E, context: Context) => Promise<unknown>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Starts the whole stack in this process: dynalite, the emulator (unless `serviceUrl`), the
+ * handlers behind a local API Gateway, the minute tick, the poll and the two delay queues.
+ * The composition root reads `process.env`, so only one stack runs per process.
+ */
+export async function startStack(options: StackOptions): Promise<LocalStack> {
+  const log = options.log ?? silentLog;
+  const time = options.time ?? { mode: "real" };
+  const clock: Clock = time.mode === "manual" ? time.clock : (time.clock ?? systemClock);
+  const onTaskError = (error: unknown) =>
+    log.error("scheduled task failed", {
+      error: error instanceof Error ? error.message : String(error),
+    });
+  const closers: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (error: unknown) {
+        log.warn("close failed", { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  };
+
+  let settleHook: () => Promise<void> = async () => {};
+  const scheduler: Scheduler =
+    time.mode === "manual"
+      ? new ManualScheduler(time.clock, onTaskError, () => settleHook())
+      : new RealTimeScheduler(clock, onTaskError);
+  closers.push(() => scheduler.close());
+
+  try {
+    // Secrets of the local stack: generated per run unless given.
+    let signingSecret = options.signingSecret;
+    let appId = options.appId;
+    if (!options.serviceUrl) {
+      if (!options.workspace)
+        throw new ConfigError("a workspace is needed to run the emulator", "/workspace");
+      const app = ourApp(options.workspace, appId);
+      if (!app) {
+        throw new ConfigError(
+          "the workspace has no app subscribed to events at a /service/events request_url",
+          "/apps",
+        );
+      }
+      appId = app.id;
+      signingSecret = app.signing_secret;
+    }
+    if (!signingSecret)
+      throw new ConfigError("--service-url needs the app's signing secret", "/signingSecret");
+    const adminApiKey = options.adminApiKey ?? randomBytes(16).toString("hex");
+
+    const dynamo: LocalDynamo = await startLocalDynamo({
+      table: createTableInput(TABLE_NAME),
+      tableName: TABLE_NAME,
+    });
+    closers.push(() => dynamo.close());
+
+    const hookSecrets = new Map<string, string>();
+    const live = options.onLive ?? (() => {});
+    let emulator: RunningEmulator | undefined;
+
+    const gateway: Gateway = await startGateway({
+      routes,
+      clock,
+      port: options.port ?? 3000,
+      log,
+      local: (req, url) => localEndpoint(req, url),
+    });
+    closers.push(() => gateway.close());
+
+    if (!options.serviceUrl && options.workspace && appId) {
+      emulator = await startEmulator({
+        workspace: pointEventsAt(options.workspace, appId, gateway.url),
+        port: options.emulatorPort ?? 4010,
+        clock,
+        // Under a manual clock the stack sweeps at each expiry instant itself.
+        expirySweepMs: time.mode === "manual" ? 0 : 1000,
+        ...(time.mode === "manual" ? { eventRetryDelaysMs: [0, 50, 100] } : {}),
+      });
+      const running = emulator;
+      closers.push(() => running.close());
+    }
+    const serviceBase = options.serviceUrl ?? emulator?.apiBase ?? "";
+
+    Object.assign(process.env, {
+      TABLE_NAME,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
+      SERVICE_BASE_URL: serviceBase,
+      SIGNING_SECRET: signingSecret,
+      TOKEN_KEY: randomBytes(32).toString("base64"),
+      ADMIN_API_KEY: adminApiKey,
+      LOG_LEVEL: options.logLevel ?? "WARN",
+      ...(appId ? { APP_ID: appId } : {}),
+    });
+
+    const lambda = <E>(functionName: string, load: () => Promise<{ handler: unknown }>) => {
+      let loaded: Promise<Invoke<E>> | undefined;
+      return async (event: E): Promise<unknown> => {
+        loaded ??= load().then((m) => m.handler as Invoke<E>);
+        const handler = await loaded;
+        return handler(event, createLambdaContext({ functionName, clock, timeoutMs: 60_000 }));
+      };
+    };
+    const transitionWorker = lambda<SQSEvent>(
+      "transitionWorker",
+      backgroundFunctions.transitionWorker,
+    );
+    const syncWorker = lambda<SQSEvent>("syncWorker", backgroundFunctions.syncWorker);
+    const tick = lambda<ScheduledEvent>("tick", backgroundFunctions.tick);
+    const poll = lambda<ScheduledEvent>("poll", backgroundFunctions.poll);
+
+    const queues = {
+      transition: new DelayQueue<TransitionMessage>({
+        name: "statuspilot-local-transition",
+        scheduler,
+        consume: transitionWorker,
+        log,
+      }),
+      sync: new DelayQueue<SyncMessage>({
+        name: "statuspilot-local-sync",
+        scheduler,
+        consume: syncWorker,
+        log,
+      }),
+    };
+    closers.push(() => {
+      queues.transition.close();
+      queues.sync.close();
+    });
+
+    resetApp();
+    setAppOverrides({ clock, transitionQueue: queues.transition, syncQueue: queues.sync });
+    closers.push(() => resetApp());
+    const app = await getApp();
+    observeOutcomes(app, { clock, live, emulator });
+
+    // Manual time: sweep the emulator at each status's expiry instant, as its timer would.
+    const sweepsAt = new Set<number>();
+    const scheduleExpirySweeps = () => {
+      if (!emulator || time.mode !== "manual") return;
+      for (const profile of Object.values(emulator.state().profiles)) {
+        const at = profile.status_expiration * 1000;
+        if (profile.status_expiration <= 0 || at <= clock.now() || sweepsAt.has(at)) continue;
+        sweepsAt.add(at);
+        const running = emulator;
+        scheduler.at(at, async () => {
+          sweepsAt.delete(at);
+          await running.sweepExpired();
+        });
+      }
+    };
+
+    const settle = async () => {
+      // Quiet twice in a row: a delivery can start just after the set that caused it returns.
+      let quietRounds = 0;
+      for (let i = 0; i < 2000 && quietRounds < 2; i++) {
+        const busy =
+          gateway.inFlight() +
+          (emulator?.pendingDeliveries() ?? 0) +
+          queues.transition.stats().inFlight +
+          queues.sync.stats().inFlight;
+        quietRounds = busy === 0 ? quietRounds + 1 : 0;
+        await sleep(busy === 0 ? 5 : 2);
+      }
+      scheduleExpirySweeps();
+    };
+    settleHook = settle;
+
+    async function localEndpoint(
+      req: IncomingMessage,
+      url: URL,
+    ): Promise<{ status: number; body: unknown } | undefined> {
+      const status = /^\/_local\/status\/([^/]+)$/.exec(url.pathname);
+      if (req.method === "GET" && status?.[1]) {
+        const user = decodeURIComponent(status[1]);
+        const team =
+          url.searchParams.get("team") ?? options.users.find((u) => u.user === user)?.team;
+        if (!team)
+          return {
+            status: 404,
+            body: { error: "unknown_user", message: `no user ${user} in this stack` },
+          };
+        const view = await adminOf(app).getStatusView?.({ team, user });
+        const profile = emulator?.state().profiles[user];
+        return {
+          status: 200,
+          body: {
+            team,
+            user,
+            now: clock.now(),
+            view: view ?? null,
+            profile: profile
+              ? {
+                  text: profile.status_text,
+                  emoji: profile.status_emoji,
+                  expiration: profile.status_expiration,
+                }
+              : null,
+          },
+        };
+      }
+      if (req.method === "GET" && url.pathname === "/_local/queues") {
+        return {
+          status: 200,
+          body: {
+            transition: queues.transition.stats(),
+            sync: queues.sync.stats(),
+            deadLetters: [...queues.transition.deadLetters(), ...queues.sync.deadLetters()],
+          },
+        };
+      }
+      return undefined;
+    }
+
+    // Users from the configuration, then a first sync of every calendar.
+    const admin = adminOf(app);
+    for (const u of options.users) {
+      const sources = u.calendars.map((url, i) => {
+        const id = `cal${i + 1}`;
+        const secret = randomBytes(16).toString("hex");
+        hookSecrets.set(`${u.user}/${id}`, secret);
+        return { id, url, kind: "ics" as const, secret };
+      });
+      await admin.upsertUser({
+        key: { team: u.team, user: u.user },
+        tz: u.tz,
+        token: u.token,
+        sources,
+        ...(u.rules ? { rules: u.rules } : {}),
+        ...(u.emails ? { emails: u.emails } : {}),
+      });
+      for (const s of sources) {
+        await queues.sync.send({ team: u.team, user: u.user, sourceId: s.id, reason: "manual" });
+      }
+    }
+
+    // The minute tick and the poll, as EventBridge schedules; the first tick right away.
+    const every = (ms: number, rule: string, fn: (e: ScheduledEvent) => Promise<unknown>) => {
+      const fire = (at: number) => {
+        scheduler.at(at, async () => {
+          fire(at + ms);
+          await fn(scheduledEvent(clock, rule));
+        });
+      };
+      fire(clock.now() + ms);
+    };
+    every(options.tickEveryMs ?? 60_000, "statuspilot-local-tick", tick);
+    every(options.pollEveryMs ?? 5 * 60_000, "statuspilot-local-poll", poll);
+
+    if (time.mode === "manual") {
+      await (scheduler as ManualScheduler).advanceTo(clock.now());
+      await tick(scheduledEvent(clock, "statuspilot-local-tick"));
+      await settle();
+    } else {
+      scheduler.at(clock.now(), () => tick(scheduledEvent(clock, "statuspilot-local-tick")));
+    }
+
+    const manual = () => {
+      if (!(scheduler instanceof ManualScheduler)) {
+        throw new ConfigError(
+          "advancing the clock needs a stack started with manual time",
+          "/time",
+        );
+      }
+      return scheduler;
+    };
+    return {
+      url: gateway.url,
+      port: gateway.port,
+      ...(emulator ? { emulator } : {}),
+      serviceBase,
+      dynamoEndpoint: dynamo.endpoint,
+      adminApiKey,
+      clock,
+      scheduler,
+      queues,
+      hookSecrets,
+      advanceTo: (ms) => manual().advanceTo(ms),
+      advance: (ms) => manual().advance(ms),
+      settle: async () => {
+        await settle();
+        await scheduler.idle();
+      },
+      close: closeAll,
+    };
+  } catch (error: unknown) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/**
+ * Reports what each reconcile decided, for the live log. The use cases are wrapped in this
+ * process only; the handlers themselves are unchanged.
+ */
+function observeOutcomes(
+  app: App,
+  deps: { clock: Clock; live: (e: LiveEvent) => void; emulator: RunningEmulator | undefined },
+): void {
+  const useCases = app.useCases;
+  const reconcile = useCases.reconcileUser.bind(useCases);
+  const lastSeq = new Map<string, number>();
+  const lastLine = new Map<string, string>();
+  const callsSince = (user: string): number => {
+    if (!deps.emulator) return 1;
+    const calls = deps.emulator.calls().filter((c) => c.method === "users.profile.set");
+    const from = lastSeq.get(user) ?? 0;
+    const mine = calls.filter((c) => c.seq > from && (c.user === user || c.caller === user));
+    const last = calls.at(-1);
+    if (last) lastSeq.set(user, last.seq);
+    return Math.max(1, mine.length);
+  };
+  useCases.reconcileUser = async (key: UserKey): Promise<ReconcileOutcome> => {
+    const outcome = await reconcile(key);
+    const at = deps.clock.now();
+    const user = key.user;
+    const emit = (event: LiveEvent, signature: string) => {
+      // One line per change: a repeated "leave" or retry is not news.
+      if (lastLine.get(user) === signature && event.kind !== "set" && event.kind !== "clear")
+        return;
+      lastLine.set(user, signature);
+      deps.live(event);
+    };
+    switch (outcome.kind) {
+      case "set":
+        emit(
+          {
+            kind: "set",
+            at,
+            user,
+            text: outcome.text,
+            emoji: outcome.emoji,
+            expiration: outcome.expiration,
+            calls: callsSince(user),
+          },
+          "set",
+        );
+        break;
+      case "clear":
+        emit({ kind: "clear", at, user, calls: callsSince(user) }, "clear");
+        break;
+      case "leave":
+        emit({ kind: "leave", at, user }, "leave");
+        break;
+      case "rescheduled":
+        emit(
+          { kind: "retry", at, user, code: outcome.code, retryAt: outcome.at },
+          `retry:${outcome.code}`,
+        );
+        break;
+      case "needs_reauth":
+        emit({ kind: "failed", at, user, code: outcome.code }, `failed:${outcome.code}`);
+        break;
+      case "conflict_retried_out":
+        emit({ kind: "failed", at, user, code: "conflict" }, "failed:conflict");
+        break;
+      case "nothing":
+        break;
+    }
+    return outcome;
+  };
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { parseLocalConfig } from "../../../lib/local/config";
+import { ConfigError } from "../../../lib/local/errors";
+
+const user = {
+  team: "T0DEMO",
+  user: "U001",
+  token: "xoxp-demo-U001",
+  tz: "Europe/Berlin",
+  calendars: ["http://127.0.0.1:8080/u001.ics"],
+};
+
+describe("parseLocalConfig", () => {
+  it("accepts users with calendars and optional rules", () => {
+    // Act
+    const users = parseLocalConfig({ users: [{ ...user, rules: { titles: "private" } }] });
+    // Assess
+    expect(users).toEqual([{ ...user, rules: { titles: "private" } }]);
+  });
+
+  it("names the pointer of the first problem and never echoes the token", () => {
+    // Act
+    const attempt = () => parseLocalConfig({ users: [{ ...user, tz: "Mars/Olympus" }] });
+    // Assess
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow("config /users/0/tz: not an IANA time zone");
+    try {
+      attempt();
+    } catch (error: unknown) {
+      expect(error instanceof ConfigError && error.pointer).toBe("/users/0/tz");
+      expect(String(error)).not.toContain("xoxp-demo-U001");
+    }
+  });
+
+  it("refuses a duplicate user and a calendar that is not http(s)", () => {
+    expect(() => parseLocalConfig({ users: [user, user] })).toThrow("duplicate user T0DEMO/U001");
+    expect(() =>
+      parseLocalConfig({ users: [{ ...user, calendars: ["file:///etc/passwd"] }] }),
+    ).toThrow("/users/0/calendars/0");
+  });
+});
