@@ -146,7 +146,7 @@ function text(rules: TextRules = {}) {
   }
   if (pattern !== undefined) {
     schema = schema.refine((v) => pattern.test(v), {
-      message: `must match ${rules.patternText ?? pattern.source}`,
+      message: `must match ${pattern.source}${rules.patternText ? ` (${rules.patternText})` : ""}`,
     });
   }
   return schema;
@@ -423,7 +423,7 @@ const identityConfigSchema = z.strictObject({
     min: 1,
     max: MANIFEST_LIMITS.accountIdentifier,
     pattern: ACCOUNT_IDENTIFIER,
-    patternText: "^https:\\/\\/ (or a JSON path such as $.email)",
+    patternText: "or a JSON path such as $.email",
   }),
   headers: freeForm.optional(),
   body: freeForm.optional(),
