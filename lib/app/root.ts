@@ -1,10 +1,27 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { KMSClient } from "@aws-sdk/client-kms";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
+import { expand } from "../calendar/expand";
 import type { Clock } from "../core/clock";
 import type { Queue } from "../core/ports";
+import { buildTimeline } from "../core/timeline";
 import type { UserKey } from "../core/types";
-import type { Config } from "./config";
+import { ServiceClient } from "../service/client";
+import { DynamoStore } from "../store/dynamo-store";
+import { type Config, ConfigError, loadConfig } from "./config";
 import type { StatusUseCases, SyncMessage, TransitionMessage } from "./contracts";
+import { KmsTokenVault } from "./kms-token-vault";
+import { LocalTokenVault } from "./local-token-vault";
 import type { AppLog } from "./logger";
+import { createLog } from "./logger";
+import type { TokenVault } from "./ports";
+import { ServiceStatusGateway } from "./service-gateway";
+import { SqsQueue } from "./sqs-queue";
+import { StatusPilot } from "./statuspilot";
 import type { SyncOutcome } from "./sync";
+import { createSyncRequester, type SyncDeps, syncSource } from "./sync";
+import { systemClock } from "./system-clock";
 
 /** A calendar push channel (Google channel id, Graph subscription id, or generic source id). */
 export interface ChannelBinding {
@@ -30,6 +47,8 @@ export interface App {
   log: AppLog;
   useCases: StatusUseCases;
   admin: UserAdmin;
+  /** The full use-case object: user administration (upsertUser, getUser, getStatusView, …). */
+  pilot?: StatusPilot;
   syncQueue: Queue<SyncMessage>;
   transitionQueue: Queue<TransitionMessage>;
   /** Coalescing enqueue of a re-sync; false when it joined one already queued. */
@@ -37,11 +56,6 @@ export interface App {
   syncSource(msg: SyncMessage, requestedAt?: number): Promise<SyncOutcome>;
   /** The service's signing secret (from SSM SecureString on AWS, cached per process). */
   signingSecret(): Promise<string>;
-}
-
-export interface TokenVault {
-  seal(plain: string): Promise<string>;
-  open(sealed: string): Promise<string>;
 }
 
 export interface AppOverrides {
@@ -90,8 +104,102 @@ export function getApp(): Promise<App> {
 
 /** The composition root proper: real adapters from the configuration, overrides first. */
 export async function buildApp(
-  _env: Record<string, string | undefined>,
-  _parts: AppOverrides,
+  env: Record<string, string | undefined>,
+  parts: AppOverrides,
 ): Promise<App> {
-  throw new Error("wiring pending");
+  const config = loadConfig(env);
+  const clock = parts.clock ?? systemClock;
+  const log = createLog({ level: config.LOG_LEVEL });
+  const region = config.AWS_REGION;
+  // dynalite accepts any credentials; give it some so the SDK never looks for real ones.
+  const local = config.DYNAMODB_ENDPOINT
+    ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: LOCAL_CREDENTIALS }
+    : {};
+  const dynamo = new DynamoDBClient({ region, ...local });
+  const store = new DynamoStore(dynamo, config.TABLE_NAME);
+
+  const transitionQueue =
+    parts.transitionQueue ??
+    sqsQueue<TransitionMessage>(config.TRANSITION_QUEUE_URL, "TRANSITION_QUEUE_URL", region);
+  const syncQueue =
+    parts.syncQueue ?? sqsQueue<SyncMessage>(config.SYNC_QUEUE_URL, "SYNC_QUEUE_URL", region);
+  const tokens =
+    parts.tokens ??
+    (config.TOKEN_KEY
+      ? new LocalTokenVault(config.TOKEN_KEY)
+      : new KmsTokenVault(new KMSClient({ region }), config.TOKEN_KMS_KEY_ID ?? ""));
+  const fetchFn = parts.fetch ?? fetch;
+  const service = new ServiceClient({
+    baseUrl: config.SERVICE_BASE_URL,
+    clock,
+    fetch: fetchFn,
+    log,
+  });
+  const pilot = new StatusPilot({
+    store,
+    gateway: new ServiceStatusGateway(service),
+    transitionQueue,
+    clock,
+    log,
+    tokens,
+  });
+
+  let secret: Promise<string> | undefined;
+  const signingSecret = (): Promise<string> => {
+    if (config.SIGNING_SECRET) return Promise.resolve(config.SIGNING_SECRET);
+    secret ??= readSecureString(region, config.SIGNING_SECRET_PARAM ?? "").catch(
+      (error: unknown) => {
+        secret = undefined;
+        throw error;
+      },
+    );
+    return secret;
+  };
+
+  const syncDeps: SyncDeps = {
+    clock,
+    log,
+    fetch: fetchFn,
+    loadSource: (key, sourceId) => pilot.loadSource(key, sourceId),
+    recordSourceSync: (key, sourceId, record) => pilot.recordSourceSync(key, sourceId, record),
+    applyTimeline: (key, blocks, meta) => pilot.applyTimeline(key, blocks, meta),
+    expand,
+    buildTimeline,
+  };
+
+  return {
+    config,
+    clock,
+    log,
+    useCases: pilot,
+    admin: pilot,
+    pilot,
+    syncQueue,
+    transitionQueue,
+    requestSync: createSyncRequester(syncQueue, clock),
+    syncSource: (msg, requestedAt) => syncSource(syncDeps, msg, requestedAt),
+    signingSecret,
+  };
+}
+
+const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
+
+function sqsQueue<M>(url: string | undefined, variable: string, region: string): Queue<M> {
+  if (!url) {
+    throw new ConfigError(
+      [variable],
+      `configuration: ${variable} is missing (and no queue was injected)`,
+    );
+  }
+  return new SqsQueue<M>(new SQSClient({ region }), url);
+}
+
+/** Reads an SSM SecureString, decrypted. Its value never reaches a log or an error message. */
+async function readSecureString(region: string, name: string): Promise<string> {
+  const out = await new SSMClient({ region }).send(
+    new GetParameterCommand({ Name: name, WithDecryption: true }),
+  );
+  const value = out.Parameter?.Value;
+  if (!value) throw new ConfigError(["SIGNING_SECRET_PARAM"], `SSM parameter ${name} has no value`);
+  return value;
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "../core/clock";
 import type { Log } from "../core/ports";
+import type { UserRules } from "../core/rules";
 import type { Block, Occurrence, UserKey } from "../core/types";
 import type { SyncMessage, TimelineMeta } from "./contracts";
 
@@ -9,8 +10,7 @@ export interface SyncSourceView {
   url: string;
   tz: string;
   emails: string[];
-  /** The user's rules, passed through to buildTimeline untouched. */
-  rules: unknown;
+  rules: UserRules;
   etag?: string;
   lastModified?: string;
   hash?: string;
@@ -25,14 +25,15 @@ export interface SourceSyncRecord {
   hash?: string;
 }
 
+/** lib/calendar's expand, injected so tests can count or fail calls. */
 export type ExpandFn = (
   icsText: string,
-  opts: { from: number; to: number; userZone: string; userEmails: string[] },
-) => { occurrences: Occurrence[]; skipped: Array<{ reason: string } | Record<string, unknown>> };
+  opts: { from: number; to: number; userZone: string; userEmails?: string[] },
+) => { occurrences: Occurrence[]; skipped: Array<{ reason: string; uid?: string }> };
 
 export type BuildTimelineFn = (
   occurrences: Occurrence[],
-  opts: { rules: never; tz: string; from: number; to: number },
+  opts: { rules: UserRules; tz: string; from: number; to: number },
 ) => Block[];
 
 export interface SyncDeps {
@@ -234,7 +235,7 @@ export async function syncSource(
   for (const item of skipped.slice(0, 20))
     deps.log.info("calendar item skipped", { ...logData, item });
   const blocks = deps.buildTimeline(occurrences, {
-    rules: source.rules as never,
+    rules: source.rules,
     tz: source.tz,
     from,
     to,
