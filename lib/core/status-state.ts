@@ -112,7 +112,9 @@ export function applyObservation(
     }
   }
   const observedAt = Math.max(eventMs, state.actual.observedAt);
-  if (latest !== undefined && sameStatus(latest.status, status)) {
+  const echoOfPending = state.pending !== undefined && sameStatus(state.pending.status, status);
+  // The echo can beat the sender to the store: a claimed write's echo is ours too.
+  if ((latest !== undefined && sameStatus(latest.status, status)) || echoOfPending) {
     const { override: _ended, ...rest } = seen;
     return { state: { ...rest, actual: { status, observedAt, source: "ours" } }, result: "ours" };
   }
@@ -136,13 +138,28 @@ export function applyObservation(
   };
 }
 
-/** Records one of our writes that the service confirmed; `written` is what it reported back. */
-export function recordWrite(state: StatusState, written: StatusValue, now: number): StatusState {
-  const { pending: _done, override: _gone, retry: _retried, ...rest } = state;
+/**
+ * Records one of our writes that the service confirmed; `written` is what it reported back and
+ * `sentAt` when we sent it. A user change observed after we sent it stays the actual status.
+ */
+export function recordWrite(
+  state: StatusState,
+  written: StatusValue,
+  now: number,
+  sentAt: number = now,
+): StatusState {
+  const { pending: _done, retry: _retried, ...rest } = state;
+  const recentWrites = [...state.recentWrites, { status: written, at: now }].slice(-RECENT_WRITES);
+  // Event times are whole seconds: only a strictly later second is surely after our send.
+  const newerUserChange = state.actual.source !== "ours" && state.actual.observedAt > sentAt;
+  if (newerUserChange && !sameStatus(state.actual.status, written)) {
+    return { ...rest, lastWritten: written, recentWrites };
+  }
+  const { override: _gone, ...withoutOverride } = rest;
   return {
-    ...rest,
+    ...withoutOverride,
     lastWritten: written,
-    recentWrites: [...state.recentWrites, { status: written, at: now }].slice(-RECENT_WRITES),
+    recentWrites,
     actual: { status: written, observedAt: Math.max(now, state.actual.observedAt), source: "ours" },
   };
 }

@@ -1,0 +1,109 @@
+import type { TransitionMessage } from "../../../lib/app/contracts";
+import { LocalTokenVault } from "../../../lib/app/local-token-vault";
+import { GatewayError, type StatusGateway, type StatusTarget } from "../../../lib/app/ports";
+import { StatusPilot, type UpsertUserInput } from "../../../lib/app/statuspilot";
+import { ManualClock } from "../../../lib/core/clock";
+import type { Queue } from "../../../lib/core/ports";
+import { silentLog } from "../../../lib/core/ports";
+import type { Block, StatusValue, UserKey } from "../../../lib/core/types";
+import { DynamoStore } from "../../../lib/store/dynamo-store";
+import type { LocalDynamo } from "../../support/dynalite";
+
+/** A fake of our own StatusGateway port: records every write, can fail on demand. */
+export class RecordingGateway implements StatusGateway {
+  calls: Array<{ target: StatusTarget; status: StatusValue }> = [];
+  failures: GatewayError[] = [];
+  /** Milliseconds each call takes, so concurrent reconciles overlap. */
+  latencyMs = 0;
+
+  async setStatus(target: StatusTarget, status: StatusValue): Promise<{ actual: StatusValue }> {
+    if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const failure = this.failures.shift();
+    if (failure) throw failure;
+    this.calls.push({ target, status });
+    return { actual: status };
+  }
+
+  static failure(
+    code: string,
+    kind: { retryable?: boolean; final?: boolean; retryAfterS?: number },
+  ): GatewayError {
+    return new GatewayError(
+      `failed: ${code}`,
+      code,
+      kind.retryable ?? false,
+      kind.final ?? false,
+      kind.retryAfterS,
+    );
+  }
+}
+
+/** A fake of our own Queue port that keeps what was sent. */
+export class MemoryQueue implements Queue<TransitionMessage> {
+  sent: Array<{ message: TransitionMessage; delaySeconds: number }> = [];
+  async send(message: TransitionMessage, opts?: { delaySeconds?: number }): Promise<void> {
+    this.sent.push({ message, delaySeconds: opts?.delaySeconds ?? 0 });
+  }
+}
+
+export const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
+export const MIN = 60_000;
+
+export function block(start: number, end: number, kind: Block["kind"] = "meeting"): Block {
+  const look = {
+    meeting: { text: "In a meeting", emoji: ":spiral_calendar_pad:" },
+    focus: { text: "Focus time", emoji: ":headphones:" },
+    ooo: { text: "Out of office", emoji: ":palm_tree:" },
+  }[kind];
+  return { start, end, kind, ...look, expiration: Math.floor(end / 1000) };
+}
+
+export interface Harness {
+  pilot: StatusPilot;
+  store: DynamoStore;
+  gateway: RecordingGateway;
+  queue: MemoryQueue;
+  clock: ManualClock;
+  vault: LocalTokenVault;
+  addUser(user: string, extra?: Partial<UpsertUserInput>): Promise<UserKey>;
+}
+
+let counter = 0;
+
+export function harness(dynamo: LocalDynamo): Harness {
+  const store = new DynamoStore(dynamo.client, dynamo.tableName);
+  const gateway = new RecordingGateway();
+  const queue = new MemoryQueue();
+  const clock = new ManualClock(T0);
+  const vault = new LocalTokenVault(Buffer.alloc(32, 7));
+  const pilot = new StatusPilot({
+    store,
+    gateway,
+    transitionQueue: queue,
+    clock,
+    log: silentLog,
+    tokens: vault,
+    newId: () => `ooo-${++counter}`,
+  });
+  const team = `T${++counter}`;
+  return {
+    pilot,
+    store,
+    gateway,
+    queue,
+    clock,
+    vault,
+    async addUser(user, extra = {}) {
+      const key = { team, user };
+      await pilot.upsertUser({
+        key,
+        tz: "Europe/Berlin",
+        token: `xoxp-${user}`,
+        sources: [],
+        mode: "auto",
+        ...extra,
+      });
+      return key;
+    },
+  };
+}
