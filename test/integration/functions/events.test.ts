@@ -1,0 +1,212 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { handler as eventsHandler } from "../../../functions/http/events";
+import { handler as oooHandler } from "../../../functions/http/ooo-command";
+import { getApp } from "../../../lib/app/root";
+import { signV0 } from "../../../lib/webhooks";
+import { eventFixture, FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
+
+const alice = { team: "T0DEMO", user: "U001" };
+let stack: Stack;
+
+async function invoke(
+  handler: typeof eventsHandler,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  return (await handler(
+    event,
+    lambdaContext("statuspilot-test-serviceEvents"),
+  )) as APIGatewayProxyStructuredResultV2;
+}
+
+/** The fixture with a new body, re-signed at the fixture's timestamp. */
+function resigned(name: string, body: string): APIGatewayProxyEventV2 {
+  const event = eventFixture(name);
+  const ts = event.headers["x-svc-request-timestamp"] ?? "";
+  return {
+    ...event,
+    body,
+    headers: { ...event.headers, "x-svc-signature": signV0("demo-signing-secret", ts, body) },
+  };
+}
+
+describe("POST /service/events against dynalite and the emulator", () => {
+  beforeAll(async () => {
+    stack = await startStack();
+    const app = await getApp();
+    await app.pilot?.upsertUser({
+      key: alice,
+      tz: "Europe/Berlin",
+      token: "xoxp-demo-U001",
+      sources: [],
+      mode: "auto",
+    });
+  });
+  afterAll(async () => stack?.close());
+  beforeEach(() => stack.clock.set(FIXTURE_NOW_MS));
+
+  it("echoes the challenge of a signed url_verification as plain text", async () => {
+    // Act
+    const res = await invoke(eventsHandler, eventFixture("service-url-verification.json"));
+    // Assess
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P");
+  });
+
+  it("records the user's actual status from a signed user_change", async () => {
+    // Act
+    const res = await invoke(eventsHandler, eventFixture("service-user-change.json"));
+    // Assess
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body ?? "{}")).toMatchObject({ ok: true, duplicate: false });
+    const view = await (await getApp()).pilot?.getStatusView(alice);
+    expect(view?.actual).toMatchObject({
+      source: "manual",
+      status: { text: "Lunch", emoji: ":sandwich:" },
+    });
+  });
+
+  it("answers a duplicate event_id, and a retry of it, with 200 and does nothing", async () => {
+    // Prepare
+    await invoke(eventsHandler, eventFixture("service-user-change.json"));
+    const before = stack.emulator.calls().length;
+    // Act
+    const again = await invoke(eventsHandler, eventFixture("service-user-change.json"));
+    const retry = await invoke(eventsHandler, eventFixture("service-user-change-retry.json"));
+    // Assess
+    expect(again.statusCode).toBe(200);
+    expect(JSON.parse(again.body ?? "{}")).toMatchObject({ duplicate: true });
+    expect(retry.statusCode).toBe(200);
+    expect(JSON.parse(retry.body ?? "{}")).toMatchObject({ duplicate: true });
+    expect(stack.emulator.calls().length).toBe(before);
+  });
+
+  it("refuses a tampered body with 401", async () => {
+    // Prepare
+    const event = eventFixture("service-user-change.json");
+    const tampered = { ...event, body: (event.body ?? "").replace("Lunch", "Hacked") };
+    // Act
+    const res = await invoke(eventsHandler, tampered);
+    // Assess
+    expect(res.statusCode).toBe(401);
+    expect(JSON.parse(res.body ?? "{}")).toMatchObject({ error: "bad_signature" });
+  });
+
+  it("refuses a correctly signed request more than five minutes old with 401", async () => {
+    // Prepare
+    stack.clock.set(FIXTURE_NOW_MS + 301_000);
+    // Act
+    const res = await invoke(eventsHandler, eventFixture("service-url-verification.json"));
+    // Assess
+    expect(res.statusCode).toBe(401);
+    expect(JSON.parse(res.body ?? "{}")).toMatchObject({ error: "stale_timestamp" });
+  });
+
+  it("refuses a request without signature headers with 401", async () => {
+    const event = eventFixture("service-url-verification.json");
+    const { "x-svc-signature": _dropped, ...headers } = event.headers;
+    const res = await invoke(eventsHandler, { ...event, headers });
+    expect(res.statusCode).toBe(401);
+  });
+
+  it("answers a signed body that is not JSON with 400", async () => {
+    const res = await invoke(eventsHandler, eventFixture("service-malformed.json"));
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body ?? "{}")).toMatchObject({ message: "body is not valid JSON" });
+  });
+
+  it("answers a user_change without a user id with 400 naming the field", async () => {
+    const res = await invoke(eventsHandler, eventFixture("service-user-change-incomplete.json"));
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(res.body ?? "{}").pointer).toBe("/user/id");
+  });
+
+  it("acknowledges an unknown event type with 200 and changes nothing", async () => {
+    // Prepare
+    const before = stack.emulator.calls().length;
+    // Act
+    const res = await invoke(eventsHandler, eventFixture("service-unknown-event.json"));
+    // Assess
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body ?? "{}")).toMatchObject({ ignored: "reaction_added" });
+    expect(stack.emulator.calls().length).toBe(before);
+  });
+
+  it("ignores a user_change for a user Statuspilot does not know", async () => {
+    const body = (eventFixture("service-user-change.json").body ?? "")
+      .replaceAll("U001", "U999")
+      .replace("Ev0USERCHANGE1", "Ev0STRANGER");
+    const res = await invoke(eventsHandler, resigned("service-user-change.json", body));
+    expect(res.statusCode).toBe(200);
+    expect(
+      await (await getApp()).pilot?.getStatusView({ team: "T0DEMO", user: "U999" }),
+    ).toBeUndefined();
+  });
+});
+
+describe("POST /service/commands/ooo against dynalite and the emulator", () => {
+  beforeAll(async () => {
+    stack = await startStack();
+    const app = await getApp();
+    await app.pilot?.upsertUser({
+      key: alice,
+      tz: "Europe/Berlin",
+      token: "xoxp-demo-U001",
+      sources: [],
+      mode: "auto",
+    });
+  });
+  afterAll(async () => stack?.close());
+
+  it("schedules out-of-office from a signed /ooo command, reading dates in the user's zone", async () => {
+    // Act
+    const res = await invoke(oooHandler, eventFixture("ooo-command-schedule.json"));
+    // Assess
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body ?? "{}").text).toMatch(
+      /^Scheduled .*2026-01-05 00:00 → 2026-01-10 00:00/,
+    );
+    const entries = await (await getApp()).useCases.listOutOfOffice(alice);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      start: Date.UTC(2026, 0, 4, 23, 0),
+      end: Date.UTC(2026, 0, 9, 23, 0),
+    });
+    expect(entries[0]?.text).toContain("Skiing");
+  });
+
+  it("lists and cancels through the same command", async () => {
+    // Prepare
+    const [entry] = await (await getApp()).useCases.listOutOfOffice(alice);
+    const form = (text: string) =>
+      new URLSearchParams({ team_id: "T0DEMO", user_id: "U001", command: "/ooo", text }).toString();
+    // Act
+    const listed = await invoke(oooHandler, resigned("ooo-command-schedule.json", form("list")));
+    const cancelled = await invoke(
+      oooHandler,
+      resigned("ooo-command-schedule.json", form(`cancel ${entry?.id}`)),
+    );
+    // Assess
+    expect(JSON.parse(listed.body ?? "{}").text).toContain(entry?.id);
+    expect(JSON.parse(cancelled.body ?? "{}").text).toBe(`Cancelled ${entry?.id}.`);
+    expect(await (await getApp()).useCases.listOutOfOffice(alice)).toEqual([]);
+  });
+
+  it("explains a command it cannot read instead of failing", async () => {
+    const form = new URLSearchParams({
+      team_id: "T0DEMO",
+      user_id: "U001",
+      command: "/ooo",
+      text: "2026-02-30",
+    });
+    const res = await invoke(oooHandler, resigned("ooo-command-schedule.json", form.toString()));
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body ?? "{}").text).toMatch(/not a calendar date/);
+  });
+
+  it("refuses an unsigned command with 401", async () => {
+    const event = eventFixture("ooo-command-schedule.json");
+    const res = await invoke(oooHandler, { ...event, body: `${event.body}&x=1` });
+    expect(res.statusCode).toBe(401);
+  });
+});
