@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { UserKey } from "../../../lib/core/types";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { block, type Harness, harness, MIN, T0 } from "./harness";
+
+let dynamo: LocalDynamo;
+beforeAll(async () => {
+  dynamo = await startDynalite();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+const EMPTY = { text: "", emoji: "", expiration: 0 };
+
+/** 50 reconciles of one user at once: transition messages, calendar syncs, late events, ticks. */
+async function stampede(h: Harness, key: UserKey, blocks: ReturnType<typeof block>[], tag: string) {
+  const nowS = Math.floor(h.clock.now() / 1000);
+  return Promise.all(
+    Array.from({ length: 50 }, (_, i) => {
+      switch (i % 4) {
+        case 0:
+          return h.pilot.reconcileUser(key);
+        case 1:
+          return h.pilot.applyTimeline(key, blocks, { sourceId: "work" });
+        case 2:
+          // A late user_change from before the transition, delivered now.
+          return h.pilot.recordUserChange({
+            eventId: `${tag}-${i}`,
+            eventTime: nowS - 5,
+            key,
+            status: EMPTY,
+          });
+        default:
+          return h.pilot.tick();
+      }
+    }),
+  );
+}
+
+describe("concurrent reconciles of one user", () => {
+  it("send exactly one write per transition and lose no update", async () => {
+    // Prepare
+    const h = harness(dynamo);
+    h.gateway.latencyMs = 15;
+    const key = await h.addUser("U-busy");
+    const meeting = block(T0 + 10 * MIN, T0 + 40 * MIN);
+    const focus = block(T0 + 40 * MIN, T0 + 70 * MIN, "focus");
+    await h.pilot.applyTimeline(key, [meeting, focus], { sourceId: "work" });
+    // Act
+    h.clock.set(meeting.start);
+    await stampede(h, key, [meeting, focus], "a");
+    h.clock.set(focus.start);
+    await stampede(h, key, [meeting, focus], "b");
+    // Assess
+    expect(h.gateway.calls.map((c) => c.status.text)).toEqual(["In a meeting", "Focus time"]);
+    const snap = await h.store.loadUser(key);
+    // 1 initial + 2 × 13 concurrent syncs, each a versioned write that must not be lost.
+    expect(snap.timelines[0]?.version).toBe(27);
+    const eventIds = Array.from({ length: 50 }, (_, i) => i)
+      .filter((i) => i % 4 === 2)
+      .flatMap((i) => [`a-${i}`, `b-${i}`]);
+    const seen = await Promise.all(eventIds.map((id) => h.store.seenEvent(id, h.clock.now())));
+    expect(seen.every(Boolean)).toBe(true);
+    expect(snap.status?.state.lastWritten?.text).toBe("Focus time");
+    expect(snap.status?.state.pending).toBeUndefined();
+  });
+});
