@@ -572,6 +572,16 @@ describe("validateManifest semantic rules", () => {
     expect(complete).toEqual([]);
   });
 
+  it("defaults function_runtime to svc in a version 2 manifest, as the official fixtures assume", () => {
+    // Prepare: spec says function_runtime is required with functions; the platform's own v2
+    // fixtures omit it, and rejecting what the platform accepts would be a bug
+    const doc = withValue(v2(), ["settings", "function_runtime"], undefined);
+    // Act
+    const problems = validateManifest(doc);
+    // Assess: functions and outgoing_domains both pass with the implied svc runtime
+    expect(problems).toEqual([]);
+  });
+
   it("needs org_deploy_enabled for functions in a version 2 manifest too", () => {
     // Act
     const problems = validateManifest(withValue(v2(), ["settings", "org_deploy_enabled"], false));
