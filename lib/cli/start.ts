@@ -131,11 +131,11 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
     io.out(`  calendar  ${demo.users[0]?.calendars[0] ?? ""}  (demo, relative to now)`);
     io.out(`  admin key ${stack.adminApiKey}  (x-api-key for /admin/...)`);
     io.out(
-      `U001's first meeting starts at ${clockTime(clock.now() + 20_000, timeZone)}; times are in ${timeZone}.`,
+      `U001's first meeting starts at ${clockTime(demo.events[0]?.start ?? clock.now(), timeZone)}; times are in ${timeZone}.`,
     );
   } else {
     io.out(`  admin key ${stack.adminApiKey}  (x-api-key for /admin/...)`);
-    io.out(`Watching ${stack.hookSecrets.size} calendar(s); times are in ${timeZone}.`);
+    io.out(`Watching ${stack.hooks.size} calendar(s); times are in ${timeZone}.`);
   }
   io.out("Press Ctrl-C to stop.");
 

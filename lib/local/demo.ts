@@ -1,5 +1,5 @@
 import type { Clock } from "../core/clock";
-import { demoEvents, renderIcs } from "./demo-feed";
+import { type DemoEvent, demoEvents, renderIcs } from "./demo-feed";
 import { type IcsServer, startIcsServer } from "./ics-server";
 import type { LocalUserConfig } from "./stack";
 
@@ -15,17 +15,17 @@ export const DEMO_FEED_PATH = "/demo/u001.ics";
 export interface Demo {
   ics: IcsServer;
   users: LocalUserConfig[];
+  events: DemoEvent[];
   close(): Promise<void>;
 }
 
 /** Serves U001's demo calendar on loopback, its events placed relative to now. */
 export async function startDemo(clock: Clock): Promise<Demo> {
   const now = clock.now();
-  const ics = await startIcsServer({
-    clock,
-    feeds: { [DEMO_FEED_PATH]: renderIcs(demoEvents(now, DEMO_USER.tz), now) },
-  });
+  const events = demoEvents(now, DEMO_USER.tz);
+  const ics = await startIcsServer({ clock, feeds: { [DEMO_FEED_PATH]: renderIcs(events, now) } });
   return {
+    events,
     ics,
     users: [{ ...DEMO_USER, calendars: [ics.feedUrl(DEMO_FEED_PATH)] }],
     close: () => ics.close(),

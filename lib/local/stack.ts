@@ -68,8 +68,8 @@ export interface LocalStack {
   clock: Clock;
   scheduler: Scheduler;
   queues: { transition: DelayQueue<TransitionMessage>; sync: DelayQueue<SyncMessage> };
-  /** The generic hook secret of each registered source, by `${user}/${sourceId}`. */
-  hookSecrets: ReadonlyMap<string, string>;
+  /** The generic hook (`POST /hooks/generic/{channelId}`) of each source, by `${user}/${sourceId}`. */
+  hooks: ReadonlyMap<string, { channelId: string; secret: string }>;
   /** Manual time only: move the clock, running the tick, queues and expiry on the way. */
   advanceTo(epochMs: number): Promise<void>;
   advance(ms: number): Promise<void>;
@@ -89,14 +89,22 @@ interface LocalUserAdmin {
     sources: Array<{ id: string; url: string; kind: "ics"; secret?: string }>;
     rules?: Record<string, unknown>;
     emails?: string[];
+    mode: "auto";
   }): Promise<unknown>;
+  putChannel(
+    channelId: string,
+    binding: { key: UserKey; sourceId: string; secret?: string },
+  ): Promise<void>;
   getStatusView?(key: UserKey): Promise<unknown>;
 }
 
 const adminOf = (app: App): LocalUserAdmin => {
-  const admin = app.admin as unknown as Partial<LocalUserAdmin>;
-  if (typeof admin.upsertUser !== "function") {
-    throw new ConfigError("the app offers no upsertUser; users cannot be registered", "/users");
+  const admin = (app.pilot ?? app.admin) as unknown as Partial<LocalUserAdmin>;
+  if (typeof admin.upsertUser !== "function" || typeof admin.putChannel !== "function") {
+    throw new ConfigError(
+      "the app offers no upsertUser/putChannel; users cannot be registered",
+      "/users",
+    );
   }
   return admin as LocalUserAdmin;
 };
@@ -206,7 +214,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     });
     closers.push(() => dynamo.close());
 
-    const hookSecrets = new Map<string, string>();
+    const hooks = new Map<string, { channelId: string; secret: string }>();
     const live = options.onLive ?? (() => {});
     let emulator: RunningEmulator | undefined;
 
@@ -372,7 +380,6 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       const sources = u.calendars.map((url, i) => {
         const id = `cal${i + 1}`;
         const secret = randomBytes(16).toString("hex");
-        hookSecrets.set(`${u.user}/${id}`, secret);
         return { id, url, kind: "ics" as const, secret };
       });
       await admin.upsertUser({
@@ -382,7 +389,18 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         sources,
         ...(u.rules ? { rules: u.rules } : {}),
         ...(u.emails ? { emails: u.emails } : {}),
+        mode: "auto",
       });
+      for (const s of sources) {
+        // Channel ids are global, so the generic hook's id names team, user and source.
+        const channelId = `${u.team}.${u.user}.${s.id}`;
+        await admin.putChannel(channelId, {
+          key: { team: u.team, user: u.user },
+          sourceId: s.id,
+          secret: s.secret,
+        });
+        hooks.set(`${u.user}/${s.id}`, { channelId, secret: s.secret });
+      }
       for (const s of sources) {
         await queues.sync.send({ team: u.team, user: u.user, sourceId: s.id, reason: "manual" });
       }
@@ -428,7 +446,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       clock,
       scheduler,
       queues,
-      hookSecrets,
+      hooks,
       advanceTo: (ms) => manual().advanceTo(ms),
       advance: (ms) => manual().advance(ms),
       settle: async () => {
