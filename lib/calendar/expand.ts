@@ -6,8 +6,8 @@ import {
   globalZone,
   RfcTimezone,
   wallMs,
-  type ZoneResolver as ZoneResolverType,
   ZoneResolver,
+  type ZoneResolver as ZoneResolverType,
   type ZoneRules,
   zonedMidnight,
 } from "./zones";
@@ -115,7 +115,10 @@ function parseFeed(text: string, skipped: SkippedEvent[]): ICAL.Component {
     throw new CalendarParseError("not an iCalendar feed: no BEGIN:VCALENDAR");
   }
   // Blank lines are not content lines; some producers emit them inside components.
-  const clean = text.replace(/\r\n?/g, "\n").replace(/\n{2,}/g, "\n").replace(/^\n/, "");
+  const clean = text
+    .replace(/\r\n?/g, "\n")
+    .replace(/\n{2,}/g, "\n")
+    .replace(/^\n/, "");
   try {
     return firstCalendar(ICAL.parse(clean));
   } catch (error: unknown) {
@@ -266,9 +269,12 @@ function spanOf(start: ICAL.Time, rule: EndRule, ctx: Context): [number, number]
     d.adjust(rule.days, 0, 0, 0);
     e = instantOf(d, ctx);
   } else {
+    // Weeks and days are nominal (same wall time), hours/minutes/seconds exact (RFC 5545 §3.3.6).
+    const dur = rule.duration;
+    const sign = dur.isNegative ? -1 : 1;
     const d = start.clone();
-    d.addDuration(rule.duration);
-    e = instantOf(d, ctx);
+    d.adjust(sign * (dur.weeks * 7 + dur.days), 0, 0, 0);
+    e = instantOf(d, ctx) + sign * (dur.hours * 3600 + dur.minutes * 60 + dur.seconds) * 1000;
   }
   return e < s ? [e, s] : [s, e];
 }
@@ -334,7 +340,8 @@ function expandGroup(
       const key = useDate ? dateKey(rid) : ov.ridMs;
       const map = useDate ? byDate : byInstant;
       const prev = (map as Map<string | number, Override>).get(key);
-      if (!prev || later(prev.record, r) === r) (map as Map<string | number, Override>).set(key, ov);
+      if (!prev || later(prev.record, r) === r)
+        (map as Map<string | number, Override>).set(key, ov);
       if (range) ranges.push(ov);
     } catch (error: unknown) {
       skipped.push(skipOf(r.comp, uid, error));
@@ -364,7 +371,8 @@ function expandGroup(
         if (single) continue; // emitted below from the override itself
         const recurring = instances.length > 1 || hasRecurrence(master.comp);
         const range = lastRangeAtOrBefore(ranges, instMs);
-        let [s, e] = inst.end !== undefined ? [instMs, inst.end] : spanOf(inst.time, masterEnd, ctx);
+        let [s, e] =
+          inst.end !== undefined ? [instMs, inst.end] : spanOf(inst.time, masterEnd, ctx);
         let comp = master.comp;
         if (range) {
           // RANGE=THISANDFUTURE moves every later instance by the same offset (RFC 5545 §3.8.4.4).
@@ -375,7 +383,15 @@ function expandGroup(
         }
         if (!overlaps(s, e, ctx)) continue;
         masterOccurrences.push(
-          occurrenceOf(comp, uid, s, e, masterAllDay, ctx, recurring ? ridString(inst.time, ctx) : undefined),
+          occurrenceOf(
+            comp,
+            uid,
+            s,
+            e,
+            masterAllDay,
+            ctx,
+            recurring ? ridString(inst.time, ctx) : undefined,
+          ),
         );
       }
     } catch (error: unknown) {
@@ -449,7 +465,9 @@ function instancesOf(
   exInstants: Set<number>,
   exDates: Set<string>,
 ): Instance[] {
-  const approxDuration = Math.abs(spanOf(dtstart, endRule, ctx)[1] - spanOf(dtstart, endRule, ctx)[0]);
+  const approxDuration = Math.abs(
+    spanOf(dtstart, endRule, ctx)[1] - spanOf(dtstart, endRule, ctx)[0],
+  );
   const maxShift = ranges.reduce((m, r) => Math.max(m, Math.abs(r.start - r.ridMs)), 0);
   const lo = ctx.from - approxDuration - 2 * DAY_MS - maxShift;
   const hi = ctx.to + 2 * DAY_MS + maxShift;
@@ -469,7 +487,8 @@ function instancesOf(
       const ff = fastForward(rule, dtstart, lo);
       const iterator = (ff?.rule ?? rule).iterator(ff?.start ?? dtstart);
       for (let step = 0; ; step++) {
-        if (step > MAX_STEPS) throw new Error(`RRULE ${value.toString()} yields too many instances`);
+        if (step > MAX_STEPS)
+          throw new Error(`RRULE ${value.toString()} yields too many instances`);
         const next = iterator.next();
         if (!next) break;
         const ms = instantOf(next, ctx);
