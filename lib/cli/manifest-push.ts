@@ -1,7 +1,129 @@
-import type { CliIo } from "./io";
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { systemClock } from "../app/system-clock";
+import { ManifestParseError, parseManifestText, validateManifest } from "../schema/manifest";
+import { ServiceClient } from "../service/client";
+import { ServiceError } from "../service/errors";
+import { type CliIo, EXIT_UNREADABLE } from "./io";
 
-// Placeholder until its owner lands the command.
-export async function run(_args: string[], io: CliIo): Promise<number> {
-  io.err("not implemented yet");
-  return 70;
+const EXIT_USAGE = 64;
+const USAGE =
+  "usage: statuspilot manifest push --app-id A --token T [--base-url URL] [--request-url URL] [--file infra/manifest.yaml]";
+const DEFAULT_BASE_URL = "http://127.0.0.1:4010/api";
+export const EVENTS_PATH = "/service/events";
+export const OOO_COMMAND_PATH = "/service/commands/ooo";
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Points the manifest at a deployment: `requestUrl` is the HTTP API's base URL (or the full
+ * events URL); the events subscription and the `/ooo` command get their paths under it.
+ */
+export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
+  if (!isObject(doc)) return doc;
+  const base = requestUrl.replace(/\/+$/, "").replace(/\/service\/events$/, "");
+  const copy = structuredClone(doc);
+  const settings = isObject(copy.settings) ? copy.settings : {};
+  const subscriptions = isObject(settings.event_subscriptions) ? settings.event_subscriptions : {};
+  copy.settings = {
+    ...settings,
+    event_subscriptions: { ...subscriptions, request_url: base + EVENTS_PATH },
+  };
+  const features = isObject(copy.features) ? copy.features : undefined;
+  if (features && Array.isArray(features.slash_commands)) {
+    features.slash_commands = features.slash_commands.map((c: unknown) =>
+      isObject(c) && c.command === "/ooo" ? { ...c, url: base + OOO_COMMAND_PATH } : c,
+    );
+  }
+  return copy;
+}
+
+const formatProblems = (problems: Array<{ message: string; pointer: string }>): string =>
+  problems.map((p) => `  ${p.pointer || "/"}: ${p.message}`).join("\n");
+
+/**
+ * `statuspilot manifest push`: validates the manifest locally, then sends it with
+ * `apps.manifest.update`. Exit 0 with `permissions_updated: true|false`; 1 when the manifest is
+ * invalid (here or at the service) or the service refuses; 2 when the file cannot be read.
+ */
+export async function run(
+  args: string[],
+  io: CliIo,
+  deps: { fetch?: typeof fetch } = {},
+): Promise<number> {
+  let values: {
+    "app-id"?: string;
+    token?: string;
+    "base-url"?: string;
+    "request-url"?: string;
+    file?: string;
+  };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        "app-id": { type: "string" },
+        token: { type: "string" },
+        "base-url": { type: "string" },
+        "request-url": { type: "string" },
+        file: { type: "string" },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error: unknown) {
+    io.err(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const appId = values["app-id"];
+  const token = values.token;
+  if (!appId || !token) {
+    io.err(`missing ${appId ? "--token" : "--app-id"}\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  const requestUrl = values["request-url"];
+  if (requestUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(requestUrl)) {
+    io.err(`--request-url must be an http(s) URL, got "${requestUrl}"`);
+    return EXIT_USAGE;
+  }
+  const file = values.file ?? "infra/manifest.yaml";
+
+  let doc: unknown;
+  try {
+    doc = parseManifestText(await readFile(file, "utf8"));
+  } catch (error: unknown) {
+    if (error instanceof ManifestParseError) io.err(`${file}: ${error.message}`);
+    else
+      io.err(
+        `cannot read ${file}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+      );
+    return EXIT_UNREADABLE;
+  }
+  if (requestUrl) doc = withRequestUrl(doc, requestUrl);
+
+  const problems = validateManifest(doc);
+  if (problems.length > 0) {
+    io.err(`${file} is not a valid manifest (nothing was sent):\n${formatProblems(problems)}`);
+    return 1;
+  }
+
+  const client = new ServiceClient({
+    baseUrl: values["base-url"] ?? DEFAULT_BASE_URL,
+    clock: systemClock,
+    budget: false,
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
+  try {
+    const result = await client.updateManifest({ token, appId, manifest: JSON.stringify(doc) });
+    io.out(`updated ${result.appId}\npermissions_updated: ${result.permissionsUpdated}`);
+    return 0;
+  } catch (error: unknown) {
+    if (!(error instanceof ServiceError)) throw error;
+    const detail = error.errors?.length ? `\n${formatProblems(error.errors)}` : "";
+    const retry = error.retryAfterS !== undefined ? ` (retry after ${error.retryAfterS}s)` : "";
+    io.err(`the service refused the manifest: ${error.code}${retry}${detail}`);
+    return 1;
+  }
 }

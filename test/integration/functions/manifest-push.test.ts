@@ -1,0 +1,137 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import { run } from "../../../lib/cli/manifest-push";
+import { parseManifestText, validateManifest } from "../../../lib/schema/manifest";
+import { fixturePath, repoRoot } from "./harness";
+
+const manifestFile = path.join(repoRoot, "infra/manifest.yaml");
+
+function bufferIo() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) }, out, err };
+}
+
+describe("infra/manifest.yaml", () => {
+  it("is a valid manifest with the user scope, the user_change subscription and /ooo", async () => {
+    // Prepare
+    const doc = parseManifestText(await readFile(manifestFile, "utf8")) as {
+      oauth_config: { scopes: { user: string[] } };
+      settings: { event_subscriptions: { user_events: string[]; request_url: string } };
+      features: { slash_commands: Array<{ command: string }>; bot_user: { display_name: string } };
+    };
+    // Act
+    const problems = validateManifest(doc);
+    // Assess
+    expect(problems).toEqual([]);
+    expect(doc.oauth_config.scopes.user).toContain("users.profile:write");
+    expect(doc.settings.event_subscriptions.user_events).toEqual(["user_change"]);
+    expect(doc.features.slash_commands.map((c) => c.command)).toEqual(["/ooo"]);
+    expect(doc.features.bot_user.display_name).toBe("statuspilot");
+  });
+});
+
+describe("statuspilot manifest push against the emulator", () => {
+  let emulator: RunningEmulator;
+  beforeAll(async () => {
+    emulator = await startEmulator({
+      workspace: loadWorkspace(fixturePath("workspace.json")),
+      port: 0,
+      expirySweepMs: 0,
+    });
+  });
+  afterAll(async () => emulator?.close());
+
+  it("updates the app with the deployed request URLs and reports permissions_updated", async () => {
+    // Prepare
+    const { io, out } = bufferIo();
+    // Act
+    const code = await run(
+      [
+        "--app-id",
+        "A0STATUSPILOT",
+        "--token",
+        "xoxe-demo-config",
+        "--base-url",
+        emulator.apiBase,
+        "--request-url",
+        "https://api.statuspilot.example",
+        "--file",
+        manifestFile,
+      ],
+      io,
+    );
+    // Assess
+    expect(code).toBe(0);
+    expect(out.join("\n")).toMatch(/permissions_updated: (true|false)/);
+    const app = emulator.state().apps.find((a) => a.id === "A0STATUSPILOT");
+    expect(app?.manifest).toMatchObject({
+      settings: {
+        event_subscriptions: { request_url: "https://api.statuspilot.example/service/events" },
+      },
+      features: {
+        slash_commands: [{ url: "https://api.statuspilot.example/service/commands/ooo" }],
+      },
+    });
+  });
+
+  it("prints local problems with their pointers and sends nothing", async () => {
+    // Prepare
+    const { io, err } = bufferIo();
+    const before = emulator.calls().length;
+    // Act
+    const code = await run(
+      [
+        "--app-id",
+        "A0STATUSPILOT",
+        "--token",
+        "xoxe-demo-config",
+        "--base-url",
+        emulator.apiBase,
+        "--file",
+        fixturePath("manifest-too-long-name.yaml"),
+      ],
+      io,
+    );
+    // Assess
+    expect(code).toBe(1);
+    expect(err.join("\n")).toMatch(/\/display_information\/name: .*35/);
+    expect(emulator.calls().length).toBe(before);
+  });
+
+  it("prints the service's refusal readably and exits 1", async () => {
+    const { io, err } = bufferIo();
+    const code = await run(
+      [
+        "--app-id",
+        "A0STATUSPILOT",
+        "--token",
+        "xoxp-not-a-token",
+        "--base-url",
+        emulator.apiBase,
+        "--file",
+        manifestFile,
+      ],
+      io,
+    );
+    expect(code).toBe(1);
+    expect(err.join("\n")).toMatch(/the service refused the manifest: invalid_auth/);
+  });
+
+  it("answers a missing --token with usage and exit 64", async () => {
+    const { io, err } = bufferIo();
+    expect(await run(["--app-id", "A0STATUSPILOT"], io)).toBe(64);
+    expect(err.join("\n")).toMatch(/missing --token/);
+  });
+
+  it("answers an unreadable file with exit 2", async () => {
+    const { io } = bufferIo();
+    const code = await run(
+      ["--app-id", "A", "--token", "T", "--file", fixturePath("no-such-manifest.yaml")],
+      io,
+    );
+    expect(code).toBe(2);
+  });
+});
