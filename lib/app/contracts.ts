@@ -60,3 +60,29 @@ export interface StatusUseCases {
   listOutOfOffice(key: UserKey): Promise<OutOfOfficeEntry[]>;
   cancelOutOfOffice(key: UserKey, id: string): Promise<boolean>;
 }
+
+/** User administration for handlers, the CLI and the local stack (implemented by StatusPilot). */
+export interface UserAdministration {
+  upsertUser(
+    input: import("./statuspilot").UpsertUserInput,
+  ): Promise<import("./statuspilot").UserView>;
+  getUser(key: UserKey): Promise<import("./statuspilot").UserView | undefined>;
+  getStatusView(key: UserKey): Promise<import("./statuspilot").StatusView | undefined>;
+  userZone(key: UserKey): Promise<string | undefined>;
+  putChannel(
+    channelId: string,
+    binding: { key: UserKey; sourceId: string; secret?: string },
+  ): Promise<void>;
+  findChannel(channelId: string): Promise<import("./statuspilot").ChannelView | undefined>;
+  /** Sources not synced since `before` (epoch ms), through the poll index. */
+  sourcesDue(before: number): Promise<SyncMessage[]>;
+  loadSource(
+    key: UserKey,
+    sourceId: string,
+  ): Promise<import("./statuspilot").SourceView | undefined>;
+  recordSourceSync(
+    key: UserKey,
+    sourceId: string,
+    sync: { syncedAt: number; etag?: string; lastModified?: string; hash?: string },
+  ): Promise<void>;
+}

@@ -24,6 +24,7 @@ import type {
   SyncMessage,
   TimelineMeta,
   TransitionMessage,
+  UserAdministration,
 } from "./contracts";
 import { InvalidInputError, UnknownUserError } from "./errors";
 import {
@@ -212,7 +213,7 @@ const jitter = (seed: string): number => {
  * fresh read. A status write is claimed on the item before it is sent, so concurrent reconciles
  * send it once.
  */
-export class StatusPilot implements StatusUseCases {
+export class StatusPilot implements StatusUseCases, UserAdministration {
   private readonly store: StatusStore;
   private readonly gateway: StatusGateway;
   private readonly queue: Queue<TransitionMessage>;

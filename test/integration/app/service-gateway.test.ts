@@ -1,0 +1,140 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import { LocalTokenVault } from "../../../lib/app/local-token-vault";
+import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
+import { StatusPilot } from "../../../lib/app/statuspilot";
+import { ManualClock } from "../../../lib/core/clock";
+import { silentLog } from "../../../lib/core/ports";
+import { ServiceClient } from "../../../lib/service/client";
+import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { block, MemoryQueue, MIN, T0 } from "./harness";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const workspaceFile = path.resolve(here, "../../fixtures/workspaces/conformance.json");
+
+let dynamo: LocalDynamo;
+let emulator: RunningEmulator;
+const clock = new ManualClock(T0);
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  emulator = await startEmulator({
+    workspace: loadWorkspace(workspaceFile),
+    clock,
+    port: 0,
+    expirySweepMs: 0,
+  });
+});
+afterAll(async () => {
+  await emulator.close();
+  await dynamo.close();
+});
+
+function pilot(): StatusPilot {
+  return new StatusPilot({
+    store: new DynamoStore(dynamo.client, dynamo.tableName),
+    gateway: new ServiceStatusGateway(new ServiceClient({ baseUrl: emulator.apiBase, clock })),
+    transitionQueue: new MemoryQueue(),
+    clock,
+    log: silentLog,
+    tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
+  });
+}
+
+const profileOf = (user: string) => emulator.state().profiles[user];
+
+describe("reconcile through the real client against the emulator", () => {
+  it("sets the status with its expiration and clears text and emoji together on cancel", async () => {
+    // Prepare
+    const p = pilot();
+    const key = { team: "T0CONF", user: "U0MEMBER" };
+    await p.upsertUser({
+      key,
+      tz: "Europe/Berlin",
+      token: "xoxp-member-0001",
+      sources: [],
+      mode: "auto",
+    });
+    const meeting = block(T0 - MIN, T0 + 30 * MIN);
+    // Act
+    await p.applyTimeline(key, [meeting], { sourceId: "work" });
+    const shown = { ...profileOf("U0MEMBER") };
+    await p.applyTimeline(key, [], { sourceId: "work" });
+    // Assess
+    expect([shown.status_text, shown.status_emoji, shown.status_expiration]).toEqual([
+      "In a meeting",
+      ":spiral_calendar_pad:",
+      meeting.expiration,
+    ]);
+    const cleared = profileOf("U0MEMBER");
+    expect([cleared?.status_text, cleared?.status_emoji, cleared?.status_expiration]).toEqual([
+      "",
+      "",
+      0,
+    ]);
+  });
+
+  it("changes a member's status with an admin's token through the user parameter", async () => {
+    // Prepare
+    const p = pilot();
+    const key = { team: "T0CONF", user: "U0MEMBER2" };
+    await p.upsertUser({
+      key,
+      tz: "Europe/Berlin",
+      token: "xoxp-admin-0001",
+      adminTokenUser: "U0ADMIN",
+      sources: [],
+      mode: "auto",
+    });
+    // Act
+    const outcome = await p.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN, "focus")], {
+      sourceId: "w",
+    });
+    // Assess
+    expect(outcome).toBeUndefined();
+    expect(profileOf("U0MEMBER2")?.status_text).toBe("Focus time");
+  });
+
+  it("stops a user's writes after the service says the token is revoked", async () => {
+    // Prepare
+    const p = pilot();
+    const key = { team: "T0CONF", user: "U0MEMBER" };
+    await p.upsertUser({
+      key,
+      tz: "Europe/Berlin",
+      token: "xoxp-revoked-0001",
+      sources: [],
+      mode: "auto",
+    });
+    await p.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
+    const callsBefore = emulator.calls().length;
+    // Act
+    const outcome = await p.reconcileUser(key);
+    // Assess
+    expect(outcome).toEqual({ kind: "needs_reauth", code: "token_revoked" });
+    expect(emulator.calls().length).toBe(callsBefore);
+  });
+
+  it("stops when a member's token tries to change an admin's profile", async () => {
+    // Prepare
+    const p = pilot();
+    const key = { team: "T0CONF", user: "U0ADMIN2" };
+    await p.upsertUser({
+      key,
+      tz: "Europe/Berlin",
+      token: "xoxp-member2-0001",
+      adminTokenUser: "U0MEMBER2",
+      sources: [],
+      mode: "auto",
+    });
+    // Act
+    await p.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
+    const view = await p.getStatusView(key);
+    // Assess
+    expect(view?.needsReauth?.code).toMatch(/^(not_admin|cannot_update_admin_user|no_permission)$/);
+    expect(profileOf("U0ADMIN2")?.status_text).toBe("");
+  });
+});
