@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { parseManifestText, validateManifest } from "../lib/schema/manifest";
 import type { Problem } from "../lib/schema/problems";
 import { type ProfileContext, validateProfile, validateProfileField } from "../lib/schema/profile";
+import { registerMcpServers } from "./mcp";
 import {
   type EmulatorModel,
   type FieldValue,
@@ -35,6 +36,8 @@ export interface CallContext {
   bearer: string | undefined;
   actingUserHeader: string | undefined;
   remoteAddress: string;
+  /** The service's OAuth callback address, offered to MCP servers on registration. */
+  oauthCallbackUrl: string;
 }
 
 export const fail = (error: string, extra: Record<string, unknown> = {}): MethodResult => ({
@@ -385,7 +388,7 @@ function scopesOf(manifest: Record<string, unknown>): string {
   return JSON.stringify({ bot: list("bot"), user: list("user") });
 }
 
-export function appsManifestUpdate(ctx: CallContext): MethodResult {
+export async function appsManifestUpdate(ctx: CallContext): Promise<MethodResult> {
   const auth = authenticate(ctx, ["config"], undefined);
   if (!auth.ok) return auth.result;
   const token = auth.token;
@@ -437,6 +440,8 @@ export function appsManifestUpdate(ctx: CallContext): MethodResult {
   ) {
     return { ...fail("invalid_app"), caller };
   }
+  const registration = await registerMcpServers(manifest, { callbackUrl: ctx.oauthCallbackUrl });
+  if (registration) return { ...fail(registration), caller };
   const permissionsUpdated = scopesOf(state.manifest) !== scopesOf(manifest);
   state.manifest = structuredClone(manifest);
   return {
@@ -446,7 +451,7 @@ export function appsManifestUpdate(ctx: CallContext): MethodResult {
   };
 }
 
-export const METHODS: Record<string, (ctx: CallContext) => MethodResult> = {
+export const METHODS: Record<string, (ctx: CallContext) => MethodResult | Promise<MethodResult>> = {
   "users.profile.set": usersProfileSet,
   "users.profile.get": usersProfileGet,
   "team.profile.get": teamProfileGet,

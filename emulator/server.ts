@@ -29,6 +29,8 @@ export interface EmulatorOptions {
   /** Delays before event retries 1..3; the platform's are 0 s, 1 min, 5 min. */
   eventRetryDelaysMs?: number[];
   eventAttemptTimeoutMs?: number;
+  /** The {oauth_callback_url} offered to MCP servers in dynamic client registration. */
+  oauthCallbackUrl?: string;
   /** How long a `timeout` fault holds a request before dropping the connection. */
   faultTimeoutMs?: number;
 }
@@ -258,7 +260,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
       else {
         sweep();
         const actingHeader = req.headers["x-svc-user"];
-        result = handler({
+        result = await handler({
           model,
           limiter,
           now: clock.now(),
@@ -266,6 +268,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
           bearer,
           actingUserHeader: Array.isArray(actingHeader) ? actingHeader[0] : actingHeader,
           remoteAddress: req.socket.remoteAddress ?? "",
+          oauthCallbackUrl: opts.oauthCallbackUrl ?? "https://svc.example/oauth/callback",
         });
         for (const user of result.changed ?? []) emitUserChange(user);
       }
