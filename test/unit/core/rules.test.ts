@@ -1,0 +1,133 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { classify, DEFAULT_RULES, outOfOfficeText, userRulesSchema } from "../../../lib/core/rules";
+import { codePointLength, truncateText } from "../../../lib/core/text";
+import type { Occurrence } from "../../../lib/core/types";
+
+const meeting = (over: Partial<Occurrence> = {}): Occurrence => ({
+  uid: "u1",
+  start: Date.UTC(2024, 2, 12, 9),
+  end: Date.UTC(2024, 2, 12, 10),
+  allDay: false,
+  summary: "1:1 with Bo",
+  attendeeCount: 2,
+  ...over,
+});
+
+describe("classify", () => {
+  it("shows the generic meeting text, not the title, by default", () => {
+    expect(classify(meeting(), DEFAULT_RULES)).toEqual({
+      kind: "meeting",
+      text: "In a meeting",
+      emoji: ":spiral_calendar_pad:",
+    });
+  });
+
+  it.each([
+    [{ status: "CANCELLED" }, "cancelled"],
+    [{ transp: "TRANSPARENT" }, "transparent (shown as free)"],
+    [{ partstat: "DECLINED" }, "declined by the user"],
+    [{ partstat: "TENTATIVE" }, "tentative"],
+    [{ allDay: true }, "all-day event that is not out of office"],
+  ] as Array<[Partial<Occurrence>, string]>)("skips %o with reason %s", (over, reason) => {
+    expect(classify(meeting(over), DEFAULT_RULES)).toEqual({ skip: reason });
+  });
+
+  it("keeps tentative events when the user turns skipTentative off", () => {
+    const rules = userRulesSchema.parse({ skipTentative: false });
+    expect(classify(meeting({ partstat: "TENTATIVE" }), rules)).toMatchObject({ kind: "meeting" });
+  });
+
+  it("treats an OOF busy status as out of office even when all-day and transparent", () => {
+    const o = meeting({ allDay: true, transp: "TRANSPARENT", busyStatus: "OOF", summary: "Away" });
+    expect(classify(o, DEFAULT_RULES)).toMatchObject({ kind: "ooo", emoji: ":palm_tree:" });
+  });
+
+  it("ranks out-of-office keywords above focus keywords", () => {
+    expect(classify(meeting({ summary: "OOO - focus on moving" }), DEFAULT_RULES)).toMatchObject({
+      kind: "ooo",
+    });
+    expect(classify(meeting({ summary: "Focus time" }), DEFAULT_RULES)).toMatchObject({
+      kind: "focus",
+      emoji: ":headphones:",
+    });
+    expect(classify(meeting({ summary: "foooo" }), DEFAULT_RULES)).toMatchObject({
+      kind: "meeting",
+    });
+  });
+
+  it("shows titles only when opted in, and never for private or confidential events", () => {
+    const rules = userRulesSchema.parse({ showTitles: true });
+    expect(classify(meeting(), rules)).toMatchObject({ text: "1:1 with Bo" });
+    expect(classify(meeting({ class: "PRIVATE" }), rules)).toMatchObject({ text: "In a meeting" });
+    expect(classify(meeting({ class: "CONFIDENTIAL" }), rules)).toMatchObject({
+      text: "In a meeting",
+    });
+  });
+
+  it("uses per-user keywords and texts merged over the defaults", () => {
+    const rules = userRulesSchema.parse({
+      focus: { keywords: ["heads down"], text: "Heads down" },
+    });
+    expect(classify(meeting({ summary: "Heads down: report" }), rules)).toEqual({
+      kind: "focus",
+      text: "Heads down",
+      emoji: ":headphones:",
+    });
+    expect(rules.ooo).toEqual(DEFAULT_RULES.ooo);
+  });
+
+  it("rejects an emoji that is not in colon form with a precise message", () => {
+    const result = userRulesSchema.safeParse({ ooo: { emoji: "🌴" } });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(["ooo", "emoji"]);
+  });
+});
+
+describe("outOfOfficeText", () => {
+  it("names the last day out in the user's zone", () => {
+    // Prepare: an all-day leave ending Sat 28 Nov 00:00 in Berlin (= Fri 23:00Z)
+    const end = Date.UTC(2020, 10, 27, 23);
+    // Act / Assess
+    expect(outOfOfficeText("Out of office", end, "Europe/Berlin")).toBe(
+      "Out of office until Fri, 27 Nov",
+    );
+    expect(outOfOfficeText("Out of office", end, "America/New_York")).toBe(
+      "Out of office until Fri, 27 Nov",
+    );
+    expect(outOfOfficeText("Abwesend", end, "Europe/Berlin", "de-DE")).toBe(
+      "Abwesend until Fr., 27. Nov.",
+    );
+  });
+});
+
+describe("truncateText", () => {
+  it("never exceeds 100 code points and never splits a grapheme", () => {
+    const pieces = fc.constantFrom("a", "é", "👍", "👨‍👩‍👧‍👦", "🇩🇪", "𝒜", " ", "e\u0301");
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 200 }), (parts) => {
+        const text = parts.join("");
+        const out = truncateText(text);
+        expect(codePointLength(out)).toBeLessThanOrEqual(100);
+        if (out === text) return;
+        const kept = out.slice(0, -1);
+        expect(text.startsWith(kept.trimEnd())).toBe(true);
+        const graphemes = [
+          ...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text),
+        ].map((s) => s.segment);
+        let joined = "";
+        const boundaries = new Set([0]);
+        for (const g of graphemes) {
+          joined += g;
+          boundaries.add(joined.length);
+        }
+        expect(boundaries.has(kept.length)).toBe(true);
+      }),
+    );
+  });
+
+  it("cuts before a family emoji rather than inside it", () => {
+    const text = `${"x".repeat(95)}👨‍👩‍👧‍👦`;
+    expect(truncateText(text)).toBe(`${"x".repeat(95)}…`);
+  });
+});
