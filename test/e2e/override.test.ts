@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type E2e, event, profileOf, setCalls, startE2e, T0, userSetsStatus } from "./support";
+
+const S = 1000;
+const base = Math.ceil(T0 / S) * S;
+const workshop = event("workshop", "Workshop", base + 60 * S, base + 300 * S);
+
+let e: E2e;
+/** The status the calendar gives the workshop, as we first wrote it. */
+let ours = { text: "", emoji: "" };
+beforeAll(async () => {
+  e = await startE2e({ U002: { tz: "America/New_York", events: [workshop] } });
+});
+afterAll(() => e?.close());
+
+describe("a status the user sets during a meeting", () => {
+  it("is left alone while the meeting goes on", async () => {
+    // Prepare
+    await e.stack.advanceTo(workshop.start + 2 * S);
+    const written = await profileOf(e, "U002");
+    ours = { text: written.status_text, emoji: written.status_emoji };
+    // Act
+    await e.stack.advanceTo(workshop.start + 30 * S);
+    await userSetsStatus(e, "U002", {
+      status_text: "Lunch",
+      status_emoji: ":sandwich:",
+      status_expiration: 0,
+    });
+    await e.stack.advanceTo(workshop.start + 120 * S);
+    // Assess
+    expect(written.status_expiration).toBe(workshop.end / S);
+    expect(ours.text).not.toBe("");
+    expect(await profileOf(e, "U002")).toMatchObject({
+      status_text: "Lunch",
+      status_emoji: ":sandwich:",
+    });
+    // Our one set, then the user's own: nothing from us after it.
+    expect(await setCalls(e, "U002")).toHaveLength(2);
+  });
+
+  it("gives way to the calendar again once the user clears it", async () => {
+    // Act
+    await userSetsStatus(e, "U002", { status_text: "", status_emoji: "" });
+    await e.stack.advance(2 * S);
+    // Assess
+    const profile = await profileOf(e, "U002");
+    expect(profile).toMatchObject({ status_text: ours.text, status_emoji: ours.emoji });
+    expect(profile.status_expiration).toBe(workshop.end / S);
+    expect(await setCalls(e, "U002")).toHaveLength(4);
+  });
+});
