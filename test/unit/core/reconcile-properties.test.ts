@@ -14,13 +14,18 @@ import { type Block, isEmptyStatus, type StatusValue } from "../../../lib/core/t
  * A simulated day: a service holding the status (clearing it at its expiration, silently),
  * a user who sets and clears statuses, a desired timeline that keeps changing, and an event
  * channel that delays, duplicates and reorders every `user_change`, and loses echoes of our
- * own writes. Every action happens in its own second, as the service's event_time has
- * one-second resolution.
+ * own writes. Every user action happens in its own second, as the service's event_time has
+ * one-second resolution; two writes of ours may share a second.
  */
 
 type Command =
   | { t: "advance"; seconds: number }
-  | { t: "timeline"; blocks: { startMin: number; lengthMin: number; kind: 0 | 1 | 2 }[] }
+  | {
+      t: "timeline";
+      blocks: { startMin: number; lengthMin: number; kind: 0 | 1 | 2 }[];
+      /** Lands 100 ms after the previous command, so two writes of ours share a second. */
+      quick: boolean;
+    }
   | { t: "user"; manual: number | null; expiresInMin: number | null }
   | { t: "deliver"; index: number; duplicate: boolean }
   | { t: "drop"; index: number }
@@ -44,6 +49,7 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
       }),
       { maxLength: 4 },
     ),
+    quick: fc.boolean(),
   }),
   fc.record({
     t: fc.constant("user" as const),
@@ -148,12 +154,16 @@ class Simulation {
 
   private deliver(event: PendingEvent): void {
     this.delivered.add(event.eventId);
-    this.state = applyObservation(this.state, event).state;
+    const applied = applyObservation(this.state, event);
+    if (event.ours && applied.result === "manual") {
+      this.violations.push("the echo of our own write was taken for a manual change");
+    }
+    this.state = applied.state;
     this.reconcile();
   }
 
   run(command: Command): void {
-    this.tickSecond(1);
+    this.tickSecond(command.t === "timeline" && command.quick ? 0.1 : 1);
     switch (command.t) {
       case "advance":
         this.tickSecond(command.seconds);
@@ -196,6 +206,8 @@ class Simulation {
         this.serviceByUser = !isEmptyStatus(status);
         this.userEventId = this.emit(status, false);
         this.newEpoch();
+        // Nothing of ours shares the second of a user's action: that order is unknowable.
+        this.tickSecond((1000 - (this.now % 1000)) / 1000);
         return;
       }
       case "deliver": {
