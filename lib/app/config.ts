@@ -18,7 +18,7 @@ import { z } from "zod";
  * | ADMIN_API_KEY         | no       | when set, the admin API requires it in `x-api-key` (local);      |
  * |                       |          | when unset it requires API Gateway's IAM authorizer (AWS)        |
  * | APP_ID                | no       | the app's id at the service                                      |
- * | LOG_LEVEL             | no       | DEBUG, INFO (default), WARN, ERROR                               |
+ * | LOG_LEVEL             | no       | DEBUG, INFO (default), WARN, ERROR, CRITICAL, SILENT             |
  */
 const nonEmpty = z.string().trim().min(1);
 
@@ -36,7 +36,7 @@ export const configSchema = z
     SYNC_QUEUE_URL: z.url().optional(),
     ADMIN_API_KEY: nonEmpty.optional(),
     APP_ID: nonEmpty.optional(),
-    LOG_LEVEL: z.enum(["DEBUG", "INFO", "WARN", "ERROR"]).default("INFO"),
+    LOG_LEVEL: z.enum(["DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "SILENT"]).default("INFO"),
   })
   .superRefine((env, ctx) => {
     if (!env.SIGNING_SECRET && !env.SIGNING_SECRET_PARAM) {

@@ -22,7 +22,7 @@ export interface AppLog extends Log {
 }
 
 export function createLog(opts: {
-  level?: "DEBUG" | "INFO" | "WARN" | "ERROR";
+  level?: "DEBUG" | "INFO" | "WARN" | "ERROR" | "CRITICAL" | "SILENT";
   serviceName?: string;
 }): AppLog {
   const logger = new Logger({

@@ -80,7 +80,7 @@ export async function startStack(): Promise<Stack> {
     SIGNING_SECRET: "demo-signing-secret",
     TOKEN_KEY: Buffer.alloc(32, 7).toString("base64"),
     ADMIN_API_KEY: "test-admin-key",
-    LOG_LEVEL: "ERROR",
+    LOG_LEVEL: "SILENT",
   });
   const transitions = new RecordingQueue<TransitionMessage>();
   const syncs = new RecordingQueue<SyncMessage>();

@@ -1,0 +1,276 @@
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  ScheduledEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from "aws-lambda";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handler as adminHandler } from "../../../functions/http/admin";
+import { handler as calendarHandler } from "../../../functions/http/calendar";
+import { handler as syncHandler } from "../../../functions/queue/sync";
+import { handler as transitionHandler } from "../../../functions/queue/transition";
+import { handler as pollHandler } from "../../../functions/schedule/poll";
+import { handler as tickHandler } from "../../../functions/schedule/tick";
+import { getApp } from "../../../lib/app/root";
+import {
+  eventFixture,
+  FIXTURE_NOW_MS,
+  fixturePath,
+  lambdaContext,
+  type Stack,
+  startStack,
+} from "./harness";
+
+const alice = { team: "T0DEMO", user: "U001" };
+const ctx = lambdaContext("statuspilot-test");
+let stack: Stack;
+let feed: Server;
+let feedRequests: Array<{ path: string; ifNoneMatch?: string }> = [];
+
+const http = async (
+  handler: typeof calendarHandler,
+  event: APIGatewayProxyEventV2,
+): Promise<APIGatewayProxyStructuredResultV2> =>
+  (await handler(event, ctx)) as APIGatewayProxyStructuredResultV2;
+const bodyOf = (res: APIGatewayProxyStructuredResultV2) => JSON.parse(res.body ?? "{}");
+const sqsFixture = (name: string) => eventFixture(name) as unknown as SQSEvent;
+
+/** A loopback ICS server: /work.ics with an ETag, /broken always 500. */
+async function startFeed(): Promise<string> {
+  const ics = readFileSync(fixturePath("work.ics"), "utf8");
+  feed = createServer((req, res) => {
+    const ifNoneMatch = req.headers["if-none-match"];
+    feedRequests.push({ path: req.url ?? "", ...(ifNoneMatch ? { ifNoneMatch } : {}) });
+    if (req.url === "/work.ics") {
+      if (ifNoneMatch === '"v1"') return void res.writeHead(304).end();
+      res.writeHead(200, { "content-type": "text/calendar", etag: '"v1"' }).end(ics);
+      return;
+    }
+    res.writeHead(500).end("down");
+  });
+  await new Promise<void>((resolve) => feed.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(feed.address() as AddressInfo).port}`;
+}
+
+describe("calendar pushes, queues and schedules against dynalite and the emulator", () => {
+  beforeAll(async () => {
+    const feedBase = await startFeed();
+    stack = await startStack();
+    const pilot = (await getApp()).pilot;
+    await pilot?.upsertUser({
+      key: alice,
+      tz: "Europe/Berlin",
+      token: "xoxp-demo-U001",
+      emails: ["alice@demo.example"],
+      sources: [
+        { id: "work", url: `${feedBase}/work.ics`, kind: "ics" },
+        { id: "broken", url: `${feedBase}/broken`, kind: "ics" },
+      ],
+      mode: "auto",
+    });
+    await pilot?.putChannel("chan-google-1", {
+      key: alice,
+      sourceId: "work",
+      secret: "google-channel-token",
+    });
+    await pilot?.putChannel("sub-graph-1", {
+      key: alice,
+      sourceId: "work",
+      secret: "graph-client-state",
+    });
+    await pilot?.putChannel("work", {
+      key: alice,
+      sourceId: "work",
+      secret: "generic-hook-secret",
+    });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await new Promise((resolve) => feed?.close(resolve));
+  });
+
+  describe("POST /hooks/google", () => {
+    it("enqueues one re-sync of the channel's source, delayed to the end of its 10 s bucket", async () => {
+      // Prepare
+      stack.clock.set(FIXTURE_NOW_MS + 3_000);
+      stack.syncs.sent.length = 0;
+      // Act
+      const first = await http(calendarHandler, eventFixture("hooks-google-exists.json"));
+      const second = await http(calendarHandler, eventFixture("hooks-google-exists.json"));
+      // Assess
+      expect(first.statusCode).toBe(200);
+      expect(bodyOf(second)).toMatchObject({ queued: false });
+      expect(stack.syncs.sent).toEqual([
+        {
+          message: { team: "T0DEMO", user: "U001", sourceId: "work", reason: "push" },
+          delaySeconds: 7,
+          dedupeKey: expect.stringContaining("T0DEMO/U001/work/"),
+        },
+      ]);
+    });
+
+    it("acknowledges the sync handshake without enqueueing anything", async () => {
+      stack.clock.set(FIXTURE_NOW_MS + 60_000);
+      stack.syncs.sent.length = 0;
+      const res = await http(calendarHandler, eventFixture("hooks-google-sync.json"));
+      expect(res.statusCode).toBe(200);
+      expect(stack.syncs.sent).toEqual([]);
+    });
+
+    it("refuses a wrong channel token with 401 and an unknown channel with 404", async () => {
+      const event = eventFixture("hooks-google-exists.json");
+      const wrong = { ...event, headers: { ...event.headers, "x-goog-channel-token": "guess" } };
+      const unknown = { ...event, headers: { ...event.headers, "x-goog-channel-id": "nope" } };
+      expect((await http(calendarHandler, wrong)).statusCode).toBe(401);
+      expect((await http(calendarHandler, unknown)).statusCode).toBe(404);
+    });
+  });
+
+  describe("POST /hooks/graph", () => {
+    it("echoes validationToken as text/plain", async () => {
+      const res = await http(calendarHandler, eventFixture("hooks-graph-validation.json"));
+      expect(res.statusCode).toBe(200);
+      expect(res.headers?.["content-type"]).toMatch(/^text\/plain/);
+      expect(res.body).toBe(
+        "Validation: Testing client application reachability for subscription Request-Id: 7a5c",
+      );
+    });
+
+    it("coalesces a batch of notifications for one subscription into one re-sync", async () => {
+      stack.clock.set(FIXTURE_NOW_MS + 120_000);
+      stack.syncs.sent.length = 0;
+      const res = await http(calendarHandler, eventFixture("hooks-graph-notification.json"));
+      expect(res.statusCode).toBe(202);
+      expect(stack.syncs.sent).toHaveLength(1);
+    });
+
+    it("refuses notifications whose clientState does not match with 401", async () => {
+      const event = eventFixture("hooks-graph-notification.json");
+      const forged = {
+        ...event,
+        body: (event.body ?? "").replaceAll("graph-client-state", "forged"),
+      };
+      expect((await http(calendarHandler, forged)).statusCode).toBe(401);
+    });
+
+    it("handles a lifecycle notification by re-syncing the source", async () => {
+      stack.clock.set(FIXTURE_NOW_MS + 180_000);
+      stack.syncs.sent.length = 0;
+      const res = await http(calendarHandler, eventFixture("hooks-graph-lifecycle.json"));
+      expect(res.statusCode).toBe(202);
+      expect(stack.syncs.sent.map((s) => s.message.sourceId)).toEqual(["work"]);
+    });
+  });
+
+  describe("POST /hooks/generic/{sourceId}", () => {
+    it("accepts a hook signed with the source's secret and refuses a tampered one", async () => {
+      stack.clock.set(FIXTURE_NOW_MS + 240_000 - 239_000);
+      stack.syncs.sent.length = 0;
+      const event = eventFixture("hooks-generic.json");
+      const ok = await http(calendarHandler, event);
+      const tampered = await http(calendarHandler, { ...event, body: '{"changed":false}' });
+      expect(ok.statusCode).toBe(200);
+      expect(tampered.statusCode).toBe(401);
+      expect(stack.syncs.sent).toHaveLength(1);
+    });
+  });
+
+  describe("queue/sync", () => {
+    it("applies the feed's timeline, dead-letters only the failing record, drops unreadable ones", async () => {
+      // Prepare
+      stack.clock.set(FIXTURE_NOW_MS + 5_000);
+      feedRequests = [];
+      // Act
+      const res = (await syncHandler(sqsFixture("sqs-sync.json"), ctx)) as SQSBatchResponse;
+      // Assess
+      expect(res.batchItemFailures).toEqual([
+        { itemIdentifier: "33333333-3333-4333-8333-333333333333" },
+      ]);
+      const view = await (await getApp()).pilot?.getStatusView(alice);
+      expect(view?.nextTransitionAt).toBe(Date.UTC(2026, 0, 1, 13, 0));
+      expect(feedRequests.map((r) => r.path)).toEqual(["/work.ics", "/broken"]);
+    });
+
+    it("skips a redelivered push that a later sync already covered, without fetching", async () => {
+      feedRequests = [];
+      const res = (await syncHandler(sqsFixture("sqs-sync.json"), ctx)) as SQSBatchResponse;
+      expect(res.batchItemFailures).toHaveLength(1);
+      expect(feedRequests.map((r) => r.path)).toEqual(["/broken"]);
+    });
+  });
+
+  describe("schedule/tick and queue/transition", () => {
+    it("enqueues the 13:00 transition with its exact delay, then sets the status at 13:00", async () => {
+      // Prepare
+      stack.clock.set(Date.UTC(2026, 0, 1, 12, 59, 15));
+      stack.transitions.sent.length = 0;
+      // Act
+      const tick = await tickHandler(
+        eventFixture("scheduled-tick.json") as unknown as ScheduledEvent,
+        ctx,
+      );
+      stack.clock.set(Date.UTC(2026, 0, 1, 13, 0, 0));
+      const res = (await transitionHandler(
+        sqsFixture("sqs-transition.json"),
+        ctx,
+      )) as SQSBatchResponse;
+      // Assess
+      expect(tick).toEqual({ enqueued: 1 });
+      expect(stack.transitions.sent[0]).toMatchObject({
+        message: { team: "T0DEMO", user: "U001", at: Date.UTC(2026, 0, 1, 13, 0) },
+        delaySeconds: 45,
+      });
+      expect(res.batchItemFailures).toEqual([]);
+      const profile = stack.emulator.state().profiles.U001 as {
+        status_text?: string;
+        status_expiration?: number;
+      };
+      expect(profile.status_text).not.toBe("");
+      expect(profile.status_expiration).toBe(Date.UTC(2026, 0, 1, 13, 30) / 1000);
+    });
+  });
+
+  describe("schedule/poll", () => {
+    it("re-syncs sources with no sync for 15 minutes", async () => {
+      stack.clock.set(FIXTURE_NOW_MS + 16 * 60_000);
+      stack.syncs.sent.length = 0;
+      const out = await pollHandler(
+        eventFixture("scheduled-tick.json") as unknown as ScheduledEvent,
+        ctx,
+      );
+      expect(out).toMatchObject({ enqueued: 2 });
+      expect(stack.syncs.sent.map((s) => [s.message.sourceId, s.message.reason]).sort()).toEqual([
+        ["broken", "poll"],
+        ["work", "poll"],
+      ]);
+    });
+  });
+
+  describe("/admin/users/{team}/{user}/ooo", () => {
+    it("schedules, lists and cancels out-of-office with the API key", async () => {
+      stack.clock.set(FIXTURE_NOW_MS);
+      const created = await http(adminHandler, eventFixture("admin-post-ooo.json"));
+      expect(created.statusCode).toBe(201);
+      const id = bodyOf(created).entry.id as string;
+      const listed = await http(adminHandler, eventFixture("admin-get-ooo.json"));
+      expect(bodyOf(listed).entries.map((e: { id: string }) => e.id)).toContain(id);
+      const del = eventFixture("admin-delete-ooo.json");
+      const withId = { ...del, pathParameters: { team: "T0DEMO", user: "U001", id } };
+      expect((await http(adminHandler, withId)).statusCode).toBe(200);
+      expect((await http(adminHandler, withId)).statusCode).toBe(404);
+    });
+
+    it("refuses a missing or wrong key with 401 and a bad body with 400", async () => {
+      const iamOnly = await http(adminHandler, eventFixture("admin-post-ooo-iam.json"));
+      expect(iamOnly.statusCode).toBe(401);
+      const event = eventFixture("admin-post-ooo.json");
+      const bad = await http(adminHandler, { ...event, body: '{"start":"tomorrow"}' });
+      expect(bad.statusCode).toBe(400);
+      expect(bodyOf(bad).pointer).toBe("/start");
+    });
+  });
+});
