@@ -253,11 +253,13 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
       return;
     }
     let result: MethodResult;
+    let tokenArg: string | undefined;
     if (body === undefined) result = fail("invalid_form_data");
     else {
       const parsed = await parseRequestArgs(req.headers["content-type"], body);
       if (!parsed.ok) result = fail(parsed.code);
       else {
+        if (typeof parsed.args.token === "string") tokenArg = parsed.args.token;
         sweep();
         const actingHeader = req.headers["x-svc-user"];
         result = await handler({
@@ -273,8 +275,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
         for (const user of result.changed ?? []) emitUserChange(user);
       }
     }
-    const token = bearer ?? (typeof result.body.token === "string" ? result.body.token : undefined);
-    record(method, token, result);
+    record(method, bearer ?? tokenArg, result);
     send(res, result.status, result.body, result.headers);
   }
 

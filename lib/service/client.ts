@@ -92,7 +92,9 @@ export class ServiceClient {
   }
 
   async setProfile(req: SetProfileRequest): Promise<Profile> {
-    if (this.validate) this.refuseIf(validateProfile(req.profile, this.ctx));
+    if (this.validate) {
+      this.refuseIf(validateProfile(req.profile, this.ctxFor(req.profile.status_emoji)));
+    }
     this.take(req.token, req.budgetUser ?? req.user ?? req.actingUser ?? SELF);
     const params: Record<string, string | Record<string, unknown>> = { profile: req.profile };
     if (req.user !== undefined) params.user = req.user;
@@ -104,7 +106,10 @@ export class ServiceClient {
   }
 
   async setProfileField(req: SetProfileFieldRequest): Promise<Profile> {
-    if (this.validate) this.refuseIf(validateProfileField(req.name, req.value, this.ctx));
+    if (this.validate) {
+      const emoji = req.name === "status_emoji" ? req.value : undefined;
+      this.refuseIf(validateProfileField(req.name, req.value, this.ctxFor(emoji)));
+    }
     this.take(req.token, req.budgetUser ?? req.user ?? req.actingUser ?? SELF);
     const params: Record<string, string> = { name: req.name, value: req.value };
     if (req.user !== undefined) params.user = req.user;
@@ -203,6 +208,16 @@ export class ServiceClient {
       }
     }
     return JSON.stringify(doc);
+  }
+
+  /**
+   * Without the team's custom emoji list, an unknown emoji may be a custom one: only its form is
+   * checked here, and the service decides whether the team has it.
+   */
+  private ctxFor(emoji: unknown): ProfileContext | undefined {
+    if (this.ctx?.customEmoji !== undefined || typeof emoji !== "string") return this.ctx;
+    const name = /^:([^:]+):/.exec(emoji)?.[1];
+    return name === undefined ? this.ctx : { ...this.ctx, customEmoji: [name] };
   }
 
   private refuseIf(problems: Problem[]): void {

@@ -73,6 +73,32 @@ describe("ServiceClient against the emulator", () => {
     });
   });
 
+  it("leaves an unknown emoji to the service when it does not know the team's custom emoji", async () => {
+    // Prepare
+    const strict = client({ ctx: { customEmoji: [] } });
+    // Act
+    const custom = await client().setProfile({
+      token: "xoxp-guest-0001",
+      profile: { status_text: "Party", status_emoji: ":partyparrot:" },
+    });
+    const refused = await strict
+      .setProfile({
+        token: "xoxp-guest-0001",
+        profile: { status_text: "Party", status_emoji: ":partyparrot:" },
+      })
+      .catch((e: unknown) => e);
+    const unknown = await client()
+      .setProfile({
+        token: "xoxp-guest-0001",
+        profile: { status_text: "?", status_emoji: ":nope-nope:" },
+      })
+      .catch((e: unknown) => e);
+    // Assess
+    expect(custom.status_emoji).toBe(":partyparrot:");
+    expect(refused).toMatchObject({ code: "invalid_emoji_not_allowed", local: true });
+    expect(unknown).toMatchObject({ code: "invalid_emoji_not_allowed", local: false });
+  });
+
   it("refuses a half clear locally and never sends it", async () => {
     // Prepare
     const before = emu.calls().length;
