@@ -1,0 +1,179 @@
+import { readFileSync } from "node:fs";
+import { createServer, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { TimelineMeta } from "../../../lib/app/contracts";
+import {
+  createSyncRequester,
+  type SourceSyncRecord,
+  SyncError,
+  type SyncSourceView,
+  syncSource,
+} from "../../../lib/app/sync";
+import { expand } from "../../../lib/calendar/expand";
+import { ManualClock } from "../../../lib/core/clock";
+import { silentLog } from "../../../lib/core/ports";
+import { DEFAULT_RULES } from "../../../lib/core/rules";
+import { buildTimeline } from "../../../lib/core/timeline";
+import type { Block } from "../../../lib/core/types";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const ics = readFileSync(path.join(repoRoot, "test/fixtures/events/work.ics"), "utf8");
+const NOW = Date.UTC(2026, 0, 1, 12, 0);
+const msg = { team: "T0DEMO", user: "U001", sourceId: "work", reason: "push" } as const;
+
+let server: Server;
+let base = "";
+const routes: Record<string, (res: ServerResponse, ifNoneMatch?: string) => void> = {
+  "/work.ics": (res, inm) =>
+    inm === '"v1"'
+      ? res.writeHead(304).end()
+      : res
+          .writeHead(200, { etag: '"v1"', "last-modified": "Wed, 31 Dec 2025 10:00:00 GMT" })
+          .end(ics),
+  "/huge.ics": (res) => {
+    // No content-length: the cap must hold while streaming.
+    res.writeHead(200, { "content-type": "text/calendar" });
+    const chunk = "X".repeat(64 * 1024);
+    let sent = 0;
+    const pump = () => {
+      while (sent < 40 && res.write(chunk)) sent++;
+      if (sent >= 40) res.end();
+      else res.once("drain", pump);
+    };
+    pump();
+  },
+  "/gone.ics": (res) => res.writeHead(410).end(),
+  "/slow.ics": () => undefined,
+};
+
+/** Our own ports, in memory: the applied timelines and recorded syncs. */
+function harness(source: Partial<SyncSourceView> & { url: string }, limits = {}) {
+  const applied: Array<{ blocks: Block[]; meta: TimelineMeta }> = [];
+  const records: SourceSyncRecord[] = [];
+  const clock = new ManualClock(NOW);
+  const deps = {
+    clock,
+    log: silentLog,
+    fetch,
+    loadSource: async () => ({ tz: "Europe/Berlin", emails: [], rules: DEFAULT_RULES, ...source }),
+    recordSourceSync: async (_k: unknown, _s: string, r: SourceSyncRecord) => void records.push(r),
+    applyTimeline: async (_k: unknown, blocks: Block[], meta: TimelineMeta) =>
+      void applied.push({ blocks, meta }),
+    expand,
+    buildTimeline,
+    limits,
+  };
+  return { deps, applied, records, clock };
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const route = routes[req.url ?? ""];
+    if (route) route(res, req.headers["if-none-match"]);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(resolve));
+});
+
+describe("syncSource", () => {
+  it("expands the feed for the horizon and applies its timeline with the ETag and a hash", async () => {
+    // Prepare
+    const h = harness({ url: `${base}/work.ics` });
+    // Act
+    const outcome = await syncSource(h.deps, msg);
+    // Assess
+    expect(outcome).toEqual({ kind: "applied", blocks: 1, skipped: 0 });
+    expect(h.applied[0]?.blocks[0]).toMatchObject({
+      start: Date.UTC(2026, 0, 1, 13, 0),
+      end: Date.UTC(2026, 0, 1, 13, 30),
+      kind: "meeting",
+    });
+    expect(h.applied[0]?.meta).toMatchObject({ sourceId: "work", etag: '"v1"' });
+    expect(h.records[0]).toMatchObject({
+      syncedAt: NOW,
+      etag: '"v1"',
+      lastModified: expect.any(String),
+    });
+  });
+
+  it("writes nothing when the server answers 304 to a recent sync's ETag", async () => {
+    const h = harness({ url: `${base}/work.ics`, etag: '"v1"', syncedAt: NOW - 60_000 });
+    expect(await syncSource(h.deps, msg)).toEqual({ kind: "unchanged", reason: "not_modified" });
+    expect(h.applied).toEqual([]);
+  });
+
+  it("writes nothing when the content hash is unchanged since a recent sync", async () => {
+    const first = harness({ url: `${base}/work.ics` });
+    await syncSource(first.deps, msg);
+    const hash = first.records[0]?.hash;
+    const h = harness({ url: `${base}/work.ics`, hash, syncedAt: NOW - 60_000 });
+    expect(await syncSource(h.deps, msg)).toEqual({ kind: "unchanged", reason: "same_content" });
+    expect(h.applied).toEqual([]);
+  });
+
+  it("re-expands an unchanged feed once the last sync is hours old, as the horizon slides", async () => {
+    const h = harness({ url: `${base}/work.ics`, etag: '"v1"', syncedAt: NOW - 7 * 3_600_000 });
+    expect((await syncSource(h.deps, msg)).kind).toBe("applied");
+  });
+
+  it("coalesces a push that a later sync already covered", async () => {
+    const h = harness({ url: `${base}/work.ics`, syncedAt: NOW - 1000 });
+    expect(await syncSource(h.deps, msg, NOW - 5000)).toEqual({
+      kind: "unchanged",
+      reason: "already_synced",
+    });
+  });
+
+  it("skips a feed over the size cap with a reason, aborting the download", async () => {
+    const h = harness({ url: `${base}/huge.ics` }, { maxBytes: 256 * 1024 });
+    expect(await syncSource(h.deps, msg)).toEqual({ kind: "skipped", reason: "too_large" });
+    expect(h.applied).toEqual([]);
+  });
+
+  it("skips a feed that is gone, and fails retryably on a timeout", async () => {
+    const gone = harness({ url: `${base}/gone.ics` });
+    expect(await syncSource(gone.deps, msg)).toEqual({ kind: "skipped", reason: "http_410" });
+    const slow = harness({ url: `${base}/slow.ics` }, { timeoutMs: 100 });
+    await expect(syncSource(slow.deps, msg)).rejects.toMatchObject({
+      name: "SyncError",
+      code: "timeout",
+    });
+    await expect(syncSource(slow.deps, msg)).rejects.toBeInstanceOf(SyncError);
+  });
+});
+
+describe("createSyncRequester", () => {
+  let sent: Array<{ delaySeconds?: number; dedupeKey?: string }>;
+  beforeEach(() => {
+    sent = [];
+  });
+  const queue = {
+    send: async (_m: unknown, o?: { delaySeconds?: number; dedupeKey?: string }) =>
+      void sent.push(o ?? {}),
+  };
+
+  it("sends one message per source and 10 s bucket, delayed to the bucket's end", async () => {
+    // Prepare
+    const clock = new ManualClock(NOW + 2_500);
+    const request = createSyncRequester(queue, clock);
+    // Act
+    const results = [
+      await request(msg),
+      await request(msg),
+      await request({ ...msg, sourceId: "other" }),
+    ];
+    clock.advance(8_000);
+    results.push(await request(msg));
+    // Assess
+    expect(results).toEqual([true, false, true, true]);
+    expect(sent.map((s) => s.delaySeconds)).toEqual([8, 8, 10]);
+  });
+});
