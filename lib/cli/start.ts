@@ -140,9 +140,14 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   io.out("Press Ctrl-C to stop.");
 
   await new Promise<void>((resolve) => {
-    const stop = () => resolve();
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
+    if (signal?.aborted) stop();
     signal?.addEventListener("abort", stop, { once: true });
   });
   io.out("stopping…");

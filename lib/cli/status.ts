@@ -7,7 +7,12 @@ const EXIT_UNAVAILABLE = 69;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
-const at = (epochMs: number): string => new Date(epochMs).toISOString().replace(".000Z", "Z");
+/** Instants print in this machine's zone, as the live log of `statuspilot start` does. */
+const at = (epochMs: number): string => {
+  const d = new Date(epochMs);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+};
 
 const describeStatus = (s: unknown): string => {
   if (!isRecord(s)) return "none";
@@ -23,6 +28,14 @@ const describe = (key: string, value: unknown): string => {
   if (value === null || value === undefined) return "none";
   if (typeof value === "number" && /At$|^next/i.test(key)) return at(value);
   if (isRecord(value) && ("text" in value || "emoji" in value)) return describeStatus(value);
+  // An observation: { status, observedAt, source }.
+  if (isRecord(value) && isRecord(value.status)) {
+    const source =
+      typeof value.source === "string"
+        ? ` (${value.source === "ours" ? "ours" : `set by ${value.source}`})`
+        : "";
+    return `${describeStatus(value.status)}${source}`;
+  }
   return typeof value === "string" ? value : JSON.stringify(value);
 };
 

@@ -13,7 +13,7 @@ import type { UserKey } from "../core/types";
 import { createTableInput } from "../store/table";
 import { DelayQueue } from "./delay-queue";
 import { LOCAL_CREDENTIALS, type LocalDynamo, startLocalDynamo } from "./dynamo";
-import { ConfigError } from "./errors";
+import { ConfigError, isAddressInUse, PortInUseError } from "./errors";
 import { type Gateway, startGateway } from "./http-gateway";
 import { createLambdaContext, LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
 import type { LiveEvent } from "./live-log";
@@ -235,6 +235,10 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         // Under a manual clock the stack sweeps at each expiry instant itself.
         expirySweepMs: time.mode === "manual" ? 0 : 1000,
         ...(time.mode === "manual" ? { eventRetryDelaysMs: [0, 50, 100] } : {}),
+      }).catch((error: unknown) => {
+        throw isAddressInUse(error)
+          ? new PortInUseError(options.emulatorPort ?? 4010, "emulator", { cause: error })
+          : error;
       });
       const running = emulator;
       closers.push(() => running.close());

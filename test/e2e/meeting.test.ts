@@ -32,6 +32,9 @@ describe("a meeting over the local stack", () => {
     expect(profile.status_text).not.toBe("");
     expect(profile.status_emoji).toMatch(/^:[a-z0-9_+-]+:$/);
     expect(profile.status_expiration).toBe(standup.end / S);
+    expect(e.liveLog.at(-1)).toBe(
+      `11:00:01 U001 set "${profile.status_emoji} ${profile.status_text}" until 11:01:01 (1 call)`,
+    );
   });
 
   it("is cleared by the service's own expiry at the end, with no second call", async () => {

@@ -36,6 +36,10 @@ describe("a status the user sets during a meeting", () => {
     });
     // Our one set, then the user's own: nothing from us after it.
     expect(await setCalls(e, "U002")).toHaveLength(2);
+    // The event is acknowledged at once and acted on through the queue, a second later at most.
+    expect(e.liveLog).toContainEqual(
+      expect.stringMatching(/^11:00:3[01] U002 user set their own status — leaving it$/),
+    );
   });
 
   it("gives way to the calendar again once the user clears it", async () => {

@@ -5,6 +5,7 @@ import { loadWorkspace } from "../../emulator/server";
 import { ManualClock } from "../../lib/core/clock";
 import { type DemoEvent, renderIcs } from "../../lib/local/demo-feed";
 import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
+import { formatLiveEvent } from "../../lib/local/live-log";
 import { type LocalStack, startStack } from "../../lib/local/stack";
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../..");
@@ -17,6 +18,8 @@ export interface E2e {
   stack: LocalStack;
   ics: IcsServer;
   clock: ManualClock;
+  /** The live log `statuspilot start` would print, with times in UTC. */
+  liveLog: string[];
   close(): Promise<void>;
 }
 
@@ -31,6 +34,7 @@ export async function startE2e(
       Object.entries(feeds).map(([u, f]) => [`/${u}.ics`, renderIcs(f.events, T0)]),
     ),
   });
+  const liveLog: string[] = [];
   const workspace = loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json"));
   const stack = await startStack({
     workspace,
@@ -44,11 +48,13 @@ export async function startE2e(
     port: 0,
     emulatorPort: 0,
     time: { mode: "manual", clock },
+    onLive: (event) => liveLog.push(formatLiveEvent(event, { timeZone: "UTC" })),
   });
   return {
     stack,
     ics,
     clock,
+    liveLog,
     close: async () => {
       await stack.close();
       await ics.close();

@@ -1,0 +1,110 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CliIo } from "../../../lib/cli/io";
+import { run as start } from "../../../lib/cli/start";
+import { run as status } from "../../../lib/cli/status";
+
+const bufferIo = () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (t) => out.push(t), err: (t) => err.push(t) };
+  return { io, out, err };
+};
+
+const waitFor = async (check: () => boolean, ms = 20_000) => {
+  for (let waited = 0; !check(); waited += 20) {
+    if (waited > ms) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe("statuspilot start and status", () => {
+  const stop = new AbortController();
+  const started = bufferIo();
+  let exit: Promise<number>;
+  let port = 0;
+
+  beforeAll(async () => {
+    exit = start(["--port", "0", "--emulator-port", "0"], started.io, stop.signal);
+    await waitFor(() => started.out.some((l) => l.startsWith("Press Ctrl-C")));
+    const line = started.out.find((l) => l.includes("handlers")) ?? "";
+    port = Number(/127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
+  });
+  afterAll(async () => {
+    stop.abort();
+    await exit;
+  });
+
+  it("starts the demo stack and says when the first meeting begins", () => {
+    expect(port).toBeGreaterThan(0);
+    expect(started.out.join("\n")).toMatch(
+      /U001's first meeting starts at \d\d:\d\d:\d\d; times are in /,
+    );
+    expect(started.err).toEqual([]);
+  });
+
+  it("shows a user's state from a second process's point of view, over HTTP", async () => {
+    // Prepare
+    const { io, out } = bufferIo();
+    // Act
+    const code = await status(["U001", "--port", String(port)], io);
+    // Assess
+    expect(code).toBe(0);
+    expect(out[0]).toMatch(/^U001 \(T0DEMO\) at /);
+    expect(out.join("\n")).toMatch(/on the profile +(empty|".+")/);
+    expect(out.join("\n")).toMatch(/actual +/);
+  });
+
+  it("says which user it does not know", async () => {
+    // Prepare
+    const { io, err } = bufferIo();
+    // Act
+    const code = await status(["U999", "--port", String(port)], io);
+    // Assess
+    expect(code).toBe(1);
+    expect(err).toEqual(["no user U999 in this stack"]);
+  });
+
+  it("fails in one line when the handlers port is busy", async () => {
+    // Prepare
+    const { io, err } = bufferIo();
+    // Act
+    const code = await start(["--port", String(port), "--emulator-port", "0"], io);
+    // Assess
+    expect(code).toBe(69);
+    expect(err).toEqual([
+      `port ${port} (handlers) is already in use; pick another with the matching --*port flag`,
+    ]);
+  });
+});
+
+describe("statuspilot status without a stack", () => {
+  let server: Server;
+  let freePort = 0;
+  beforeAll(async () => {
+    // Take a port, then free it, so nothing listens there.
+    server = createServer();
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    freePort = (server.address() as AddressInfo).port;
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it("tells the user to start one", async () => {
+    // Prepare
+    const { io, err } = bufferIo();
+    // Act
+    const code = await status(["U001", "--port", String(freePort)], io);
+    // Assess
+    expect(code).toBe(69);
+    expect(err[0]).toBe(
+      `no local stack answers on 127.0.0.1:${freePort}; start one with \`npm start\``,
+    );
+  });
+
+  it("rejects usage errors with the usage line", async () => {
+    const { io, err } = bufferIo();
+    expect(await status([], io)).toBe(64);
+    expect(err[0]).toContain("usage: statuspilot status USER");
+  });
+});
