@@ -74,6 +74,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   const { startStack } = await import("../local/stack");
   const { LocalStackError } = await import("../local/errors");
   const { formatLiveEvent, machineTimeZone, clockTime } = await import("../local/live-log");
+  const { redactSecrets } = await import("../app/logger");
 
   const timeZone = machineTimeZone();
   const clock = systemClock;
@@ -109,6 +110,19 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
       emulatorPort,
       time: { mode: "real", clock },
       onLive: (event) => io.out(formatLiveEvent(event, { timeZone })),
+      // The stack's own trouble (a handler that threw, a dead-lettered message) as one line each.
+      log: {
+        debug() {},
+        info() {},
+        warn: (message, data) =>
+          io.err(
+            `${clockTime(clock.now(), timeZone)} warning: ${message} ${JSON.stringify(data ?? {}, redactSecrets)}`,
+          ),
+        error: (message, data) =>
+          io.err(
+            `${clockTime(clock.now(), timeZone)} error: ${message} ${JSON.stringify(data ?? {}, redactSecrets)}`,
+          ),
+      },
     });
   } catch (error: unknown) {
     await demo?.close();
