@@ -118,13 +118,21 @@ function parseFeed(text: string, skipped: SkippedEvent[]): ICAL.Component {
   const clean = text
     .replace(/\r\n?/g, "\n")
     .replace(/\n{2,}/g, "\n")
-    .replace(/^\n/, "");
+    .replace(/^\n/, "")
+    .replace(BARE_DATE, "$1;VALUE=DATE$2");
   try {
     return firstCalendar(ICAL.parse(clean));
   } catch (error: unknown) {
     return parseLeniently(clean, skipped, error);
   }
 }
+
+/**
+ * "DTSTART:20190101" without VALUE=DATE is common (holiday feeds); ical.js would read it as a
+ * broken DATE-TIME, so the parameter is added before parsing.
+ */
+const BARE_DATE =
+  /^((?:DTSTART|DTEND|RECURRENCE-ID|EXDATE|RDATE)(?:;(?![^:\n]*VALUE=)[^:\n]*)?)(:\d{8}(?:,\d{8})*)$/gim;
 
 function firstCalendar(jcal: unknown): ICAL.Component {
   if (!Array.isArray(jcal) || jcal.length === 0) throw new Error("empty feed");
@@ -279,8 +287,13 @@ function spanOf(start: ICAL.Time, rule: EndRule, ctx: Context): [number, number]
   return e < s ? [e, s] : [s, e];
 }
 
-const overlaps = (start: number, end: number, ctx: Context): boolean =>
-  start === end ? start >= ctx.from && start < ctx.to : start < ctx.to && end > ctx.from;
+/** Half-open overlap with [from, to); an empty window [t, t] asks "what is on at instant t". */
+const overlaps = (start: number, end: number, ctx: Context): boolean => {
+  if (ctx.from === ctx.to) {
+    return start === end ? start === ctx.from : start <= ctx.from && end > ctx.from;
+  }
+  return start === end ? start >= ctx.from && start < ctx.to : start < ctx.to && end > ctx.from;
+};
 
 function expandGroup(
   uid: string,
@@ -403,6 +416,15 @@ function expandGroup(
   const masterSeq = master?.sequence ?? Number.NEGATIVE_INFINITY;
   for (const ov of [...byInstant.values(), ...byDate.values()]) {
     if (ov.cancelled) continue;
+    // With a master present, a RECURRENCE-ID must name one of its instances (RFC 5545 §3.8.4.4).
+    if (
+      master &&
+      masterStart &&
+      masterEnd &&
+      !isInstanceOf(master.comp, masterStart, masterEnd, ov, ctx)
+    ) {
+      continue;
+    }
     // An EXDATE of a newer master version deletes an older modification of that instance.
     const exdated = exInstants.has(ov.ridMs) || exDates.has(dateKey(ov.rid));
     if (exdated && ov.record.sequence <= masterSeq) continue;
@@ -411,6 +433,23 @@ function expandGroup(
       occurrenceOf(ov.record.comp, uid, ov.start, ov.end, ov.allDay, ctx, ridString(ov.rid, ctx)),
     );
   }
+}
+
+function isInstanceOf(
+  comp: ICAL.Component,
+  dtstart: ICAL.Time,
+  endRule: EndRule,
+  ov: Override,
+  ctx: Context,
+): boolean {
+  const narrow: Context = { ...ctx, from: ov.ridMs, to: ov.ridMs + 1 };
+  const instances = instancesOf(comp, dtstart, endRule, [], narrow, new Set(), new Set());
+  const ridDate = dateKey(ov.rid);
+  return instances.some((i) =>
+    ov.rid.isDate || i.time.isDate
+      ? dateKey(i.time) === ridDate
+      : instantOf(i.time, ctx) === ov.ridMs,
+  );
 }
 
 interface Override {
@@ -477,24 +516,24 @@ function instancesOf(
     if (!found.has(key)) found.set(key, inst);
   };
 
-  const rrules = comp.getAllProperties("rrule");
+  // An empty "RRULE:" (calendarlabs feeds) has no FREQ and means no rule at all.
+  const rrules = comp
+    .getAllProperties("rrule")
+    .flatMap((prop) => prop.getValues())
+    .filter((value): value is ICAL.Recur => value instanceof ICAL.Recur && Boolean(value.freq));
   if (rrules.length === 0) add({ time: dtstart });
-  for (const prop of rrules) {
-    for (const value of prop.getValues()) {
-      if (!(value instanceof ICAL.Recur)) continue;
-      const rule = normaliseUntil(value, dtstart);
-      if (rule.until && instantOf(rule.until, ctx) < instantOf(dtstart, ctx)) continue;
-      const ff = fastForward(rule, dtstart, lo);
-      const iterator = (ff?.rule ?? rule).iterator(ff?.start ?? dtstart);
-      for (let step = 0; ; step++) {
-        if (step > MAX_STEPS)
-          throw new Error(`RRULE ${value.toString()} yields too many instances`);
-        const next = iterator.next();
-        if (!next) break;
-        const ms = instantOf(next, ctx);
-        if (ms > hi) break;
-        if (ms >= lo) add({ time: next.clone() });
-      }
+  for (const value of rrules) {
+    const rule = normaliseUntil(value, dtstart);
+    if (rule.until && instantOf(rule.until, ctx) < instantOf(dtstart, ctx)) continue;
+    const ff = fastForward(rule, dtstart, lo);
+    const iterator = (ff?.rule ?? rule).iterator(ff?.start ?? dtstart);
+    for (let step = 0; ; step++) {
+      if (step > MAX_STEPS) throw new Error(`RRULE ${value.toString()} yields too many instances`);
+      const next = iterator.next();
+      if (!next) break;
+      const ms = instantOf(next, ctx);
+      if (ms > hi) break;
+      if (ms >= lo) add({ time: next.clone() });
     }
   }
 
