@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../../../functions/routes";
-import { buildAll, functionEntries } from "../../../infra/build";
+import { buildBundles, functionEntries } from "../../../infra/build";
 import { renderTableJson } from "../../../infra/table-resource";
 import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "../../../lib/store/table";
 
@@ -35,7 +35,7 @@ function roleStatements(): Array<{ role: string; statement: Record<string, unkno
 describe("serverless.yml packaged offline with osls", () => {
   beforeAll(async () => {
     // Prepare: bundle the functions, then package with fake credentials and no network needs.
-    await buildAll(repoRoot);
+    await buildBundles(repoRoot);
     outDir = await mkdtemp(path.join(tmpdir(), "statuspilot-package-"));
     const env = {
       ...process.env,
