@@ -1,0 +1,91 @@
+import { KMSClient } from "@aws-sdk/client-kms";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { describe, expect, it } from "vitest";
+import { KmsTokenVault, TokenVaultError } from "../../../lib/app/kms-token-vault";
+import { SqsQueue } from "../../../lib/app/sqs-queue";
+
+const credentials = { accessKeyId: "fake", secretAccessKey: "fake" };
+
+/** The slice of an SDK client's middleware stack this test uses. */
+interface Stack {
+  add(
+    middleware: (next: unknown) => (args: { input: object }) => Promise<unknown>,
+    options: { step: "initialize"; name: string },
+  ): void;
+}
+
+/** Captures each command's input at the start of the SDK's middleware stack, answering `reply`. */
+function capture(
+  client: SQSClient | KMSClient,
+  reply: (input: Record<string, unknown>) => unknown,
+): Array<Record<string, unknown>> {
+  const inputs: Array<Record<string, unknown>> = [];
+  (client.middlewareStack as unknown as Stack).add(
+    () => async (args) => {
+      const input = args.input as Record<string, unknown>;
+      inputs.push(input);
+      return { output: { $metadata: {}, ...(reply(input) as object) }, response: {} };
+    },
+    { step: "initialize", name: "captureForTest" },
+  );
+  return inputs;
+}
+
+describe("SqsQueue", () => {
+  it("sends JSON with the delay clamped to SQS's 0..900 s and the dedupe key as an attribute", async () => {
+    // Prepare
+    const client = new SQSClient({ region: "eu-west-1", credentials });
+    const inputs = capture(client, () => ({ MessageId: "m1" }));
+    const queue = new SqsQueue<{ user: string }>(client, "https://sqs.eu-west-1.amazonaws.com/1/q");
+    // Act
+    await queue.send({ user: "U001" }, { delaySeconds: 1200.2, dedupeKey: "k1" });
+    await queue.send({ user: "U002" }, { delaySeconds: -4 });
+    // Assess
+    expect(inputs[0]).toMatchObject({
+      MessageBody: '{"user":"U001"}',
+      DelaySeconds: 900,
+      MessageAttributes: { dedupeKey: { DataType: "String", StringValue: "k1" } },
+    });
+    expect(inputs[1]).toMatchObject({ DelaySeconds: 0 });
+    expect(inputs[1]?.MessageAttributes).toBeUndefined();
+  });
+});
+
+describe("KmsTokenVault", () => {
+  it("seals with the key and purpose context, and opens what it sealed", async () => {
+    // Prepare: a reversible stand-in for the KMS service behind the real client
+    const client = new KMSClient({ region: "eu-west-1", credentials });
+    const inputs = capture(client, (input) =>
+      "Plaintext" in input
+        ? {
+            CiphertextBlob: Buffer.from(
+              `enc:${Buffer.from(input.Plaintext as Uint8Array).toString()}`,
+            ),
+          }
+        : {
+            Plaintext: Buffer.from(
+              Buffer.from(input.CiphertextBlob as Uint8Array)
+                .toString()
+                .slice(4),
+            ),
+          },
+    );
+    const vault = new KmsTokenVault(client, "alias/statuspilot-tokens");
+    // Act
+    const sealed = await vault.seal("xoxp-demo-U001");
+    const opened = await vault.open(sealed);
+    // Assess
+    expect(sealed).toMatch(/^kms:/);
+    expect(sealed).not.toContain("xoxp-demo-U001");
+    expect(opened).toBe("xoxp-demo-U001");
+    expect(inputs[0]).toMatchObject({
+      KeyId: "alias/statuspilot-tokens",
+      EncryptionContext: { purpose: "statuspilot-user-token" },
+    });
+  });
+
+  it("refuses to open a token another vault sealed", async () => {
+    const vault = new KmsTokenVault(new KMSClient({ region: "eu-west-1", credentials }), "k");
+    await expect(vault.open("aesgcm:abc")).rejects.toBeInstanceOf(TokenVaultError);
+  });
+});
