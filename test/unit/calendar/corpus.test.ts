@@ -679,8 +679,9 @@ describe.runIf(hasCorpus)("corpus: ical.js", () => {
     const root = new ICAL.Component(ICAL.parse(text("81")));
     const zone = new ZoneResolver(root).resolve("Makebelieve/RRULE_UNTIL");
     const offset = (y: number, h: number) =>
-      zone.utcOffset(new ICAL.Time({ year: y, month: 1, day: 1, hour: h, minute: 0, second: 0 })) /
-      3600;
+      zone.utcOffset(
+        new ICAL.Time({ year: y, month: 1, day: 1, hour: h, minute: 0, second: 0 }, zone),
+      ) / 3600;
     expect([offset(1975, 1), offset(1975, 3), offset(1985, 3)]).toEqual([-5, -4, -4]);
   });
 });
