@@ -1,0 +1,380 @@
+/**
+ * The benchmarks' in-process stack on a simulated clock (the soak may import it read-only).
+ *
+ *   const b = await startBenchStack({ start, users: [{ user, tz, ics }], adminToken?, hooks? });
+ *   b.setFeed(user, icsText); await b.push(user);  // edit a calendar, then its signed push hook
+ *   await b.advanceTo(instant);                    // run ticks, queues, events, expiry on the way
+ *   b.profileSets();                               // users.profile.set calls, from the emulator
+ *   b.meters();  b.resetMeters();                  // DynamoDB, Lambda, queue counts
+ *   await b.close();
+ *
+ * It is lib/local's stack assembled from the same parts (dynalite, the emulator with its rate
+ * limits, the handlers behind the local API Gateway, the minute tick, the 5-minute poll, the
+ * delay queues, the composition root) on a ManualClock, plus a loopback ICS server and meters.
+ * Unlike `startStack`, tasks due at the same simulated instant run concurrently (like Lambda
+ * consuming a queue), so a 1,000-user herd takes seconds. Every call between the parts is real
+ * HTTP on 127.0.0.1. One stack per process at a time: the composition root reads process.env.
+ */
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
+import { type CallRecord, type RunningEmulator, startEmulator } from "../../emulator/server";
+import { backgroundFunctions, routes } from "../../functions/routes";
+import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
+import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root";
+import { ManualClock } from "../../lib/core/clock";
+import type { Log } from "../../lib/core/ports";
+import { silentLog } from "../../lib/core/ports";
+import { DelayQueue } from "../../lib/local/delay-queue";
+import { LOCAL_CREDENTIALS, startLocalDynamo } from "../../lib/local/dynamo";
+import { startGateway } from "../../lib/local/http-gateway";
+import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
+import {
+  createLambdaContext,
+  LOCAL_ACCOUNT_ID,
+  LOCAL_REGION,
+} from "../../lib/local/lambda-context";
+import { createTableInput } from "../../lib/store/table";
+import {
+  type DynamoCounts,
+  dynamoCounts,
+  installDynamoMeter,
+  resetDynamoCounts,
+} from "./dynamo-meter";
+import { type Invocation, invocations, type Loader, resetInvocations, timed } from "./lambda-meter";
+import { ConcurrentManualScheduler } from "./scheduler";
+import {
+  BENCH_ADMIN,
+  BENCH_ADMIN_TOKEN,
+  BENCH_APP,
+  BENCH_SIGNING_SECRET,
+  BENCH_TEAM,
+  benchTokenOf,
+  benchWorkspace,
+} from "./workspace";
+
+export interface BenchUser {
+  user: string;
+  tz: string;
+  /** The user's calendar feed, served at its own secret address. */
+  ics: string;
+}
+
+export interface BenchStackOptions {
+  /** The simulated clock's start (epoch ms). */
+  start: number;
+  users: BenchUser[];
+  /** Register every user with the admin's one token instead of their own. */
+  adminToken?: boolean;
+  /** Bind a signed generic hook to each calendar, so `push` works. */
+  hooks?: boolean;
+  /** Queue messages due at one instant that are handled at once (Lambda concurrency). */
+  concurrency?: number;
+  /** Registrations and first syncs run this many at a time (setup only, not measured). */
+  setupConcurrency?: number;
+  log?: Log;
+}
+
+export interface Meters {
+  dynamo: DynamoCounts;
+  invocations: Invocation[];
+  /** Messages sent to each queue (after de-duplication). */
+  queueMessages: { transition: number; sync: number };
+  profileSets: CallRecord[];
+  /** Event deliveries from the service to our events endpoint. */
+  eventDeliveries: number;
+}
+
+export interface BenchStack {
+  clock: ManualClock;
+  /** Moves the simulated clock, running ticks, polls, queues, events and expiry on the way. */
+  advanceTo(epochMs: number): Promise<void>;
+  /** Waits until no request, event delivery or queue message is in progress. */
+  settle(): Promise<void>;
+  queues: { transition: DelayQueue<TransitionMessage>; sync: DelayQueue<SyncMessage> };
+  /** The handlers' base URL (the local API Gateway). */
+  url: string;
+  emulator: RunningEmulator;
+  ics: IcsServer;
+  app: App;
+  setFeed(user: string, ics: string): void;
+  /** Signs and posts the user's generic calendar hook, then waits for quiet. */
+  push(user: string): Promise<void>;
+  /** Every users.profile.set the emulator answered since the last reset. */
+  profileSets(): CallRecord[];
+  meters(): Meters;
+  resetMeters(): void;
+  close(): Promise<void>;
+}
+
+/** Runs `fn` over `items`, `limit` at a time. */
+export async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) await fn(items[i] as T, i);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+}
+
+const feedPath = (user: string) => `/cal/${user}.ics`;
+const TABLE_NAME = "statuspilot-bench";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const scheduledEvent = (now: number, rule: string): ScheduledEvent => ({
+  version: "0",
+  id: randomUUID(),
+  "detail-type": "Scheduled Event",
+  source: "aws.events",
+  account: LOCAL_ACCOUNT_ID,
+  time: new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"),
+  region: LOCAL_REGION,
+  resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${rule}`],
+  detail: {},
+});
+
+type Handler<E> = (event: E, context: Context) => Promise<unknown>;
+
+export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
+  installDynamoMeter();
+  const log = options.log ?? silentLog;
+  const clock = new ManualClock(options.start);
+  const closers: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) {
+      try {
+        await close();
+      } catch (error: unknown) {
+        log.warn("close failed", { error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  };
+  try {
+    const ics = await startIcsServer({
+      clock,
+      feeds: Object.fromEntries(options.users.map((u) => [feedPath(u.user), u.ics])),
+    });
+    closers.push(() => ics.close());
+    const dynamo = await startLocalDynamo({
+      table: createTableInput(TABLE_NAME),
+      tableName: TABLE_NAME,
+    });
+    closers.push(() => dynamo.close());
+
+    let settle: () => Promise<void> = async () => {};
+    const scheduler = new ConcurrentManualScheduler(
+      clock,
+      options.concurrency ?? 50,
+      (error: unknown) =>
+        log.error("scheduled task failed", {
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      () => settle(),
+    );
+    closers.push(() => scheduler.close());
+
+    const gateway = await startGateway({
+      routes: routes.map((r) => ({ ...r, load: timed(r.function, r.load, clock) })),
+      clock,
+      port: 0,
+      log,
+    });
+    closers.push(() => gateway.close());
+    const emulator: RunningEmulator = await startEmulator({
+      workspace: benchWorkspace(options.users.length, `${gateway.url}/service/events`),
+      port: 0,
+      clock,
+      // The bench sweeps at each expiry instant itself, on the simulated clock.
+      expirySweepMs: 0,
+      eventRetryDelaysMs: [0, 50, 100],
+    });
+    closers.push(() => emulator.close());
+
+    Object.assign(process.env, {
+      TABLE_NAME,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      SERVICE_BASE_URL: emulator.apiBase,
+      SIGNING_SECRET: BENCH_SIGNING_SECRET,
+      TOKEN_KEY: randomBytes(32).toString("base64"),
+      ADMIN_API_KEY: randomBytes(16).toString("hex"),
+      LOG_LEVEL: "ERROR",
+      APP_ID: BENCH_APP,
+    });
+
+    const lambda = <E>(fn: keyof typeof backgroundFunctions) => {
+      let loaded: Promise<Handler<E>> | undefined;
+      const load = timed(fn, backgroundFunctions[fn] as Loader, clock);
+      return async (event: E): Promise<unknown> => {
+        loaded ??= load().then((m) => m.handler as Handler<E>);
+        const handler = await loaded;
+        return handler(event, createLambdaContext({ functionName: fn, clock, timeoutMs: 60_000 }));
+      };
+    };
+    const queues = {
+      transition: new DelayQueue<TransitionMessage>({
+        name: "statuspilot-bench-transition",
+        scheduler,
+        consume: lambda<SQSEvent>("transitionWorker"),
+        log,
+      }),
+      sync: new DelayQueue<SyncMessage>({
+        name: "statuspilot-bench-sync",
+        scheduler,
+        consume: lambda<SQSEvent>("syncWorker"),
+        log,
+      }),
+    };
+    closers.push(() => {
+      queues.transition.close();
+      queues.sync.close();
+    });
+
+    resetApp();
+    setAppOverrides({ clock, transitionQueue: queues.transition, syncQueue: queues.sync });
+    closers.push(() => resetApp());
+    const app = await getApp();
+    const pilot = app.pilot;
+    if (!pilot) throw new Error("the composition root offers no user administration");
+
+    // The service clears a status at its expiration; sweep at those instants of simulated time.
+    const sweepsAt = new Set<number>();
+    const scheduleExpirySweeps = () => {
+      for (const profile of Object.values(emulator.state().profiles)) {
+        const at = profile.status_expiration * 1000;
+        if (profile.status_expiration <= 0 || at <= clock.now() || sweepsAt.has(at)) continue;
+        sweepsAt.add(at);
+        scheduler.at(at, async () => {
+          sweepsAt.delete(at);
+          await emulator.sweepExpired();
+        });
+      }
+    };
+    settle = async () => {
+      // Quiet twice in a row: an event delivery can start just after the set that caused it.
+      let quiet = 0;
+      for (let i = 0; i < 20_000 && quiet < 2; i++) {
+        const busy =
+          gateway.inFlight() +
+          emulator.pendingDeliveries() +
+          queues.transition.stats().inFlight +
+          queues.sync.stats().inFlight;
+        quiet = busy === 0 ? quiet + 1 : 0;
+        await sleep(1);
+      }
+      scheduleExpirySweeps();
+    };
+
+    const secrets = new Map<string, string>();
+    await eachLimited(options.users, options.setupConcurrency ?? 16, async (u) => {
+      const key = { team: BENCH_TEAM, user: u.user };
+      const secret = createHmac("sha256", "bench-hook").update(u.user).digest("hex");
+      secrets.set(u.user, secret);
+      await pilot.upsertUser({
+        key,
+        tz: u.tz,
+        token: options.adminToken ? BENCH_ADMIN_TOKEN : benchTokenOf(u.user),
+        ...(options.adminToken ? { adminTokenUser: BENCH_ADMIN } : {}),
+        sources: [{ id: "cal1", url: ics.feedUrl(feedPath(u.user)), kind: "ics", secret }],
+        mode: "auto",
+      });
+      if (options.hooks) {
+        await pilot.putChannel(`${BENCH_TEAM}.${u.user}.cal1`, { key, sourceId: "cal1", secret });
+      }
+      // The first sync: the sync worker's own code path, called directly to save setup time.
+      await app.syncSource({ team: BENCH_TEAM, user: u.user, sourceId: "cal1", reason: "manual" });
+    });
+
+    // The minute tick and the 5-minute poll, as EventBridge schedules them.
+    const tick = lambda<ScheduledEvent>("tick");
+    const poll = lambda<ScheduledEvent>("poll");
+    const every = (ms: number, rule: string, fn: (e: ScheduledEvent) => Promise<unknown>) => {
+      const fire = (at: number) => {
+        scheduler.at(at, async () => {
+          fire(at + ms);
+          await fn(scheduledEvent(clock.now(), rule));
+        });
+      };
+      fire(clock.now() + ms);
+    };
+    every(60_000, "statuspilot-bench-tick", tick);
+    every(5 * 60_000, "statuspilot-bench-poll", poll);
+    await scheduler.advanceTo(clock.now());
+
+    let callsFrom = 0;
+    let deliveriesFrom = 0;
+    let queuesFrom = { transition: 0, sync: 0 };
+    const queueTotals = () => ({
+      transition: queues.transition.stats().sent,
+      sync: queues.sync.stats().sent,
+    });
+    const profileSets = () =>
+      emulator
+        .calls()
+        .slice(callsFrom)
+        .filter((c) => c.method === "users.profile.set");
+    const resetMeters = () => {
+      resetDynamoCounts();
+      resetInvocations();
+      callsFrom = emulator.calls().length;
+      deliveriesFrom = emulator.state().deliveries.length;
+      queuesFrom = queueTotals();
+    };
+    resetMeters();
+
+    return {
+      clock,
+      advanceTo: (ms) => scheduler.advanceTo(ms),
+      settle: () => scheduler.idle(),
+      queues,
+      url: gateway.url,
+      emulator,
+      ics,
+      app,
+      setFeed: (user, text) => ics.setFeed(feedPath(user), text),
+      push: async (user) => {
+        const secret = secrets.get(user);
+        if (!secret) throw new Error(`no hook for ${user}`);
+        const body = JSON.stringify({ changed: "cal1" });
+        const ts = Math.floor(clock.now() / 1000);
+        const signature = `v0=${createHmac("sha256", secret).update(`v0:${ts}:${body}`).digest("hex")}`;
+        const res = await fetch(`${gateway.url}/hooks/generic/${BENCH_TEAM}.${user}.cal1`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "x-statuspilot-timestamp": String(ts),
+            "x-statuspilot-signature": signature,
+          },
+          body,
+        });
+        if (res.status !== 200) {
+          throw new Error(`generic hook of ${user} answered ${res.status}: ${await res.text()}`);
+        }
+        await scheduler.idle();
+      },
+      profileSets,
+      meters: () => {
+        const totals = queueTotals();
+        return {
+          dynamo: dynamoCounts(),
+          invocations: invocations(),
+          queueMessages: {
+            transition: totals.transition - queuesFrom.transition,
+            sync: totals.sync - queuesFrom.sync,
+          },
+          profileSets: profileSets(),
+          eventDeliveries: emulator.state().deliveries.length - deliveriesFrom,
+        };
+      },
+      resetMeters,
+      close: closeAll,
+    };
+  } catch (error: unknown) {
+    await closeAll();
+    throw error;
+  }
+}
