@@ -39,13 +39,13 @@ const http = async (
 const bodyOf = (res: APIGatewayProxyStructuredResultV2) => JSON.parse(res.body ?? "{}");
 const sqsFixture = (name: string) => eventFixture(name) as unknown as SQSEvent;
 
-/** A loopback ICS server: /work.ics with an ETag, /broken always 500. */
+/** A loopback ICS server: /team.ics with an ETag, /broken always 500. */
 async function startFeed(): Promise<string> {
-  const ics = readFileSync(fixturePath("work.ics"), "utf8");
+  const ics = readFileSync(fixturePath("team.ics"), "utf8");
   feed = createServer((req, res) => {
     const ifNoneMatch = req.headers["if-none-match"];
     feedRequests.push({ path: req.url ?? "", ...(ifNoneMatch ? { ifNoneMatch } : {}) });
-    if (req.url === "/work.ics") {
+    if (req.url === "/team.ics") {
       if (ifNoneMatch === '"v1"') return void res.writeHead(304).end();
       res.writeHead(200, { "content-type": "text/calendar", etag: '"v1"' }).end(ics);
       return;
@@ -67,24 +67,24 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       token: "xoxp-demo-U001",
       emails: ["alice@demo.example"],
       sources: [
-        { id: "work", url: `${feedBase}/work.ics`, kind: "ics" },
+        { id: "office", url: `${feedBase}/team.ics`, kind: "ics" },
         { id: "broken", url: `${feedBase}/broken`, kind: "ics" },
       ],
       mode: "auto",
     });
     await pilot?.putChannel("chan-google-1", {
       key: alice,
-      sourceId: "work",
+      sourceId: "office",
       secret: "google-channel-token",
     });
     await pilot?.putChannel("sub-graph-1", {
       key: alice,
-      sourceId: "work",
+      sourceId: "office",
       secret: "graph-client-state",
     });
-    await pilot?.putChannel("work", {
+    await pilot?.putChannel("office", {
       key: alice,
-      sourceId: "work",
+      sourceId: "office",
       secret: "generic-hook-secret",
     });
   });
@@ -106,9 +106,9 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       expect(bodyOf(second)).toMatchObject({ queued: false });
       expect(stack.syncs.sent).toEqual([
         {
-          message: { team: "T0DEMO", user: "U001", sourceId: "work", reason: "push" },
+          message: { team: "T0DEMO", user: "U001", sourceId: "office", reason: "push" },
           delaySeconds: 7,
-          dedupeKey: expect.stringContaining("T0DEMO/U001/work/"),
+          dedupeKey: expect.stringContaining("T0DEMO/U001/office/"),
         },
       ]);
     });
@@ -162,7 +162,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       stack.syncs.sent.length = 0;
       const res = await http(calendarHandler, eventFixture("hooks-graph-lifecycle.json"));
       expect(res.statusCode).toBe(202);
-      expect(stack.syncs.sent.map((s) => s.message.sourceId)).toEqual(["work"]);
+      expect(stack.syncs.sent.map((s) => s.message.sourceId)).toEqual(["office"]);
     });
   });
 
@@ -192,7 +192,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       ]);
       const view = await (await getApp()).pilot?.getStatusView(alice);
       expect(view?.nextTransitionAt).toBe(Date.UTC(2026, 0, 1, 13, 0));
-      expect(feedRequests.map((r) => r.path)).toEqual(["/work.ics", "/broken"]);
+      expect(feedRequests.map((r) => r.path)).toEqual(["/team.ics", "/broken"]);
     });
 
     it("skips a redelivered push that a later sync already covered, without fetching", async () => {
@@ -245,7 +245,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       expect(out).toMatchObject({ enqueued: 2 });
       expect(stack.syncs.sent.map((s) => [s.message.sourceId, s.message.reason]).sort()).toEqual([
         ["broken", "poll"],
-        ["work", "poll"],
+        ["office", "poll"],
       ]);
     });
   });

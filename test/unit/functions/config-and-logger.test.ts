@@ -68,7 +68,7 @@ describe("logger", () => {
   });
 
   it("keeps values of ordinary keys", () => {
-    expect(redactSecrets("sourceId", "work")).toBe("work");
+    expect(redactSecrets("sourceId", "office")).toBe("office");
     expect(redactSecrets("clientState", "x")).toBe(REDACTED);
   });
 });

@@ -20,14 +20,14 @@ import { buildTimeline } from "../../../lib/core/timeline";
 import type { Block } from "../../../lib/core/types";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const ics = readFileSync(path.join(repoRoot, "test/fixtures/events/work.ics"), "utf8");
+const ics = readFileSync(path.join(repoRoot, "test/fixtures/events/team.ics"), "utf8");
 const NOW = Date.UTC(2026, 0, 1, 12, 0);
-const msg = { team: "T0DEMO", user: "U001", sourceId: "work", reason: "push" } as const;
+const msg = { team: "T0DEMO", user: "U001", sourceId: "office", reason: "push" } as const;
 
 let server: Server;
 let base = "";
 const routes: Record<string, (res: ServerResponse, ifNoneMatch?: string) => void> = {
-  "/work.ics": (res, inm) =>
+  "/team.ics": (res, inm) =>
     inm === '"v1"'
       ? res.writeHead(304).end()
       : res
@@ -86,7 +86,7 @@ afterAll(() => {
 describe("syncSource", () => {
   it("expands the feed for the horizon and applies its timeline with the ETag and a hash", async () => {
     // Prepare
-    const h = harness({ url: `${base}/work.ics` });
+    const h = harness({ url: `${base}/team.ics` });
     // Act
     const outcome = await syncSource(h.deps, msg);
     // Assess
@@ -96,7 +96,7 @@ describe("syncSource", () => {
       end: Date.UTC(2026, 0, 1, 13, 30),
       kind: "meeting",
     });
-    expect(h.applied[0]?.meta).toMatchObject({ sourceId: "work", etag: '"v1"' });
+    expect(h.applied[0]?.meta).toMatchObject({ sourceId: "office", etag: '"v1"' });
     expect(h.records[0]).toMatchObject({
       syncedAt: NOW,
       etag: '"v1"',
@@ -105,27 +105,27 @@ describe("syncSource", () => {
   });
 
   it("writes nothing when the server answers 304 to a recent sync's ETag", async () => {
-    const h = harness({ url: `${base}/work.ics`, etag: '"v1"', syncedAt: NOW - 60_000 });
+    const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 60_000 });
     expect(await syncSource(h.deps, msg)).toEqual({ kind: "unchanged", reason: "not_modified" });
     expect(h.applied).toEqual([]);
   });
 
   it("writes nothing when the content hash is unchanged since a recent sync", async () => {
-    const first = harness({ url: `${base}/work.ics` });
+    const first = harness({ url: `${base}/team.ics` });
     await syncSource(first.deps, msg);
     const hash = first.records[0]?.hash;
-    const h = harness({ url: `${base}/work.ics`, hash, syncedAt: NOW - 60_000 });
+    const h = harness({ url: `${base}/team.ics`, hash, syncedAt: NOW - 60_000 });
     expect(await syncSource(h.deps, msg)).toEqual({ kind: "unchanged", reason: "same_content" });
     expect(h.applied).toEqual([]);
   });
 
   it("re-expands an unchanged feed once the last sync is hours old, as the horizon slides", async () => {
-    const h = harness({ url: `${base}/work.ics`, etag: '"v1"', syncedAt: NOW - 7 * 3_600_000 });
+    const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 7 * 3_600_000 });
     expect((await syncSource(h.deps, msg)).kind).toBe("applied");
   });
 
   it("coalesces a push that a later sync already covered", async () => {
-    const h = harness({ url: `${base}/work.ics`, syncedAt: NOW - 1000 });
+    const h = harness({ url: `${base}/team.ics`, syncedAt: NOW - 1000 });
     expect(await syncSource(h.deps, msg, NOW - 5000)).toEqual({
       kind: "unchanged",
       reason: "already_synced",
