@@ -92,7 +92,7 @@ function runNodeIcal(text: string, from: number, to: number): Key[] {
   const data = nodeIcal.sync.parseICS(text);
   const out: Key[] = [];
   for (const item of Object.values(data)) {
-    if (!item || item.type !== "VEVENT") continue;
+    if (item?.type !== "VEVENT") continue;
     const instances = nodeIcal.expandRecurringEvent(item, {
       from: new Date(from),
       to: new Date(to),
