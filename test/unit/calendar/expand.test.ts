@@ -210,3 +210,22 @@ describe("expand: edge cases", () => {
     expect(result.skipped).toEqual([expect.objectContaining({ uid: "bad" })]);
   });
 });
+
+describe("expand: odd VTIMEZONE definitions", () => {
+  it("reads a zone with a year-0001 start and several historic eras", () => {
+    // Prepare / Act
+    const { rows, skipped } = spans(
+      "odd-vtimezone.ics",
+      "1900-01-01T00:00:00Z",
+      "2030-01-01T00:00:00Z",
+      "UTC",
+    );
+    // Assess: summer time all year in 1941, CET in January 2024, CEST in July 2024
+    expect(skipped).toEqual([]);
+    expect(rows).toEqual([
+      "wartime 1941-01-15T08:00:00.000Z 1941-01-15T09:00:00.000Z",
+      "winter 2024-01-15T09:00:00.000Z 2024-01-15T10:00:00.000Z",
+      "summer 2024-07-15T08:00:00.000Z 2024-07-15T09:00:00.000Z",
+    ]);
+  });
+});
