@@ -2,6 +2,8 @@
 // Runs the TypeScript CLI directly through tsx, so a fresh clone needs no build step.
 import { register } from "tsx/esm/api";
 
+// Node 20 is supported here (Lambda runs nodejs22.x); the SDK's notice about its 2027 releases is noise.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 register();
 const { main } = await import("../lib/cli/main.ts");
 process.exitCode = await main(process.argv.slice(2));
