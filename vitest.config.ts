@@ -7,5 +7,5 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-      },
+  },
 });
