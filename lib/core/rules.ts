@@ -57,34 +57,40 @@ const isLocale = (value: string): boolean => {
   }
 };
 
-/** Parses partial user rules (config files, the admin API) and merges them over the defaults. */
-export const userRulesSchema = z
-  .object({
-    ooo: kindRuleInput.optional(),
-    focus: kindRuleInput.optional(),
-    meeting: kindRuleInput.optional(),
-    skipTentative: z.boolean().optional(),
-    showTitles: z.boolean().optional(),
-    bridgeGapMinutes: z
-      .number()
-      .int()
-      .min(0)
-      .max(24 * 60)
-      .optional(),
-    locale: z.string().refine(isLocale, "locale must be a BCP 47 tag, e.g. en-GB").optional(),
-  })
-  .strict()
-  .transform(
-    (input): UserRules => ({
-      ooo: { ...DEFAULT_RULES.ooo, ...input.ooo },
-      focus: { ...DEFAULT_RULES.focus, ...input.focus },
-      meeting: { ...DEFAULT_RULES.meeting, ...input.meeting },
-      skipTentative: input.skipTentative ?? DEFAULT_RULES.skipTentative,
-      showTitles: input.showTitles ?? DEFAULT_RULES.showTitles,
-      bridgeGapMinutes: input.bridgeGapMinutes ?? DEFAULT_RULES.bridgeGapMinutes,
-      ...(input.locale ? { locale: input.locale } : {}),
-    }),
-  );
+/**
+ * Parses partial user rules (config files, the admin API) and merges them over the defaults.
+ * Absent rules (undefined or null) mean "all defaults".
+ */
+export const userRulesSchema = z.preprocess(
+  (value) => value ?? {},
+  z
+    .object({
+      ooo: kindRuleInput.optional(),
+      focus: kindRuleInput.optional(),
+      meeting: kindRuleInput.optional(),
+      skipTentative: z.boolean().optional(),
+      showTitles: z.boolean().optional(),
+      bridgeGapMinutes: z
+        .number()
+        .int()
+        .min(0)
+        .max(24 * 60)
+        .optional(),
+      locale: z.string().refine(isLocale, "locale must be a BCP 47 tag, e.g. en-GB").optional(),
+    })
+    .strict()
+    .transform(
+      (input): UserRules => ({
+        ooo: { ...DEFAULT_RULES.ooo, ...input.ooo },
+        focus: { ...DEFAULT_RULES.focus, ...input.focus },
+        meeting: { ...DEFAULT_RULES.meeting, ...input.meeting },
+        skipTentative: input.skipTentative ?? DEFAULT_RULES.skipTentative,
+        showTitles: input.showTitles ?? DEFAULT_RULES.showTitles,
+        bridgeGapMinutes: input.bridgeGapMinutes ?? DEFAULT_RULES.bridgeGapMinutes,
+        ...(input.locale ? { locale: input.locale } : {}),
+      }),
+    ),
+);
 
 export type Classification = { kind: StatusKind; text: string; emoji: string } | { skip: string };
 

@@ -77,6 +77,11 @@ describe("classify", () => {
     expect(rules.ooo).toEqual(DEFAULT_RULES.ooo);
   });
 
+  it("treats absent rules as all defaults", () => {
+    expect(userRulesSchema.parse(undefined)).toEqual(DEFAULT_RULES);
+    expect(userRulesSchema.parse(null)).toEqual(DEFAULT_RULES);
+  });
+
   it("rejects an emoji that is not in colon form with a precise message", () => {
     const result = userRulesSchema.safeParse({ ooo: { emoji: "🌴" } });
     expect(result.success).toBe(false);
