@@ -71,6 +71,11 @@ export interface BenchStackOptions {
   concurrency?: number;
   /** Registrations and first syncs run this many at a time (setup only, not measured). */
   setupConcurrency?: number;
+  /**
+   * Which minute ticks to run (all by default). A long simulation may skip ticks it knows find
+   * nothing due; `meters().skippedTicks` counts them so their cost can be added back.
+   */
+  tickFilter?: (at: number) => boolean;
   log?: Log;
 }
 
@@ -82,6 +87,8 @@ export interface Meters {
   profileSets: CallRecord[];
   /** Event deliveries from the service to our events endpoint. */
   eventDeliveries: number;
+  /** Minute ticks skipped by `tickFilter`. */
+  skippedTicks: number;
 }
 
 export interface BenchStack {
@@ -290,7 +297,12 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     });
 
     // The minute tick and the 5-minute poll, as EventBridge schedules them.
-    const tick = lambda<ScheduledEvent>("tick");
+    const runTick = lambda<ScheduledEvent>("tick");
+    let skippedTicks = 0;
+    const tick = async (event: ScheduledEvent) => {
+      if (options.tickFilter && !options.tickFilter(clock.now())) skippedTicks++;
+      else await runTick(event);
+    };
     const poll = lambda<ScheduledEvent>("poll");
     const every = (ms: number, rule: string, fn: (e: ScheduledEvent) => Promise<unknown>) => {
       const fire = (at: number) => {
@@ -323,6 +335,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       callsFrom = emulator.calls().length;
       deliveriesFrom = emulator.state().deliveries.length;
       queuesFrom = queueTotals();
+      skippedTicks = 0;
     };
     resetMeters();
 
@@ -368,6 +381,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
           },
           profileSets: profileSets(),
           eventDeliveries: emulator.state().deliveries.length - deliveriesFrom,
+          skippedTicks,
         };
       },
       resetMeters,
