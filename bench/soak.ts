@@ -1,7 +1,29 @@
 import type { CliIo } from "../lib/cli/io";
+import { formatReport } from "./soak/report";
+import { FULL_SHAPE, QUICK_SHAPE, runSoak } from "./soak/run";
 
-// Placeholder until its owner lands the command.
-export async function run(_args: string[], io: CliIo): Promise<number> {
-  io.err("not implemented yet");
-  return 70;
+const usage = "usage: statuspilot soak [--quick] [--users N] [--seed N] [--progress]";
+
+/** `statuspilot soak [--quick]`: a fault-injected simulated day; exits 1 when an invariant fails. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let shape = args.includes("--quick") ? { ...QUICK_SHAPE } : { ...FULL_SHAPE };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--quick" || arg === "--progress") continue;
+    const value = Number(args[i + 1]);
+    if ((arg === "--users" || arg === "--seed") && Number.isInteger(value) && value > 0) {
+      shape = arg === "--users" ? { ...shape, users: value } : { ...shape, seed: value };
+      i++;
+      continue;
+    }
+    io.err(`${usage}\nunknown or invalid argument: ${arg}`);
+    return 64;
+  }
+  const progress = args.includes("--progress") ? (line: string) => io.err(line) : undefined;
+  io.err(
+    `soak: ${shape.users} users, seed ${shape.seed}, faults until ${new Date(shape.faultsOffAt).toISOString()}`,
+  );
+  const report = await runSoak(shape, progress);
+  io.out(formatReport(report));
+  return report.passed ? 0 : 1;
 }

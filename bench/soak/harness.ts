@@ -1,0 +1,571 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { randomBytes } from "node:crypto";
+import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
+import { parseWorkspace, type RunningEmulator, startEmulator } from "../../emulator/server";
+import { backgroundFunctions, routes } from "../../functions/routes";
+import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
+import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root";
+import type { ManualClock } from "../../lib/core/clock";
+import type { StatusValue } from "../../lib/core/types";
+import { DelayQueue } from "../../lib/local/delay-queue";
+import { type Gateway, type HttpRoute, startGateway } from "../../lib/local/http-gateway";
+import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
+import { createLambdaContext } from "../../lib/local/lambda-context";
+import { ManualScheduler } from "../../lib/local/scheduler";
+import { signV0 } from "../../lib/webhooks";
+import { type SoakDynamo, startSoakDynamo } from "./dynamo";
+
+/** One `users.profile.set` (or other method) call that Statuspilot made, as the soak saw it. */
+export interface ServiceCall {
+  seq: number;
+  /** Simulated epoch ms when the call was answered. */
+  at: number;
+  method: string;
+  user: string;
+  /** The status the request asked for (undefined when the body had none). */
+  status?: StatusValue;
+  /** Raw request status fields, to catch half-clears before any normalisation. */
+  raw?: { text: unknown; emoji: unknown; expiration: unknown };
+  outcome: string;
+  /** Position among everything the soak observed, when the call was sent. */
+  order: number;
+  /** The worker died right after this call was answered. */
+  crashed?: boolean;
+}
+
+/** One `user_change` delivery the events handler answered. */
+export interface EventHandled {
+  at: number;
+  eventId: string;
+  user: string;
+  status: StatusValue;
+  statusCode: number;
+  /** Position among everything the soak observed, when the handler answered. */
+  order: number;
+}
+
+export interface HarnessUser {
+  id: string;
+  tz: string;
+  feedPath: string;
+}
+
+export interface HarnessOptions {
+  clock: ManualClock;
+  team: string;
+  users: HarnessUser[];
+  seed: number;
+  /** Prints nothing unless given. */
+  onTaskError?: (error: unknown) => void;
+}
+
+const TABLE = "statuspilot-soak";
+const APP_ID = "A0SOAK";
+const ENV_KEYS = [
+  "TABLE_NAME",
+  "DYNAMODB_ENDPOINT",
+  "AWS_REGION",
+  "AWS_ACCESS_KEY_ID",
+  "AWS_SECRET_ACCESS_KEY",
+  "SERVICE_BASE_URL",
+  "SIGNING_SECRET",
+  "TOKEN_KEY",
+  "ADMIN_API_KEY",
+  "LOG_LEVEL",
+  "APP_ID",
+] as const;
+
+const appToken = (user: string) => `xoxp-soak-app-${user}`;
+const clientToken = (user: string) => `xoxp-soak-client-${user}`;
+
+type Invoke<E> = (event: E, context: Context) => Promise<unknown>;
+
+/**
+ * The whole system in one process on a manual clock: dynalite, the emulator, the real HTTP
+ * handlers behind the local API gateway, the real queue and schedule handlers fed by in-process
+ * delay queues, and an ICS feed server. The service client's fetch is wrapped to record every
+ * call and, once, to kill the transition worker right after the service accepted a write.
+ */
+export class SoakHarness {
+  readonly calls: ServiceCall[] = [];
+  readonly events: EventHandled[] = [];
+  readonly taskErrors: string[] = [];
+  scheduler!: ManualScheduler;
+  emulator!: RunningEmulator;
+  gateway!: Gateway;
+  ics!: IcsServer;
+  app!: App;
+  queues!: { transition: DelayQueue<TransitionMessage>; sync: DelayQueue<SyncMessage> };
+  adminApiKey = randomBytes(16).toString("hex");
+  readonly hooks = new Map<string, { channelId: string; secret: string }>();
+  crash: { user: string; after: number; at?: number } | undefined;
+
+  private dynamo!: SoakDynamo;
+  private readonly realFetch = globalThis.fetch;
+  private inFlight = 0;
+  private invocations = 0;
+  private order = 0;
+  private readonly sweepsAt = new Set<number>();
+  private readonly invocation = new AsyncLocalStorage<number>();
+  private readonly killers = new Map<number, (error: Error) => void>();
+  private savedEnv: Record<string, string | undefined> = {};
+
+  constructor(private readonly options: HarnessOptions) {}
+
+  get clock(): ManualClock {
+    return this.options.clock;
+  }
+
+  async start(): Promise<void> {
+    const { clock } = this.options;
+    this.scheduler = new ManualScheduler(
+      clock,
+      (error) => {
+        this.taskErrors.push(
+          error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        );
+        this.options.onTaskError?.(error);
+      },
+      () => this.settle(),
+    );
+    this.dynamo = await startSoakDynamo(TABLE);
+    this.gateway = await startGateway({ routes: this.observedRoutes(), clock, port: 0 });
+    this.ics = await startIcsServer({ clock, port: 0 });
+    const signingSecret = randomBytes(24).toString("hex");
+    this.emulator = await startEmulator({
+      workspace: this.workspace(signingSecret),
+      clock,
+      port: 0,
+      seed: this.options.seed,
+      // Under a manual clock the harness sweeps at each expiry instant itself.
+      expirySweepMs: 0,
+      eventRetryDelaysMs: [0, 20, 40],
+      // A held call drops soon in real time; the client sees it as a failed call either way.
+      faultTimeoutMs: 150,
+    });
+    this.savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+    Object.assign(process.env, {
+      TABLE_NAME: TABLE,
+      DYNAMODB_ENDPOINT: this.dynamo.endpoint,
+      AWS_REGION: "us-east-1",
+      AWS_ACCESS_KEY_ID: "local",
+      AWS_SECRET_ACCESS_KEY: "local",
+      SERVICE_BASE_URL: this.emulator.apiBase,
+      SIGNING_SECRET: signingSecret,
+      TOKEN_KEY: randomBytes(32).toString("base64"),
+      ADMIN_API_KEY: this.adminApiKey,
+      LOG_LEVEL: "ERROR",
+      APP_ID,
+    });
+
+    const transitionWorker = this.lambda<SQSEvent>(
+      "transitionWorker",
+      backgroundFunctions.transitionWorker,
+    );
+    const syncWorker = this.lambda<SQSEvent>("syncWorker", backgroundFunctions.syncWorker);
+    this.queues = {
+      transition: new DelayQueue<TransitionMessage>({
+        name: "statuspilot-soak-transition",
+        scheduler: this.scheduler,
+        consume: (event) => this.crashable(() => transitionWorker(event)),
+      }),
+      sync: new DelayQueue<SyncMessage>({
+        name: "statuspilot-soak-sync",
+        scheduler: this.scheduler,
+        consume: syncWorker,
+      }),
+    };
+    resetApp();
+    setAppOverrides({
+      clock,
+      transitionQueue: this.queues.transition,
+      syncQueue: this.queues.sync,
+      fetch: this.recordingFetch,
+    });
+    this.app = await getApp();
+  }
+
+  /** Registers every user with an ICS source and a signed generic hook, then syncs them. */
+  async registerUsers(): Promise<void> {
+    const pilot = this.app.pilot;
+    if (!pilot) throw new Error("the composition root offers no user administration");
+    for (const u of this.options.users) {
+      const key = { team: this.options.team, user: u.id };
+      const secret = randomBytes(16).toString("hex");
+      await pilot.upsertUser({
+        key,
+        tz: u.tz,
+        token: appToken(u.id),
+        sources: [{ id: "cal1", url: this.ics.feedUrl(u.feedPath), kind: "ics", secret }],
+        mode: "auto",
+      });
+      const channelId = `${key.team}.${u.id}.cal1`;
+      await pilot.putChannel(channelId, { key, sourceId: "cal1", secret });
+      this.hooks.set(u.id, { channelId, secret });
+      await this.queues.sync.send({
+        team: key.team,
+        user: u.id,
+        sourceId: "cal1",
+        reason: "manual",
+      });
+    }
+  }
+
+  /** Starts the minute tick and the five-minute poll as EventBridge schedules would. */
+  startSchedules(): void {
+    const tick = this.lambda<ScheduledEvent>("tick", backgroundFunctions.tick);
+    const poll = this.lambda<ScheduledEvent>("poll", backgroundFunctions.poll);
+    const every = (ms: number, fn: (e: ScheduledEvent) => Promise<unknown>) => {
+      const fire = (at: number) => {
+        this.scheduler.at(at, async () => {
+          fire(at + ms);
+          await fn(this.scheduledEvent());
+        });
+      };
+      fire(Math.ceil(this.clock.now() / ms) * ms);
+    };
+    every(60_000, tick);
+    every(5 * 60_000, poll);
+  }
+
+  /** A signed push on the source's generic hook, as a calendar provider's relay would send. */
+  async push(user: string): Promise<number> {
+    const hook = this.hooks.get(user);
+    if (!hook) throw new Error(`no hook for ${user}`);
+    const body = JSON.stringify({ changed: "cal1" });
+    const ts = String(Math.floor(this.clock.now() / 1000));
+    const res = await this.realFetch(`${this.gateway.url}/hooks/generic/${hook.channelId}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-statuspilot-timestamp": ts,
+        "x-statuspilot-signature": signV0(hook.secret, ts, body),
+      },
+      body,
+    });
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  /** Schedules out-of-office through the admin API. */
+  async scheduleOutOfOffice(user: string, start: number, end: number): Promise<number> {
+    const res = await this.realFetch(
+      `${this.gateway.url}/admin/users/${this.options.team}/${user}/ooo`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": this.adminApiKey },
+        body: JSON.stringify({ start, end }),
+      },
+    );
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  /**
+   * The user sets (or clears) their own status in the chat app: a call with their own session
+   * token, retried through injected faults. Returns whether the service accepted it.
+   */
+  async setOwnStatus(user: string, status: StatusValue): Promise<boolean> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      try {
+        const res = await this.realFetch(`${this.emulator.apiBase}/users.profile.set`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json; charset=utf-8",
+            authorization: `Bearer ${clientToken(user)}`,
+          },
+          body: JSON.stringify({
+            profile: {
+              status_text: status.text,
+              status_emoji: status.emoji,
+              status_expiration: status.expiration,
+            },
+          }),
+        });
+        const doc = (await res.json()) as { ok?: boolean };
+        if (doc.ok === true) {
+          this.sweepAt(status.expiration);
+          return true;
+        }
+      } catch {
+        // A dropped connection (timeout fault): the status was not applied; try again.
+      }
+    }
+    return false;
+  }
+
+  /** A sequence shared by calls, events and the scenario's own actions. */
+  nextOrder(): number {
+    this.order += 1;
+    return this.order;
+  }
+
+  profileStatus(user: string): StatusValue | undefined {
+    const p = this.emulator.state().profiles[user];
+    return p
+      ? { text: p.status_text, emoji: p.status_emoji, expiration: p.status_expiration }
+      : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.queues?.transition.close();
+    this.queues?.sync.close();
+    this.scheduler?.close();
+    resetApp();
+    for (const k of ENV_KEYS) {
+      if (this.savedEnv[k] === undefined) delete process.env[k];
+      else process.env[k] = this.savedEnv[k];
+    }
+    await this.emulator?.close();
+    await this.gateway?.close();
+    await this.ics?.close();
+    await this.dynamo?.close();
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  private workspace(signingSecret: string) {
+    const users = this.options.users.map((u) => ({
+      id: u.id,
+      name: u.id.toLowerCase(),
+      role: "member",
+      tz: u.tz,
+    }));
+    const scopes = ["users.profile:write", "users.profile:read"];
+    const tokens = this.options.users.flatMap((u) => [
+      { token: appToken(u.id), type: "user", user: u.id, scopes, state: "active" },
+      { token: clientToken(u.id), type: "user", user: u.id, scopes, state: "active" },
+    ]);
+    return parseWorkspace({
+      team: {
+        id: this.options.team,
+        name: "Soak",
+        plan: "pro",
+        profile_source: "api",
+        enterprise: false,
+      },
+      emoji: [],
+      fields: [],
+      users,
+      tokens,
+      apps: [
+        {
+          id: APP_ID,
+          signing_secret: signingSecret,
+          manifest: {
+            display_information: { name: "Statuspilot" },
+            settings: {
+              event_subscriptions: {
+                request_url: `${this.gateway.url}/service/events`,
+                user_events: ["user_change"],
+              },
+            },
+          },
+          collaborators: [],
+        },
+      ],
+    });
+  }
+
+  private lambda<E>(functionName: string, load: () => Promise<{ handler: unknown }>) {
+    let loaded: Promise<Invoke<E>> | undefined;
+    return async (event: E): Promise<unknown> => {
+      loaded ??= load().then((m) => m.handler as Invoke<E>);
+      const handler = await loaded;
+      return handler(
+        event,
+        createLambdaContext({ functionName, clock: this.clock, timeoutMs: 60_000 }),
+      );
+    };
+  }
+
+  /** Runs one transition-worker invocation that the crash can kill, as a dead process would be. */
+  private crashable(run: () => Promise<unknown>): Promise<unknown> {
+    this.invocations += 1;
+    const id = this.invocations;
+    let kill: (error: Error) => void = () => {};
+    const killed = new Promise<never>((_, reject) => {
+      kill = reject;
+    });
+    this.killers.set(id, kill);
+    return this.invocation
+      .run(id, () => Promise.race([run(), killed]))
+      .finally(() => this.killers.delete(id));
+  }
+
+  /** The events route, observed: what each user_change said and how the handler answered. */
+  private observedRoutes(): HttpRoute[] {
+    return routes.map((route) => {
+      if (route.path !== "/service/events") return route;
+      return {
+        ...route,
+        load: async () => {
+          const { handler } = (await route.load()) as {
+            handler: Invoke<{ body?: string; isBase64Encoded?: boolean }>;
+          };
+          const observed = async (
+            event: { body?: string; isBase64Encoded?: boolean },
+            context: Context,
+          ): Promise<unknown> => {
+            const result = (await handler(event, context)) as { statusCode?: number };
+            this.noteEvent(event, result?.statusCode ?? 0);
+            return result;
+          };
+          return { handler: observed };
+        },
+      };
+    });
+  }
+
+  private noteEvent(event: { body?: string; isBase64Encoded?: boolean }, statusCode: number): void {
+    const raw = event.isBase64Encoded
+      ? Buffer.from(event.body ?? "", "base64").toString("utf8")
+      : (event.body ?? "");
+    try {
+      const doc = JSON.parse(raw) as {
+        event_id?: string;
+        event?: { type?: string; user?: { id?: string; profile?: Record<string, unknown> } };
+      };
+      const p = doc.event?.user?.profile;
+      if (doc.event?.type !== "user_change" || !p || !doc.event?.user?.id) return;
+      this.events.push({
+        at: this.clock.now(),
+        eventId: String(doc.event_id),
+        user: doc.event.user.id,
+        status: {
+          text: String(p.status_text ?? ""),
+          emoji: String(p.status_emoji ?? ""),
+          expiration: Number(p.status_expiration ?? 0),
+        },
+        statusCode,
+        order: this.nextOrder(),
+      });
+    } catch {
+      // Not JSON: the handler refused it; nothing to observe.
+    }
+  }
+
+  /** The service client's fetch: records calls to the service, and carries out the crash. */
+  private readonly recordingFetch: typeof fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    const base = this.emulator.apiBase;
+    if (!url.startsWith(base)) return this.realFetch(input, init);
+    const method = url.slice(base.length + 1);
+    const headers = new Headers(init?.headers);
+    const token = /^Bearer\s+(\S+)$/i.exec(headers.get("authorization") ?? "")?.[1] ?? "";
+    const user = headers.get("x-svc-user") ?? token.replace(/^xoxp-soak-app-/, "");
+    let raw: ServiceCall["raw"];
+    try {
+      const sent = init?.body;
+      const text =
+        typeof sent === "string"
+          ? sent
+          : sent instanceof Uint8Array
+            ? new TextDecoder().decode(sent)
+            : "{}";
+      const body = JSON.parse(text) as {
+        profile?: Record<string, unknown>;
+      };
+      if (body.profile) {
+        raw = {
+          text: body.profile.status_text,
+          emoji: body.profile.status_emoji,
+          expiration: body.profile.status_expiration,
+        };
+      }
+    } catch {
+      raw = undefined;
+    }
+    const call: ServiceCall = {
+      seq: this.calls.length + 1,
+      at: this.clock.now(),
+      method,
+      user,
+      ...(raw
+        ? {
+            raw,
+            status: {
+              text: String(raw.text ?? ""),
+              emoji: String(raw.emoji ?? ""),
+              expiration: Number(raw.expiration ?? 0),
+            },
+          }
+        : {}),
+      outcome: "pending",
+      order: this.nextOrder(),
+    };
+    this.calls.push(call);
+    this.inFlight++;
+    try {
+      const res = await this.realFetch(input, init);
+      const doc = (await res.clone().json()) as { ok?: boolean; error?: string };
+      call.outcome = doc.ok === true ? "ok" : String(doc.error ?? `http_${res.status}`);
+      call.at = this.clock.now();
+      if (call.outcome === "ok" && call.status) this.sweepAt(call.status.expiration);
+      const invocation = this.invocation.getStore();
+      const crash = this.crash;
+      if (
+        crash !== undefined &&
+        crash.at === undefined &&
+        invocation !== undefined &&
+        call.outcome === "ok" &&
+        user === crash.user &&
+        call.at >= crash.after
+      ) {
+        crash.at = call.at;
+        call.crashed = true;
+        this.killers.get(invocation)?.(
+          new Error("worker crashed after the service accepted the write"),
+        );
+        // The dead worker never reads the answer nor records the outcome.
+        return new Promise<Response>(() => {});
+      }
+      return res;
+    } catch (error: unknown) {
+      call.outcome = "network";
+      throw error;
+    } finally {
+      this.inFlight--;
+    }
+  };
+
+  /** Schedules the emulator's expiry sweep at a status's expiration, as its timer would run it. */
+  private sweepAt(expirationS: number): void {
+    const at = expirationS * 1000;
+    if (expirationS <= 0 || at <= this.clock.now() || this.sweepsAt.has(at)) return;
+    this.sweepsAt.add(at);
+    this.scheduler.at(at, async () => {
+      this.sweepsAt.delete(at);
+      await this.emulator.sweepExpired();
+    });
+  }
+
+  private scheduledEvent(): ScheduledEvent {
+    return {
+      version: "0",
+      id: `soak-${this.clock.now()}`,
+      "detail-type": "Scheduled Event",
+      source: "aws.events",
+      account: "000000000000",
+      time: new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      region: "us-east-1",
+      resources: [],
+      detail: {},
+    };
+  }
+
+  /** Waits until no request, event delivery or queue message is being handled. */
+  private async settle(): Promise<void> {
+    let quiet = 0;
+    for (let i = 0; i < 100_000 && quiet < 3; i++) {
+      const busy =
+        this.inFlight +
+        this.gateway.inFlight() +
+        this.emulator.pendingDeliveries() +
+        this.queues.transition.stats().inFlight +
+        this.queues.sync.stats().inFlight;
+      quiet = busy === 0 ? quiet + 1 : 0;
+      await new Promise((resolve) => setTimeout(resolve, busy === 0 ? 0 : 1));
+    }
+  }
+}

@@ -1,0 +1,219 @@
+import { ManualClock } from "../../lib/core/clock";
+import { sameStatus } from "../../lib/core/status-state";
+import type { StatusValue } from "../../lib/core/types";
+import {
+  type CheckResult,
+  checkInvariants,
+  type ManualAction,
+  type OutOfOfficeProbe,
+} from "./checks";
+import { SoakHarness } from "./harness";
+import {
+  desiredStatusAt,
+  generateScenario,
+  renderIcs,
+  type Scenario,
+  type SoakShape,
+} from "./scenario";
+
+const MIN = 60_000;
+
+/** The issue's fault mix: failed calls, held calls, and dropped, duplicated, delayed events. */
+export const SOAK_FAULTS =
+  "internal_error=0.1,ratelimited=0.05,timeout=0.02,drop_event=0.2,duplicate_event=0.1,delay_event_ms=0..25";
+
+/**
+ * How late an out-of-office block may appear and still count as on time. The client backs off
+ * 5 s doubling (or Retry-After), so this is reached only after six failed calls in a row.
+ */
+export const OOO_ON_TIME_MS = 180_000;
+
+export const FULL_SHAPE: SoakShape = {
+  users: 200,
+  seed: 20260309,
+  dayStart: Date.UTC(2026, 2, 9, 7, 0),
+  faultsOffAt: Date.UTC(2026, 2, 9, 17, 0),
+  settleMs: 10 * MIN,
+};
+
+export const QUICK_SHAPE: SoakShape = {
+  users: 24,
+  seed: 20260309,
+  dayStart: Date.UTC(2026, 2, 9, 8, 0),
+  faultsOffAt: Date.UTC(2026, 2, 9, 10, 0),
+  settleMs: 10 * MIN,
+};
+
+export interface SoakReport {
+  scenario: Scenario;
+  checks: CheckResult;
+  stats: {
+    wallMs: number;
+    simulatedMs: number;
+    calls: number;
+    callOutcomes: Record<string, number>;
+    eventsHandled: number;
+    eventsDropped: number;
+    eventDuplicatesIgnored: number;
+    manualActions: number;
+    edits: number;
+    ooo: number;
+    transitionQueue: ReturnType<SoakHarness["queues"]["transition"]["stats"]>;
+    syncQueue: ReturnType<SoakHarness["queues"]["sync"]["stats"]>;
+    crash: { user: string; at?: number; redelivered: boolean; recovered: boolean };
+    /** Slowest out-of-office block, from its start to the write that showed it. */
+    oooMaxLatencyMs: number;
+    taskErrors: string[];
+  };
+  /** Whether every required count is zero and the crash was recovered from. */
+  passed: boolean;
+}
+
+/** Runs one simulated day against the real handlers, store and emulator with faults on. */
+export async function runSoak(
+  shape: SoakShape,
+  progress: (line: string) => void = () => {},
+): Promise<SoakReport> {
+  const started = performance.now();
+  const scenario = generateScenario(shape);
+  const clock = new ManualClock(shape.dayStart - 15 * MIN);
+  const users = scenario.users.map((u) => ({ id: u.id, tz: u.tz, feedPath: `/feeds/${u.id}.ics` }));
+  const h = new SoakHarness({ clock, team: scenario.team, users, seed: shape.seed });
+  const manual: ManualAction[] = [];
+  const probes: OutOfOfficeProbe[] = [];
+  const at = (instant: number, task: () => Promise<unknown> | unknown) =>
+    h.scheduler.at(instant, task);
+  try {
+    await h.start();
+    for (const u of scenario.users)
+      h.ics.setFeed(`/feeds/${u.id}.ics`, renderIcs(u.events, clock.now()));
+    await h.registerUsers();
+    h.startSchedules();
+    await h.scheduler.advanceTo(shape.dayStart - MIN);
+    progress(`${scenario.users.length} users registered and synced`);
+
+    at(shape.dayStart, () => h.emulator.setFaults(SOAK_FAULTS));
+    at(shape.faultsOffAt, () => h.emulator.setFaults(""));
+    h.crash = { user: scenario.crash.user, after: scenario.crash.after };
+    for (const u of scenario.users) {
+      for (const edit of u.edits) {
+        at(edit.at, async () => {
+          h.ics.setFeed(`/feeds/${u.id}.ics`, renderIcs(edit.events, clock.now()));
+          const status = await h.push(u.id);
+          if (status !== 200) throw new Error(`push for ${u.id} answered ${status}`);
+        });
+      }
+      for (const o of u.ooo) {
+        at(o.scheduledAt, async () => {
+          const status = await h.scheduleOutOfOffice(u.id, o.start, o.end);
+          if (status !== 201) throw new Error(`out-of-office for ${u.id} answered ${status}`);
+        });
+      }
+      const m = u.manual;
+      if (m) {
+        const act = async (kind: "set" | "clear", status: StatusValue) => {
+          const order = h.nextOrder();
+          const ok = await h.setOwnStatus(u.id, status);
+          manual.push({ user: u.id, at: clock.now(), order, kind, status, ok });
+        };
+        at(m.at, () => act("set", m.status));
+        if (m.clearAt !== undefined)
+          at(m.clearAt, () => act("clear", { text: "", emoji: "", expiration: 0 }));
+      }
+    }
+
+    const end = shape.faultsOffAt + shape.settleMs;
+    for (let t = shape.dayStart; t < end; t = Math.min(end, t + 60 * MIN)) {
+      await h.scheduler.advanceTo(t);
+      progress(`simulated ${new Date(t).toISOString().slice(11, 16)} UTC, ${h.calls.length} calls`);
+    }
+    await h.scheduler.advanceTo(end);
+
+    const finalProfiles: Record<string, StatusValue | undefined> = {};
+    for (const u of scenario.users) finalProfiles[u.id] = h.profileStatus(u.id);
+    for (const u of scenario.users) {
+      for (const o of u.ooo) {
+        const want = desiredStatusAt(u, o.start);
+        const first = h.calls.find(
+          (c) =>
+            c.user === u.id &&
+            c.outcome === "ok" &&
+            c.at >= o.scheduledAt &&
+            c.status !== undefined &&
+            sameStatus(c.status, want),
+        );
+        probes.push({
+          user: u.id,
+          start: o.start,
+          shown: first !== undefined,
+          latencyMs: first === undefined ? undefined : Math.max(0, first.at - o.start),
+          onTime: first !== undefined && first.at - o.start <= OOO_ON_TIME_MS,
+        });
+      }
+    }
+    const checks = checkInvariants({
+      scenario,
+      calls: h.calls,
+      events: h.events,
+      manual,
+      probes,
+      final: { at: clock.now(), profiles: finalProfiles },
+      deadLettered: h.queues.transition.stats().deadLettered + h.queues.sync.stats().deadLettered,
+    });
+
+    const callOutcomes: Record<string, number> = {};
+    for (const c of h.calls) callOutcomes[c.outcome] = (callOutcomes[c.outcome] ?? 0) + 1;
+    const deliveries = h.emulator.state().deliveries;
+    const crashUser = scenario.users.find((u) => u.id === scenario.crash.user);
+    const crashAt = h.crash?.at;
+    const view = await h.app.pilot?.getStatusView({
+      team: scenario.team,
+      user: scenario.crash.user,
+    });
+    const recovered =
+      crashAt !== undefined &&
+      crashUser !== undefined &&
+      !checks.diverged.some((v) => v.user === crashUser.id) &&
+      (view?.pending === undefined || view.pending.claimedAt + 30_000 < clock.now());
+    const transitionStats = h.queues.transition.stats();
+    const stats: SoakReport["stats"] = {
+      wallMs: Math.round(performance.now() - started),
+      simulatedMs: end - (shape.dayStart - 15 * MIN),
+      calls: h.calls.length,
+      callOutcomes,
+      eventsHandled: h.events.length,
+      eventsDropped: deliveries.filter((d) => d.outcome === "dropped").length,
+      eventDuplicatesIgnored: 0,
+      manualActions: manual.length,
+      edits: scenario.users.reduce((n, u) => n + u.edits.length, 0),
+      ooo: scenario.users.reduce((n, u) => n + u.ooo.length, 0),
+      transitionQueue: transitionStats,
+      syncQueue: h.queues.sync.stats(),
+      crash: {
+        user: scenario.crash.user,
+        ...(crashAt !== undefined ? { at: crashAt } : {}),
+        redelivered: transitionStats.redelivered > 0,
+        recovered,
+      },
+      oooMaxLatencyMs: Math.max(0, ...probes.map((p) => p.latencyMs ?? 0)),
+      taskErrors: h.taskErrors,
+    };
+    const required = [
+      checks.halfClears,
+      checks.setsWithoutFutureExpiration,
+      checks.manualOverwritten,
+      checks.doubleWrites,
+      checks.oooMissed,
+      checks.oooLate,
+      checks.diverged,
+    ];
+    const passed =
+      required.every((list) => list.length === 0) &&
+      checks.deadLettered === 0 &&
+      recovered &&
+      h.taskErrors.length === 0;
+    return { scenario, checks, stats, passed };
+  } finally {
+    await h.close();
+  }
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { run } from "../../bench/soak";
+
+describe("statuspilot soak --quick", () => {
+  it("survives the fault-injected short day with every invariant at zero and exits 0", async () => {
+    // Prepare
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: (t: string) => err.push(t) };
+    // Act
+    const code = await run(["--quick"], io);
+    // Assess
+    const report = out.join("\n");
+    expect(report).toContain("half-clears");
+    expect(report).toMatch(/worker crash mid-reconcile recovered\s+yes/);
+    expect(report).toMatch(/service calls \d+: .*internal_error/);
+    expect(report).toContain("soak passed");
+    expect(code).toBe(0);
+  }, 120_000);
+
+  it("refuses an unknown argument with a usage line and exit code 64", async () => {
+    // Prepare
+    const err: string[] = [];
+    // Act
+    const code = await run(["--fast"], { out: () => {}, err: (t) => err.push(t) });
+    // Assess
+    expect(code).toBe(64);
+    expect(err.join("\n")).toContain("unknown or invalid argument: --fast");
+  });
+});
