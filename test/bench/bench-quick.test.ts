@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+function runBench(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["bin/statuspilot.mjs", "bench", ...args], {
+      cwd: repoRoot,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out, err }));
+  });
+}
+
+describe("statuspilot bench --quick", () => {
+  it("prints every table, sets each herd status with one call and no ratelimited answer", async () => {
+    // Prepare / Act
+    const { code, out, err } = await runBench(["--quick"]);
+
+    // Assess
+    expect(err).not.toMatch(/bench \w+ failed/);
+    expect(code).toBe(0);
+    expect(out).toContain("all three identical: yes");
+    expect(out).toMatch(/^transitionWorker\s+\d/m);
+    const perUser = out.match(/^100 users, per-user token\s+.*$/m)?.[0] ?? "";
+    expect(perUser.split(/\s{2,}/).slice(3, 6)).toEqual(["1", "0", "yes"]);
+    const admin = out.match(/^60 users, admin token.*$/m)?.[0] ?? "";
+    expect(admin.split(/\s{2,}/).slice(3, 6)).toEqual(["1", "0", "yes"]);
+    expect(out).toMatch(/statuses set per minute after 09:00: 30, 30 /);
+    expect(out).toMatch(/^ {2}per busy block \(incl\. explicit clears\)\s+1\s/m);
+    expect(out).toMatch(/^US\$ per user-month\s+\d/m);
+  }, 240_000);
+
+  it("refuses an unknown argument with usage and exit code 64", async () => {
+    // Prepare / Act
+    const { code, err } = await runBench(["--fast"]);
+
+    // Assess
+    expect(code).toBe(64);
+    expect(err).toContain("unknown argument --fast");
+  }, 60_000);
+});
