@@ -89,6 +89,50 @@ describe("classify", () => {
   });
 });
 
+describe("userRulesSchema refuses a half status", () => {
+  it.each(["ooo", "focus", "meeting"] as const)("rejects an empty or blank %s text", (kind) => {
+    // Act
+    const empty = userRulesSchema.safeParse({ [kind]: { text: "" } });
+    const blank = userRulesSchema.safeParse({ [kind]: { text: "   " } });
+    // Assess
+    expect(empty.success).toBe(false);
+    expect(empty.error?.issues[0]?.path).toEqual([kind, "text"]);
+    expect(empty.error?.issues[0]?.message).toMatch(/must not be empty/);
+    expect(blank.success).toBe(false);
+  });
+
+  it.each(["", "::", "palm_tree", ":Palm Tree:"])("rejects the emoji %j", (emoji) => {
+    // Act
+    const result = userRulesSchema.safeParse({ meeting: { emoji } });
+    // Assess
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(["meeting", "emoji"]);
+  });
+
+  it("never yields a kind with empty text or emoji, whatever it accepts", () => {
+    const kindInput = fc.record(
+      { text: fc.string({ maxLength: 5 }), emoji: fc.string({ maxLength: 5 }) },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.record({ ooo: kindInput, focus: kindInput, meeting: kindInput }), (input) => {
+        const result = userRulesSchema.safeParse(input);
+        if (!result.success) return;
+        for (const kind of ["ooo", "focus", "meeting"] as const) {
+          expect(result.data[kind].text.trim()).not.toBe("");
+          expect(result.data[kind].emoji).toMatch(/^:[a-z0-9_+'-]+:$/);
+        }
+      }),
+    );
+  });
+
+  it("trims the text it keeps", () => {
+    expect(userRulesSchema.parse({ focus: { text: "  Heads down " } }).focus.text).toBe(
+      "Heads down",
+    );
+  });
+});
+
 describe("outOfOfficeText", () => {
   it("names the last day out in the user's zone", () => {
     // Prepare: an all-day leave ending Sat 28 Nov 00:00 in Berlin (= Fri 23:00Z)
@@ -97,12 +141,60 @@ describe("outOfOfficeText", () => {
     expect(outOfOfficeText("Out of office", end, "Europe/Berlin")).toBe(
       "Out of office until Fri, 27 Nov",
     );
+    // In New York the same instant is Fri 18:00, not a day boundary, so the time shows.
     expect(outOfOfficeText("Out of office", end, "America/New_York")).toBe(
-      "Out of office until Fri, 27 Nov",
+      "Out of office until Fri, 27 Nov 18:00",
     );
     expect(outOfOfficeText("Abwesend", end, "Europe/Berlin", "de-DE")).toBe(
       "Abwesend until Fr., 27. Nov.",
     );
+  });
+
+  it("shows only the time when it ends later on the day it is shown", () => {
+    // Prepare: shown Mon 10 Mar 09:00 Berlin, ending 15:30 Berlin the same day
+    const now = Date.UTC(2025, 2, 10, 8);
+    const end = Date.UTC(2025, 2, 10, 14, 30);
+    // Act / Assess
+    expect(outOfOfficeText("Out of office", end, "Europe/Berlin", undefined, now)).toBe(
+      "Out of office until 15:30",
+    );
+  });
+
+  it("shows the day and time when it ends off midnight on another day", () => {
+    // Prepare: shown Fri 7 Mar, ending Mon 10 Mar 15:30 Berlin
+    const now = Date.UTC(2025, 2, 7, 8);
+    const end = Date.UTC(2025, 2, 10, 14, 30);
+    // Act / Assess
+    expect(outOfOfficeText("Out of office", end, "Europe/Berlin", undefined, now)).toBe(
+      "Out of office until Mon, 10 Mar 15:30",
+    );
+    expect(outOfOfficeText("Out of office", end, "Europe/Berlin")).toBe(
+      "Out of office until Mon, 10 Mar 15:30",
+    );
+  });
+
+  it("decides 'the same day' in the user's zone, not in UTC", () => {
+    // Prepare: 23:30Z on 9 Mar is already 10 Mar in Berlin; the end is 10 Mar 15:30 Berlin
+    const now = Date.UTC(2025, 2, 9, 23, 30);
+    const end = Date.UTC(2025, 2, 10, 14, 30);
+    // Act / Assess
+    expect(outOfOfficeText("OOO", end, "Europe/Berlin", undefined, now)).toBe("OOO until 15:30");
+    expect(outOfOfficeText("OOO", end, "UTC", undefined, now)).toBe("OOO until Mon, 10 Mar 14:30");
+  });
+
+  it("names the last day out for a whole-day absence even when shown that day", () => {
+    // Prepare: ends Tue 11 Mar 00:00 Berlin, shown Mon 10 Mar 09:00
+    const end = Date.UTC(2025, 2, 10, 23);
+    const now = Date.UTC(2025, 2, 10, 8);
+    // Act / Assess
+    expect(outOfOfficeText("Out of office", end, "Europe/Berlin", undefined, now)).toBe(
+      "Out of office until Mon, 10 Mar",
+    );
+  });
+
+  it("reads an unknown zone as UTC rather than failing", () => {
+    const end = Date.UTC(2025, 2, 10, 14, 30);
+    expect(outOfOfficeText("Away", end, "Mars/Olympus")).toBe("Away until Mon, 10 Mar 14:30");
   });
 });
 
