@@ -1,0 +1,246 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CalendarParseError } from "../../lib/calendar/errors";
+import { expand } from "../../lib/calendar/expand";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const ownDir = path.join(repoRoot, "test/fixtures/ics");
+const corpusDir = path.resolve(repoRoot, "../shared/corpus/ics");
+const hasCorpus = existsSync(corpusDir);
+if (!hasCorpus)
+  console.warn(`ICS fuzz: ${corpusDir} is absent; fuzzing the project's own feeds only`);
+
+const feedsIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith(".ics"))
+    .sort()
+    .map((f) => ({ name: f, text: readFileSync(path.join(dir, f), "utf8") }));
+
+const ownFeeds = feedsIn(ownDir);
+
+/** Content lines with folding undone, so a mutation hits a whole property. */
+const unfold = (ics: string): string[] => ics.replace(/\r?\n[ \t]/g, "").split(/\r?\n/);
+
+const WINDOW = { from: Date.UTC(2000, 0, 1), to: Date.UTC(2000, 0, 1) + 400 * 86_400_000 };
+
+/** A window near the feed's own dates, so recurrences and overrides are actually expanded. */
+function windowFor(ics: string): { from: number; to: number } {
+  const m = /DTSTART[^:\r\n]*:(\d{4})(\d{2})(\d{2})/.exec(ics);
+  if (!m) return WINDOW;
+  const from = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) - 7 * 86_400_000;
+  return { from, to: from + 120 * 86_400_000 };
+}
+
+const garbageValue = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.constantFrom(
+    "",
+    "20261345T256199",
+    "2026-03-09T09:00:00",
+    "99999999T999999Z",
+    "FREQ=SECONDLY;INTERVAL=0",
+    "FREQ=DAILY;COUNT=-1",
+    "FREQ=YEARLY;BYMONTH=13;BYDAY=9XX",
+    "P-1D",
+    "PT",
+    "Mars/Olympus_Mons",
+    "\u0000\u0001",
+    "\uD800",
+    "😀".repeat(50),
+    ";;;:::",
+  ),
+  fc.string({ minLength: 2000, maxLength: 5000 }),
+);
+
+type Mutation =
+  | { kind: "delete"; at: number }
+  | { kind: "duplicate"; at: number }
+  | { kind: "swap"; at: number; with: number }
+  | { kind: "value"; at: number; value: string }
+  | { kind: "param"; at: number; param: string }
+  | { kind: "insert"; at: number; line: string };
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.record({ kind: fc.constant("delete" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("duplicate" as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant("swap" as const), at: fc.nat(), with: fc.nat() }),
+  fc.record({ kind: fc.constant("value" as const), at: fc.nat(), value: garbageValue }),
+  fc.record({
+    kind: fc.constant("param" as const),
+    at: fc.nat(),
+    param: fc.constantFrom(
+      "TZID=Nowhere/Never",
+      "VALUE=DATE",
+      "VALUE=PERIOD",
+      "TZID=",
+      'X="unterminated',
+    ),
+  }),
+  fc.record({
+    kind: fc.constant("insert" as const),
+    at: fc.nat(),
+    line: fc.oneof(
+      fc.constantFrom(
+        "BEGIN:VEVENT",
+        "END:VEVENT",
+        "BEGIN:VTIMEZONE",
+        "END:VTIMEZONE",
+        "RECURRENCE-ID:20000101T000000Z",
+        "EXDATE:garbage",
+        "RDATE;VALUE=PERIOD:20000101T000000Z/PT1H",
+        "STATUS:CANCELLED",
+        "DURATION:P9999W",
+      ),
+      fc.string({ maxLength: 60 }),
+    ),
+  }),
+);
+
+/** Applies mutations inside the VCALENDAR envelope, which stays intact. */
+function mutate(ics: string, mutations: Mutation[]): string {
+  const lines = unfold(ics).filter((l) => l !== "");
+  const inner = lines.slice(1, -1);
+  for (const m of mutations) {
+    if (inner.length === 0) break;
+    const i = m.at % inner.length;
+    const line = inner[i] as string;
+    const colon = line.indexOf(":");
+    if (m.kind === "delete") inner.splice(i, 1);
+    else if (m.kind === "duplicate") inner.splice(i, 0, line);
+    else if (m.kind === "swap") {
+      const j = m.with % inner.length;
+      inner[i] = inner[j] as string;
+      inner[j] = line;
+    } else if (m.kind === "value")
+      inner[i] = `${colon < 0 ? line : line.slice(0, colon)}:${m.value}`;
+    else if (m.kind === "param" && colon > 0) {
+      inner[i] = `${line.slice(0, colon).split(";")[0]};${m.param}${line.slice(colon)}`;
+    } else if (m.kind === "insert") inner.splice(i, 0, m.line);
+  }
+  return [lines[0], ...inner, lines.at(-1)].join("\r\n");
+}
+
+/** A VEVENT whose BEGIN and END lines both survived the mutations. */
+const hasIntactEvent = (ics: string) => /^BEGIN:VEVENT\s*$[\s\S]*?^END:VEVENT\s*$/im.test(ics);
+
+/**
+ * Known bug in lib/calendar (see the `it.fails` below): a VTIMEZONE whose END line is garbled
+ * swallows the events after it. Remove this allowance once expand's lenient parse is fixed.
+ */
+const hasUnterminatedZone = (ics: string) => {
+  const begins = (ics.match(/^BEGIN:VTIMEZONE\s*$/gim) ?? []).length;
+  const ends = (ics.match(/^END:VTIMEZONE\s*$/gim) ?? []).length;
+  return begins > ends;
+};
+
+/**
+ * What must hold whatever the feed: reasons on skips and sane occurrences. The one error allowed
+ * is the documented CalendarParseError, and only when not a single event is left intact (the
+ * sync then keeps the previous timeline rather than wiping it).
+ */
+function assertExpandsSafely(ics: string): void {
+  const window = windowFor(ics);
+  let result: ReturnType<typeof expand>;
+  try {
+    result = expand(ics, { ...window, userZone: "Europe/Berlin", userEmails: ["me@example.com"] });
+  } catch (error: unknown) {
+    expect(error).toBeInstanceOf(CalendarParseError);
+    expect(hasIntactEvent(ics) && !hasUnterminatedZone(ics)).toBe(false);
+    return;
+  }
+  for (const s of result.skipped) {
+    expect(typeof s.reason).toBe("string");
+    expect(s.reason.trim()).not.toBe("");
+  }
+  for (const o of result.occurrences) {
+    expect(Number.isFinite(o.start) && Number.isFinite(o.end)).toBe(true);
+    expect(o.end).toBeGreaterThanOrEqual(o.start);
+    expect(o.start < window.to && o.end >= window.from).toBe(true);
+  }
+}
+
+const feedArb = (feeds: Array<{ name: string; text: string }>) =>
+  fc
+    .constantFrom(...feeds)
+    .chain((feed) =>
+      fc.tuple(fc.constant(feed), fc.array(mutation, { minLength: 1, maxLength: 6 })),
+    );
+
+describe("expand on mutated real feeds", () => {
+  it("never throws while an event survives in the project's own feeds with lines deleted, swapped or garbled, and gives every skip a reason", () => {
+    fc.assert(
+      fc.property(feedArb(ownFeeds), ([feed, mutations]) => {
+        assertExpandsSafely(mutate(feed.text, mutations));
+      }),
+      { numRuns: 300, seed: 6001 },
+    );
+  });
+
+  it("refuses truncated or random text with a CalendarParseError only when no event is intact", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc
+            .constantFrom(...ownFeeds)
+            .chain((f) => fc.nat({ max: f.text.length }).map((n) => f.text.slice(0, n))),
+        ),
+        (text) => {
+          assertExpandsSafely(text);
+        },
+      ),
+      { numRuns: 200, seed: 6002 },
+    );
+  });
+
+  describe.runIf(hasCorpus)("with the shared corpus of real feeds", () => {
+    const corpus = hasCorpus ? feedsIn(corpusDir) : [];
+    it("never throws while an event survives in a mutated corpus feed, and gives every skip a reason", () => {
+      fc.assert(
+        fc.property(feedArb(corpus), ([feed, mutations]) => {
+          assertExpandsSafely(mutate(feed.text, mutations));
+        }),
+        { numRuns: 400, seed: 6003 },
+      );
+    });
+  });
+});
+
+describe("expand on a feed whose time zone block never ends", () => {
+  // Fails today: parseLeniently keeps collecting lines into the unterminated VTIMEZONE block, so
+  // the VEVENT is never seen and the whole feed throws CalendarParseError.
+  it.fails("still expands the intact event after a VTIMEZONE whose END line is garbled", () => {
+    // Prepare: the minimal form of a fuzz counterexample (a mangled END:VTIMEZONE).
+    const ics = [
+      "BEGIN:VCALENDAR",
+      "VERSION:2.0",
+      "BEGIN:VTIMEZONE",
+      "TZID:Custom/Zone",
+      "BEGIN:STANDARD",
+      "DTSTART:16010101T000000",
+      "TZOFFSETFROM:+0000",
+      "TZOFFSETTO:+0000",
+      "END:STANDARD",
+      "END;X=1:VTIMEZONE",
+      "BEGIN:VEVENT",
+      "UID:intact@example.com",
+      "DTSTART:20260309T090000Z",
+      "DTEND:20260309T100000Z",
+      "SUMMARY:Standup",
+      "END:VEVENT",
+      "END:VCALENDAR",
+    ].join("\r\n");
+    // Act
+    const result = expand(ics, {
+      from: Date.UTC(2026, 2, 9),
+      to: Date.UTC(2026, 2, 10),
+      userZone: "UTC",
+    });
+    // Assess
+    expect(result.occurrences.map((o) => o.uid)).toEqual(["intact@example.com"]);
+    expect(result.skipped.every((s) => s.reason.trim() !== "")).toBe(true);
+  });
+});
