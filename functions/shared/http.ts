@@ -5,8 +5,14 @@ import type {
   Context,
 } from "aws-lambda";
 import { z } from "zod";
+import { AppError, InvalidInputError } from "../../lib/app/errors";
 import { type App, getApp } from "../../lib/app/root";
-import { WebhookError } from "../../lib/webhooks";
+import {
+  WebhookError,
+  WebhookInputError,
+  type WebhookReply,
+  webhookStatus,
+} from "../../lib/webhooks";
 
 /** The parts of an API Gateway v2 (payload 2.0) event the handlers read. */
 export const httpEventSchema = z.object({
@@ -115,10 +121,30 @@ export function parseWith<S extends z.ZodType>(schema: S, doc: unknown): z.infer
   });
 }
 
+/** A webhook use case's reply as an API Gateway result. */
+export const toResult = (reply: WebhookReply): HttpResult =>
+  "text" in reply ? text(reply.status, reply.text) : json(reply.status, reply.json);
+
+const APP_ERROR_STATUS: Record<AppError["code"], number> = {
+  invalid_input: 400,
+  unknown_user: 404,
+  unknown_entry: 404,
+};
+
 /** Maps errors to HTTP; anything unexpected is logged (without the body) and answered 500. */
 export function errorToResult(error: unknown, app: App | undefined): HttpResult {
-  if (error instanceof WebhookError)
-    return json(401, { error: error.code, message: error.message });
+  if (error instanceof WebhookInputError) {
+    return json(400, { error: error.code, message: error.message, pointer: error.pointer });
+  }
+  if (error instanceof WebhookError) {
+    return json(webhookStatus(error.code), { error: error.code, message: error.message });
+  }
+  if (error instanceof InvalidInputError) {
+    return json(400, { error: error.code, message: error.message, pointer: error.pointer });
+  }
+  if (error instanceof AppError) {
+    return json(APP_ERROR_STATUS[error.code], { error: error.code, message: error.message });
+  }
   if (error instanceof BadRequest) {
     return json(400, { error: "bad_request", message: error.message, pointer: error.pointer });
   }

@@ -24,9 +24,9 @@ export interface QueueRecord<M> {
 
 /**
  * The middy chain the queue functions share: each record is parsed with `schema` and handled
- * on its own. A record that cannot be parsed is logged and dropped (a retry cannot fix it); a
- * record whose handling throws is reported in `batchItemFailures`, so only it is retried and,
- * after maxReceiveCount, dead-lettered.
+ * on its own. A record that cannot be parsed, or whose handling throws, is logged and reported in
+ * `batchItemFailures`: only it is received again and, after maxReceiveCount, it lands in the
+ * dead-letter queue, where an unreadable record can be inspected instead of vanishing.
  */
 export function queueHandler<S extends z.ZodType>(
   schema: S,
@@ -48,10 +48,11 @@ export function queueHandler<S extends z.ZodType>(
         if (!result.success) throw result.error;
         message = result.data;
       } catch (error: unknown) {
-        app.log.warn("message skipped: unreadable", {
+        app.log.error("message unreadable; left for the dead-letter queue", {
           messageId: record.messageId,
           reason: error instanceof Error ? error.message.slice(0, 300) : "unknown",
         });
+        failures.push({ itemIdentifier: record.messageId });
         continue;
       }
       const sent = Number(record.attributes?.SentTimestamp);
@@ -84,9 +85,23 @@ export const syncMessageSchema = z.object({
   reason: z.enum(["push", "poll", "manual"]),
 });
 
+/** A `user_change` the events endpoint acknowledged before recording it (lib/core UserChange). */
+const userChangeSchema = z.object({
+  eventId: z.string().min(1),
+  eventTime: z.number().nonnegative(),
+  key: z.object({ team: z.string().min(1), user: z.string().min(1) }),
+  tz: z.string().min(1).optional(),
+  status: z.object({
+    text: z.string(),
+    emoji: z.string(),
+    expiration: z.number().int().nonnegative(),
+  }),
+});
+
 export const transitionMessageSchema = z.object({
   team: z.string().min(1),
   user: z.string().min(1),
   at: z.number().int(),
   reason: z.enum(["transition", "retry", "timeline", "user_change", "ooo"]),
+  change: userChangeSchema.optional(),
 });

@@ -12,6 +12,11 @@ export interface TransitionMessage {
   /** The instant (epoch ms) the transition is due; the consumer reconciles at its own "now". */
   at: number;
   reason: "transition" | "retry" | "timeline" | "user_change" | "ooo";
+  /**
+   * A `user_change` acknowledged before it was recorded (the events endpoint's deadline passed):
+   * the worker records it, idempotently by event_id, then reconciles.
+   */
+  change?: UserChange;
 }
 
 /** A message on the sync queue: re-fetch and re-expand one calendar source. */

@@ -1,7 +1,19 @@
 export type { GooglePush } from "./calendar-push";
 export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./calendar-push";
+export type { ChannelBinding, WebhookDeps } from "./deps";
 export type { WebhookErrorCode } from "./errors";
-export { StaleTimestampError, WebhookError } from "./errors";
+export { StaleTimestampError, WebhookError, WebhookInputError, webhookStatus } from "./errors";
+export {
+  handleCalendarPush,
+  handleGenericHook,
+  handleGooglePush,
+  handleGraphNotification,
+} from "./handle-calendar-push";
+export { formatEntry, handleOooCommand, NOT_SET_UP } from "./handle-ooo-command";
+export type { ServiceEventOptions } from "./handle-service-event";
+export { ACK_DEADLINE_MS, handleServiceEvent } from "./handle-service-event";
+export type { WebhookReply, WebhookRequest } from "./http";
+export { jsonReply, parseInput, parseJsonInput, textReply } from "./http";
 export type { OooCommand } from "./ooo-command";
 export { OOO_USAGE, OooCommandError, parseOooCommand, zonedToEpoch } from "./ooo-command";
 export {

@@ -180,7 +180,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
   });
 
   describe("queue/sync", () => {
-    it("applies the feed's timeline, dead-letters only the failing record, drops unreadable ones", async () => {
+    it("applies the feed's timeline and reports the failing and the unreadable record for the dead-letter queue", async () => {
       // Prepare
       stack.clock.set(FIXTURE_NOW_MS + 5_000);
       feedRequests = [];
@@ -188,6 +188,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       const res = (await syncHandler(sqsFixture("sqs-sync.json"), ctx)) as SQSBatchResponse;
       // Assess
       expect(res.batchItemFailures).toEqual([
+        { itemIdentifier: "22222222-2222-4222-8222-222222222222" },
         { itemIdentifier: "33333333-3333-4333-8333-333333333333" },
       ]);
       const view = await (await getApp()).pilot?.getStatusView(alice);
@@ -198,7 +199,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
     it("skips a redelivered push that a later sync already covered, without fetching", async () => {
       feedRequests = [];
       const res = (await syncHandler(sqsFixture("sqs-sync.json"), ctx)) as SQSBatchResponse;
-      expect(res.batchItemFailures).toHaveLength(1);
+      expect(res.batchItemFailures).toHaveLength(2);
       expect(feedRequests.map((r) => r.path)).toEqual(["/broken"]);
     });
   });
@@ -224,7 +225,10 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
         message: { team: "T0DEMO", user: "U001", at: Date.UTC(2026, 0, 1, 13, 0) },
         delaySeconds: 45,
       });
-      expect(res.batchItemFailures).toEqual([]);
+      // The record without `at` can never be read: it goes back for the dead-letter queue.
+      expect(res.batchItemFailures).toEqual([
+        { itemIdentifier: "55555555-5555-4555-8555-555555555555" },
+      ]);
       const profile = stack.emulator.state().profiles.U001 as {
         status_text?: string;
         status_expiration?: number;
@@ -271,6 +275,30 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       const bad = await http(adminHandler, { ...event, body: '{"start":"tomorrow"}' });
       expect(bad.statusCode).toBe(400);
       expect(bodyOf(bad).pointer).toBe("/start");
+    });
+
+    it("answers a period that has already ended with 400 naming /end", async () => {
+      // Prepare
+      stack.clock.set(FIXTURE_NOW_MS);
+      const event = eventFixture("admin-post-ooo.json");
+      const body = JSON.stringify({ start: FIXTURE_NOW_MS - 7_200_000, end: FIXTURE_NOW_MS - 1 });
+      // Act
+      const res = await http(adminHandler, { ...event, body });
+      // Assess
+      expect(res.statusCode).toBe(400);
+      expect(bodyOf(res)).toMatchObject({ error: "invalid_input", pointer: "/end" });
+    });
+
+    it("answers out-of-office for a user Statuspilot does not know with 404", async () => {
+      // Prepare
+      stack.clock.set(FIXTURE_NOW_MS);
+      const event = eventFixture("admin-post-ooo.json");
+      const stranger = { ...event, pathParameters: { team: "T0DEMO", user: "U404" } };
+      // Act
+      const res = await http(adminHandler, stranger);
+      // Assess
+      expect(res.statusCode).toBe(404);
+      expect(bodyOf(res)).toMatchObject({ error: "unknown_user" });
     });
   });
 });

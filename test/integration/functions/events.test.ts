@@ -1,7 +1,13 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  SQSBatchResponse,
+  SQSEvent,
+} from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { handler as eventsHandler } from "../../../functions/http/events";
 import { handler as oooHandler } from "../../../functions/http/ooo-command";
+import { handler as transitionHandler } from "../../../functions/queue/transition";
 import { getApp } from "../../../lib/app/root";
 import { signV0 } from "../../../lib/webhooks";
 import { eventFixture, FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
@@ -138,9 +144,51 @@ describe("POST /service/events against dynalite and the emulator", () => {
       .replace("Ev0USERCHANGE1", "Ev0STRANGER");
     const res = await invoke(eventsHandler, resigned("service-user-change.json", body));
     expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body ?? "{}")).toEqual({ ok: true, ignored: "unknown_user" });
     expect(
       await (await getApp()).pilot?.getStatusView({ team: "T0DEMO", user: "U999" }),
     ).toBeUndefined();
+  });
+});
+
+describe("a user_change deferred to the transition queue", () => {
+  beforeAll(async () => {
+    stack = await startStack();
+    await (await getApp()).pilot?.upsertUser({
+      key: alice,
+      tz: "Europe/Berlin",
+      token: "xoxp-demo-U001",
+      sources: [],
+      mode: "auto",
+    });
+  });
+  afterAll(async () => stack?.close());
+
+  it("is recorded by the worker once, even when delivered twice", async () => {
+    // Prepare: the message the events endpoint queues when recording outlasts its deadline
+    const sqs = eventFixture("sqs-transition.json") as unknown as SQSEvent;
+    const [record] = sqs.Records;
+    if (!record) throw new Error("fixture has no record");
+    const change = {
+      eventId: "Ev0DEFERRED",
+      eventTime: FIXTURE_NOW_MS / 1000,
+      key: alice,
+      status: { text: "In the garden", emoji: ":seedling:", expiration: 0 },
+    };
+    const body = JSON.stringify({ ...alice, at: FIXTURE_NOW_MS, reason: "user_change", change });
+    const event = { Records: [{ ...record, body }] } as SQSEvent;
+    // Act
+    const first = (await transitionHandler(event, lambdaContext("t"))) as SQSBatchResponse;
+    const again = (await transitionHandler(event, lambdaContext("t"))) as SQSBatchResponse;
+    // Assess
+    expect(first.batchItemFailures).toEqual([]);
+    expect(again.batchItemFailures).toEqual([]);
+    const view = await (await getApp()).pilot?.getStatusView(alice);
+    expect(view?.actual).toMatchObject({
+      source: "manual",
+      status: { text: "In the garden", emoji: ":seedling:" },
+    });
+    expect(stack.emulator.calls().filter((c) => c.method === "users.profile.set")).toEqual([]);
   });
 });
 
@@ -202,6 +250,24 @@ describe("POST /service/commands/ooo against dynalite and the emulator", () => {
     const res = await invoke(oooHandler, resigned("ooo-command-schedule.json", form.toString()));
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body ?? "{}").text).toMatch(/not a calendar date/);
+  });
+
+  it("tells a workspace user who is not set up so, instead of failing", async () => {
+    // Prepare
+    const form = new URLSearchParams({
+      team_id: "T0DEMO",
+      user_id: "U404",
+      command: "/ooo",
+      text: "2026-12-01",
+    });
+    // Act
+    const res = await invoke(oooHandler, resigned("ooo-command-schedule.json", form.toString()));
+    // Assess
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body ?? "{}")).toEqual({
+      response_type: "ephemeral",
+      text: "You're not set up with Statuspilot yet.",
+    });
   });
 
   it("refuses an unsigned command with 401", async () => {

@@ -33,7 +33,7 @@ describe("POST /service/events acknowledgement", () => {
     resetApp();
   });
 
-  it("answers 200 before the service's 3 s limit and queues a reconcile when recording is slow", async () => {
+  it("answers 200 before the service's 3 s limit and queues the whole change when recording is slow", async () => {
     // Prepare
     vi.useFakeTimers();
     const sent: TransitionMessage[] = [];
@@ -67,6 +67,19 @@ describe("POST /service/events acknowledgement", () => {
     expect(ACK_DEADLINE_MS).toBeLessThan(3000);
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body ?? "{}")).toMatchObject({ deferred: true });
-    expect(sent).toEqual([{ team: "T0DEMO", user: "U001", at: NOW, reason: "user_change" }]);
+    expect(sent).toEqual([
+      {
+        team: "T0DEMO",
+        user: "U001",
+        at: NOW,
+        reason: "user_change",
+        change: {
+          eventId: "Ev0SLOW",
+          eventTime: NOW / 1000,
+          key: { team: "T0DEMO", user: "U001" },
+          status: { text: "", emoji: "", expiration: 0 },
+        },
+      },
+    ]);
   });
 });

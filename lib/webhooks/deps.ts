@@ -1,0 +1,41 @@
+import type {
+  OutOfOfficeEntry,
+  OutOfOfficeInput,
+  SyncMessage,
+  TransitionMessage,
+} from "../app/contracts";
+import type { Clock } from "../core/clock";
+import type { Log, Queue } from "../core/ports";
+import type { UserChange, UserKey } from "../core/types";
+
+/** A calendar push channel bound to one source (Google channel, Graph subscription, generic id). */
+export interface ChannelBinding {
+  team: string;
+  user: string;
+  sourceId: string;
+  /** Google channel token, Graph clientState, or the generic hook's HMAC secret. */
+  secret?: string;
+}
+
+/** The parts of the composition root the webhook use cases call (lib/app/root's App has them). */
+export interface WebhookDeps {
+  clock: Clock;
+  log: Log & { appendKeys(keys: Record<string, unknown>): void };
+  /** The service's signing secret. */
+  signingSecret(): Promise<string>;
+  useCases: {
+    /** False when nothing was recorded: a duplicate event_id, or a user we do not know. */
+    recordUserChange(change: UserChange): Promise<boolean>;
+    scheduleOutOfOffice(key: UserKey, input: OutOfOfficeInput): Promise<OutOfOfficeEntry>;
+    listOutOfOffice(key: UserKey): Promise<OutOfOfficeEntry[]>;
+    cancelOutOfOffice(key: UserKey, id: string): Promise<boolean>;
+  };
+  admin: {
+    findChannel(channelId: string): Promise<ChannelBinding | undefined>;
+    /** The user's IANA zone; undefined when Statuspilot does not know the user. */
+    userZone(key: UserKey): Promise<string | undefined>;
+  };
+  transitionQueue: Queue<TransitionMessage>;
+  /** Coalescing enqueue of a re-sync; false when it joined one already queued. */
+  requestSync(msg: SyncMessage): Promise<boolean>;
+}

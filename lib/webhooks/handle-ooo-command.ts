@@ -1,0 +1,84 @@
+import { z } from "zod";
+import type { OutOfOfficeEntry } from "../app/contracts";
+import { AppError } from "../app/errors";
+import type { WebhookDeps } from "./deps";
+import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "./http";
+import { OooCommandError, parseOooCommand } from "./ooo-command";
+import { header, verifyV0 } from "./signature";
+
+const slashCommandSchema = z
+  .object({
+    team_id: z.string().min(1),
+    user_id: z.string().min(1),
+    command: z.literal("/ooo"),
+    text: z.string().default(""),
+  })
+  .loose();
+
+export const NOT_SET_UP = "You're not set up with Statuspilot yet.";
+
+/** Slash-command answers are shown only to the user who typed the command. */
+const ephemeral = (message: string): WebhookReply =>
+  jsonReply(200, { response_type: "ephemeral", text: message });
+
+/** One line per entry, in the user's zone: `id: 2026-01-02 09:00 → 2026-01-05 00:00 "text"`. */
+export function formatEntry(entry: OutOfOfficeEntry, zone: string): string {
+  const fmt = new Intl.DateTimeFormat("sv-SE", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  });
+  const at = (ms: number) => fmt.format(new Date(ms));
+  return `${entry.id}: ${at(entry.start)} → ${at(entry.end)} ${entry.emoji} "${entry.text}"`;
+}
+
+/**
+ * POST /service/commands/ooo: the `/ooo` slash command, a signed form POST. Every answer the
+ * user can act on (bad dates, a period already over, not being set up) is an ephemeral 200.
+ */
+export async function handleOooCommand(
+  req: WebhookRequest,
+  deps: WebhookDeps,
+): Promise<WebhookReply> {
+  verifyV0(
+    await deps.signingSecret(),
+    {
+      rawBody: req.rawBody,
+      timestamp: header(req.headers, "x-svc-request-timestamp"),
+      signature: header(req.headers, "x-svc-signature"),
+    },
+    deps.clock.now(),
+  );
+  const cmd = parseInput(slashCommandSchema, Object.fromEntries(new URLSearchParams(req.rawBody)));
+  const key = { team: cmd.team_id, user: cmd.user_id };
+  deps.log.appendKeys({ user: key.user });
+  const zone = await deps.admin.userZone(key);
+  if (zone === undefined) return ephemeral(NOT_SET_UP);
+  try {
+    const parsed = parseOooCommand(cmd.text, { now: deps.clock.now(), zone });
+    if (parsed.kind === "list") {
+      const entries = await deps.useCases.listOutOfOffice(key);
+      return ephemeral(
+        entries.length
+          ? entries.map((e) => formatEntry(e, zone)).join("\n")
+          : "No out-of-office scheduled.",
+      );
+    }
+    if (parsed.kind === "cancel") {
+      const done = await deps.useCases.cancelOutOfOffice(key, parsed.id);
+      return ephemeral(done ? `Cancelled ${parsed.id}.` : `No out-of-office with id ${parsed.id}.`);
+    }
+    const entry = await deps.useCases.scheduleOutOfOffice(key, parsed.input);
+    return ephemeral(`Scheduled ${formatEntry(entry, zone)}`);
+  } catch (error: unknown) {
+    if (error instanceof OooCommandError) return ephemeral(error.message);
+    if (error instanceof AppError) {
+      return ephemeral(error.code === "unknown_user" ? NOT_SET_UP : error.message);
+    }
+    throw error;
+  }
+}

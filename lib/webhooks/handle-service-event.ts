@@ -1,0 +1,121 @@
+import type { UserChange } from "../core/types";
+import type { WebhookDeps } from "./deps";
+import {
+  jsonReply,
+  parseInput,
+  parseJsonInput,
+  textReply,
+  type WebhookReply,
+  type WebhookRequest,
+} from "./http";
+import {
+  envelopeSchema,
+  eventCallbackSchema,
+  RecentIds,
+  toUserChange,
+  urlVerificationSchema,
+  userChangeEventSchema,
+} from "./service-events";
+import { header, verifyV0 } from "./signature";
+
+/** The service gives up after 3 s; answer before that even if the store is slow. */
+export const ACK_DEADLINE_MS = 2500;
+
+/** Event ids seen by this process, so a retry is answered without touching the store. */
+const recentIds = new RecentIds();
+
+export interface ServiceEventOptions {
+  ackDeadlineMs?: number;
+  recent?: RecentIds;
+}
+
+/**
+ * POST /service/events: verifies the signature, echoes url_verification, and records a
+ * `user_change` (which reconciles the user). When recording outlasts the acknowledgement
+ * deadline, the whole change goes on the transition queue and the worker records it (by
+ * event_id, idempotently): on Lambda, work left running after the answer is frozen, not done.
+ */
+export async function handleServiceEvent(
+  req: WebhookRequest,
+  deps: WebhookDeps,
+  options: ServiceEventOptions = {},
+): Promise<WebhookReply> {
+  const recent = options.recent ?? recentIds;
+  verifyV0(
+    await deps.signingSecret(),
+    {
+      rawBody: req.rawBody,
+      timestamp: header(req.headers, "x-svc-request-timestamp"),
+      signature: header(req.headers, "x-svc-signature"),
+    },
+    deps.clock.now(),
+  );
+  const envelope = parseJsonInput(envelopeSchema, req.rawBody);
+  if (envelope.type === "url_verification") {
+    return textReply(200, parseInput(urlVerificationSchema, envelope).challenge);
+  }
+  if (envelope.type !== "event_callback")
+    return jsonReply(200, { ok: true, ignored: envelope.type });
+  const callback = parseInput(eventCallbackSchema, envelope);
+  const retry = header(req.headers, "x-svc-retry-num");
+  deps.log.appendKeys({ eventId: callback.event_id, ...(retry ? { retryNum: retry } : {}) });
+  if (callback.event.type !== "user_change") {
+    return jsonReply(200, { ok: true, ignored: callback.event.type });
+  }
+  const change = toUserChange(callback, parseInput(userChangeEventSchema, callback.event));
+  deps.log.appendKeys({ user: change.key.user });
+  if (recent.checkAndAdd(callback.event_id, deps.clock.now())) {
+    deps.log.info("duplicate event ignored", { retry: retry !== undefined });
+    return jsonReply(200, { ok: true, duplicate: true });
+  }
+  const outcome = await recordWithinDeadline(
+    change,
+    deps,
+    options.ackDeadlineMs ?? ACK_DEADLINE_MS,
+  );
+  if (outcome.kind === "late") {
+    deps.log.warn("acknowledged before recording finished; the change is queued");
+    await deps.transitionQueue.send(
+      { ...change.key, at: deps.clock.now(), reason: "user_change", change },
+      { dedupeKey: change.eventId },
+    );
+    return jsonReply(200, { ok: true, deferred: true });
+  }
+  if (outcome.kind === "failed") {
+    recent.forget(callback.event_id); // let the service's retry try again
+    throw outcome.error;
+  }
+  if (outcome.recorded) return jsonReply(200, { ok: true, duplicate: false });
+  // Nothing recorded: either a duplicate event_id, or a user Statuspilot does not know.
+  if ((await deps.admin.userZone(change.key)) === undefined) {
+    deps.log.info("user_change for an unknown user ignored");
+    return jsonReply(200, { ok: true, ignored: "unknown_user" });
+  }
+  return jsonReply(200, { ok: true, duplicate: true });
+}
+
+type Recording =
+  | { kind: "done"; recorded: boolean }
+  | { kind: "late" }
+  | { kind: "failed"; error: unknown };
+
+/** Records the change, or gives up waiting (not recording) once the deadline passes. */
+async function recordWithinDeadline(
+  change: UserChange,
+  deps: WebhookDeps,
+  deadlineMs: number,
+): Promise<Recording> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const recorded = deps.useCases.recordUserChange(change).then(
+    (ok): Recording => ({ kind: "done", recorded: ok }),
+    (error: unknown): Recording => ({ kind: "failed", error }),
+  );
+  const late = new Promise<Recording>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: "late" }), deadlineMs);
+  });
+  try {
+    return await Promise.race([recorded, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
