@@ -14,10 +14,14 @@ export interface SyncSourceView {
   etag?: string;
   lastModified?: string;
   hash?: string;
-  /** When the source was last expanded successfully (epoch ms). */
+  /** When the feed was last checked (fetched, or answered 304), epoch ms. */
   syncedAt?: number;
 }
 
+/**
+ * What a check records. `syncedAt` is the check time even when nothing changed (304 or the same
+ * content), so the 15-minute poll index and push coalescing count from the last check.
+ */
 export interface SourceSyncRecord {
   syncedAt: number;
   etag?: string;
@@ -53,7 +57,10 @@ export interface SyncLimits {
   timeoutMs: number;
   pastMs: number;
   futureMs: number;
-  /** A feed unchanged for longer than this is re-expanded anyway, because the horizon slides. */
+  /**
+   * An unchanged feed is re-expanded anyway once per window of this length, because the horizon
+   * slides. Windows are staggered per source, so feeds do not all re-expand at the same moment.
+   */
   refreshMs: number;
 }
 
@@ -127,6 +134,29 @@ const redactUrl = (url: string): string => {
   }
 };
 
+/** FNV-1a of the source's identity: where in the refresh window its boundary falls. */
+function refreshPhase(msg: SyncMessage, refreshMs: number): number {
+  const id = `${msg.team}/${msg.user}/${msg.sourceId}`;
+  let h = 2166136261;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
+  return h % refreshMs;
+}
+
+/**
+ * Whether the last check lies in the current refresh window: then conditional headers and the
+ * content hash may short-cut the expansion. The first check in a new window expands in full.
+ */
+export function inRefreshWindow(
+  msg: SyncMessage,
+  lastCheck: number | undefined,
+  now: number,
+  refreshMs: number,
+): boolean {
+  if (lastCheck === undefined || now - lastCheck >= refreshMs) return false;
+  const phase = refreshPhase(msg, refreshMs);
+  return Math.floor((lastCheck + phase) / refreshMs) === Math.floor((now + phase) / refreshMs);
+}
+
 /**
  * Re-fetches one ICS source and replaces the user's timeline from it. Returns what happened;
  * throws SyncError only for failures worth a retry (the queue then redelivers, then dead-letters).
@@ -154,7 +184,17 @@ export async function syncSource(
     deps.log.debug("sync coalesced with a later one", logData);
     return { kind: "unchanged", reason: "already_synced" };
   }
-  const fresh = source.syncedAt !== undefined && now - source.syncedAt < limits.refreshMs;
+  const fresh = inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs);
+  /** Records a check that changed nothing: new validators, the same hash, the check time. */
+  const recordCheck = (etag: string | undefined, lastModified: string | undefined) =>
+    deps.recordSourceSync(key, msg.sourceId, {
+      syncedAt: now,
+      ...(source.hash !== undefined ? { hash: source.hash } : {}),
+      ...((etag ?? source.etag) !== undefined ? { etag: etag ?? source.etag } : {}),
+      ...((lastModified ?? source.lastModified) !== undefined
+        ? { lastModified: lastModified ?? source.lastModified }
+        : {}),
+    });
 
   const headers: Record<string, string> = { accept: "text/calendar, */*;q=0.5" };
   if (fresh && source.etag) headers["if-none-match"] = source.etag;
@@ -180,6 +220,10 @@ export async function syncSource(
     }
     if (response.status === 304) {
       deps.log.debug("feed not modified", logData);
+      await recordCheck(
+        response.headers.get("etag") ?? undefined,
+        response.headers.get("last-modified") ?? undefined,
+      );
       return { kind: "unchanged", reason: "not_modified" };
     }
     if (response.status >= 500 || response.status === 429) {
@@ -221,6 +265,7 @@ export async function syncSource(
   };
   if (fresh && source.hash === hash) {
     deps.log.debug("feed content unchanged", logData);
+    await recordCheck(etag, lastModified);
     return { kind: "unchanged", reason: "same_content" };
   }
 

@@ -252,6 +252,21 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
         ["office", "poll"],
       ]);
     });
+
+    it("counts the 15 minutes from the last check when the feed answered 304", async () => {
+      // Prepare
+      const now = FIXTURE_NOW_MS + 16 * 60_000;
+      stack.clock.set(now);
+      feedRequests = [];
+      const app = await getApp();
+      // Act: the poll's re-sync of the unchanged feed
+      const outcome = await app.syncSource({ ...alice, sourceId: "office", reason: "poll" });
+      const due = await app.admin.sourcesDue(now - 15 * 60_000);
+      // Assess
+      expect(outcome).toEqual({ kind: "unchanged", reason: "not_modified" });
+      expect(feedRequests).toEqual([{ path: "/team.ics", ifNoneMatch: '"v1"' }]);
+      expect(due.map((d) => d.sourceId)).toEqual(["broken"]);
+    });
   });
 
   describe("/admin/users/{team}/{user}/ooo", () => {

@@ -3,10 +3,13 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import fc from "fast-check";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TimelineMeta } from "../../../lib/app/contracts";
 import {
   createSyncRequester,
+  DEFAULT_SYNC_LIMITS,
+  inRefreshWindow,
   type SourceSyncRecord,
   SyncError,
   type SyncSourceView,
@@ -110,6 +113,23 @@ describe("syncSource", () => {
     expect(h.applied).toEqual([]);
   });
 
+  it("records the check time and keeps the hash and validators when the feed answers 304", async () => {
+    // Prepare
+    const h = harness({
+      url: `${base}/team.ics`,
+      etag: '"v1"',
+      hash: "abc",
+      lastModified: "Wed, 31 Dec 2025 10:00:00 GMT",
+      syncedAt: NOW - 60_000,
+    });
+    // Act
+    await syncSource(h.deps, msg);
+    // Assess: the poll counts its 15 minutes from this check, not from the last change
+    expect(h.records).toEqual([
+      { syncedAt: NOW, hash: "abc", etag: '"v1"', lastModified: "Wed, 31 Dec 2025 10:00:00 GMT" },
+    ]);
+  });
+
   it("writes nothing when the content hash is unchanged since a recent sync", async () => {
     const first = harness({ url: `${base}/team.ics` });
     await syncSource(first.deps, msg);
@@ -117,6 +137,31 @@ describe("syncSource", () => {
     const h = harness({ url: `${base}/team.ics`, hash, syncedAt: NOW - 60_000 });
     expect(await syncSource(h.deps, msg)).toEqual({ kind: "unchanged", reason: "same_content" });
     expect(h.applied).toEqual([]);
+    expect(h.records).toEqual([expect.objectContaining({ syncedAt: NOW, hash })]);
+  });
+
+  it("re-expands an unchanged feed checked every 15 minutes exactly 4 times a day, whatever its id", () => {
+    const refreshMs = DEFAULT_SYNC_LIMITS.refreshMs;
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 0, max: 2_000_000_000_000 }),
+        (sourceId, start) => {
+          // Prepare
+          const source = { ...msg, sourceId };
+          let last: number | undefined = start;
+          let refreshes = 0;
+          // Act: 96 checks after the first, 15 minutes apart
+          for (let k = 1; k <= 96; k++) {
+            const now = start + k * 15 * 60_000;
+            if (!inRefreshWindow(source, last, now, refreshMs)) refreshes++;
+            last = now;
+          }
+          // Assess
+          expect(refreshes).toBe(4);
+        },
+      ),
+    );
   });
 
   it("re-expands an unchanged feed once the last sync is hours old, as the horizon slides", async () => {
