@@ -1,4 +1,12 @@
-import { effectiveStatus, overrideActive, sameStatus } from "./status-state";
+import {
+  activePending,
+  effectiveStatus,
+  overrideActive,
+  type PendingWrite,
+  type StatusState,
+  sameStatus,
+  unresolvedAttempts,
+} from "./status-state";
 import { type Block, isEmptyStatus, type StatusValue } from "./types";
 
 /** What reconciliation does with the profile right now. */
@@ -56,4 +64,63 @@ export function decisionStatus(decision: Decision): StatusValue | undefined {
   }
   if (decision.kind === "clear") return { text: "", emoji: "", expiration: 0 };
   return undefined;
+}
+
+/** A decision over the whole stored state; `inFlight` is set while a claimed write is sending. */
+export interface StateDecision {
+  decision: Decision;
+  /** The write in flight: `decision` assumed it lands. */
+  inFlight?: PendingWrite;
+  /** Decide again once the write in flight is recorded: it may not be the last word. */
+  recheck?: boolean;
+}
+
+/**
+ * Decides from the stored state. While a claimed write is in flight its status is what the
+ * profile is about to show, so the decision is made against it: a cancel that arrives
+ * meanwhile yields a clear to send after it, and so does a user change observed after the
+ * claim. When an attempt's outcome is unknown, a decision that writes nothing is checked
+ * again as if the attempt had been applied, so a cancel still clears a status the service may
+ * have applied despite the failed call.
+ */
+export function decideForState(
+  state: StatusState,
+  desired: Block | undefined,
+  now: number,
+  leaseMs: number,
+): StateDecision {
+  const override = state.override?.status;
+  const pending = activePending(state, now, leaseMs);
+  if (pending !== undefined) {
+    const newerObservation = state.actual.observedAt > pending.claimedAt;
+    const decision = decide({
+      desired,
+      actual: newerObservation ? state.actual.status : pending.status,
+      lastWritten: pending.status,
+      override,
+      now,
+    });
+    const target = decisionStatus(decision);
+    const differs = target !== undefined && !sameStatus(target, pending.status);
+    return { decision, inFlight: pending, recheck: newerObservation || differs };
+  }
+  const base = decide({
+    desired,
+    actual: state.actual.status,
+    lastWritten: state.lastWritten,
+    override,
+    now,
+  });
+  if (decisionStatus(base) !== undefined) return { decision: base };
+  for (const attempt of unresolvedAttempts(state)) {
+    const applied = decide({
+      desired,
+      actual: attempt.status,
+      lastWritten: attempt.status,
+      override,
+      now,
+    });
+    if (decisionStatus(applied) !== undefined) return { decision: applied };
+  }
+  return { decision: base };
 }

@@ -2,7 +2,8 @@ import { EMPTY_STATUS, isEmptyStatus, type StatusValue } from "./types";
 
 /**
  * The per-user status state the reconciler keeps, and the pure transitions on it:
- * applying an observed `user_change` and recording one of our own successful writes.
+ * applying an observed `user_change`, claiming a write, recording one of our own successful
+ * writes, and releasing a write whose outcome is unknown.
  */
 
 /** Where the last applied observation of the actual status came from. */
@@ -10,22 +11,34 @@ export type ObservationSource = "ours" | "manual" | "expired" | "unknown";
 
 export interface Observation {
   status: StatusValue;
-  /** When the observation happened, epoch ms (an event's `event_time` × 1000, or our write). */
+  /** When the observation happened, epoch ms (an event's `event_time` × 1000, or our send). */
   observedAt: number;
   source: ObservationSource;
 }
 
-/** One of our own successful writes, kept so its echo is recognised even when it arrives late. */
+/** One of our own writes the service applied, kept so its echo is recognised even when late. */
 export interface RecentWrite {
   status: StatusValue;
-  /** When the write was confirmed, epoch ms. */
+  /** When the write was sent, epoch ms: the service applied it at or after this instant. */
   at: number;
+}
+
+/**
+ * A write we sent whose outcome we do not know: the call failed after it may have reached the
+ * service (timeout, internal_error, fatal_error), or the service answered and recording failed.
+ * Its echo is ours; until something newer is known it may be what the profile shows.
+ */
+export interface AttemptedWrite {
+  status: StatusValue;
+  sentAt: number;
 }
 
 /** A write one reconcile has claimed and is sending; others must not send a different one. */
 export interface PendingWrite {
   status: StatusValue;
   claimedAt: number;
+  /** Another reconcile found a different status due while this one was in flight. */
+  recheck?: boolean;
 }
 
 export interface StatusState {
@@ -34,6 +47,8 @@ export interface StatusState {
   lastWritten?: StatusValue;
   /** Newest last; bounded to `RECENT_WRITES`. */
   recentWrites: RecentWrite[];
+  /** Newest last; bounded to `RECENT_ATTEMPTS`. Absent in items stored before it existed. */
+  attempts?: AttemptedWrite[];
   /** A status the user set themselves; we leave it alone until it expires or is cleared. */
   override?: { status: StatusValue; since: number };
   pending?: PendingWrite;
@@ -47,6 +62,7 @@ export interface StatusState {
 }
 
 export const RECENT_WRITES = 8;
+export const RECENT_ATTEMPTS = 4;
 export const RECENT_EVENT_IDS = 32;
 
 export const initialStatusState = (): StatusState => ({
@@ -68,6 +84,31 @@ export const effectiveStatus = (status: StatusValue, now: number): StatusValue =
 export const overrideActive = (override: StatusValue | undefined, now: number): boolean =>
   override !== undefined && !isEmptyStatus(effectiveStatus(override, now));
 
+/** The claimed write still inside its lease, if any. */
+export const activePending = (
+  state: StatusState,
+  now: number,
+  leaseMs: number,
+): PendingWrite | undefined =>
+  state.pending !== undefined && state.pending.claimedAt + leaseMs > now
+    ? state.pending
+    : undefined;
+
+/**
+ * Attempts that may be on the profile, newest first: sent after our newest applied write and
+ * after the newest observation, so nothing we know of says what happened to them.
+ */
+export function unresolvedAttempts(state: StatusState): AttemptedWrite[] {
+  const latestWrite = state.recentWrites.at(-1)?.at ?? Number.NEGATIVE_INFINITY;
+  // A claim counts too: once its lease ran out, its sender may have died after the service
+  // applied it.
+  const claim = state.pending;
+  const claimed = claim === undefined ? [] : [{ status: claim.status, sentAt: claim.claimedAt }];
+  return [...(state.attempts ?? []), ...claimed]
+    .filter((a) => a.sentAt > latestWrite && a.sentAt > state.actual.observedAt)
+    .reverse();
+}
+
 export type ObservationResult = "duplicate" | "stale" | "ours" | "manual" | "cleared";
 
 export interface ObservedChange {
@@ -77,11 +118,20 @@ export interface ObservedChange {
   status: StatusValue;
 }
 
+const appendWrite = (writes: RecentWrite[], write: RecentWrite): RecentWrite[] => {
+  const last = writes.at(-1);
+  if (last !== undefined && last.at === write.at && sameStatus(last.status, write.status)) {
+    return writes;
+  }
+  return [...writes, write].slice(-RECENT_WRITES);
+};
+
 /**
  * Applies one `user_change` observation. Events arrive late, twice and out of order:
  * duplicates (by id) and anything older than the newest applied observation are ignored, and
- * so is a late echo of one of our earlier writes. A non-empty status matching none of our
- * recent writes is a manual override; an empty one ends any override.
+ * so is a late echo of one of our earlier writes. The echo of a write in flight or of an
+ * attempt whose call failed confirms that the service applied it. A non-empty status matching
+ * nothing of ours is a manual override; an empty one ends any override.
  */
 export function applyObservation(
   state: StatusState,
@@ -100,23 +150,49 @@ export function applyObservation(
     ...change.status,
     expiration: isEmptyStatus(change.status) ? 0 : change.status.expiration,
   };
+  const attempt = state.attempts?.findLast((a) => sameStatus(a.status, status));
+  const pending = state.pending !== undefined && sameStatus(state.pending.status, status);
   if (latest !== undefined && !sameStatus(latest.status, status)) {
-    const olderWrite = state.recentWrites.some((w) => sameStatus(w.status, status));
+    const olderWrite =
+      state.recentWrites.some((w) => sameStatus(w.status, status)) ||
+      (attempt !== undefined && attempt.sentAt < latest.at);
     // A late echo of an earlier write of ours: it says nothing about the status now.
     // An empty status is also what a user's clear looks like, so time decides for it.
     if (
       olderWrite &&
+      !pending &&
       (!isEmptyStatus(status) || change.eventTime <= Math.floor(latest.at / 1000))
     ) {
       return { state: seen, result: "stale" };
     }
   }
   const observedAt = Math.max(eventMs, state.actual.observedAt);
-  const echoOfPending = state.pending !== undefined && sameStatus(state.pending.status, status);
-  // The echo can beat the sender to the store: a claimed write's echo is ours too.
-  if ((latest !== undefined && sameStatus(latest.status, status)) || echoOfPending) {
+  // The echo can beat the sender to the store, or follow a call that failed but was applied:
+  // either way the service applied our write, so it is what we last wrote.
+  const sentAt = pending ? state.pending?.claimedAt : attempt?.sentAt;
+  if ((latest !== undefined && sameStatus(latest.status, status)) || sentAt !== undefined) {
     const { override: _ended, ...rest } = seen;
-    return { state: { ...rest, actual: { status, observedAt, source: "ours" } }, result: "ours" };
+    const confirmed: StatusState =
+      sentAt === undefined || (latest !== undefined && sameStatus(latest.status, status))
+        ? rest
+        : {
+            ...rest,
+            lastWritten: status,
+            recentWrites: appendWrite(rest.recentWrites, { status, at: sentAt }),
+          };
+    const attempts = state.attempts?.filter((a) => a !== attempt);
+    const { retry, ...withoutRetry } = confirmed;
+    // A retry of this very write is done; one for something else stays.
+    const keepRetry = retry !== undefined && attempt === undefined ? { retry } : {};
+    return {
+      state: {
+        ...withoutRetry,
+        ...keepRetry,
+        ...(attempts !== undefined ? { attempts } : {}),
+        actual: { status, observedAt, source: "ours" },
+      },
+      result: "ours",
+    };
   }
   if (isEmptyStatus(status)) {
     const { override: _ended, ...rest } = seen;
@@ -139,8 +215,46 @@ export function applyObservation(
 }
 
 /**
+ * Claims a write: other reconciles see it in flight and do not send a different one. A claim
+ * whose lease ran out is kept as an attempt, since its sender may have reached the service.
+ */
+export function claimWrite(state: StatusState, status: StatusValue, now: number): StatusState {
+  const stale = state.pending;
+  const attempts =
+    stale === undefined
+      ? state.attempts
+      : [...(state.attempts ?? []), { status: stale.status, sentAt: stale.claimedAt }].slice(
+          -RECENT_ATTEMPTS,
+        );
+  return {
+    ...state,
+    ...(attempts !== undefined ? { attempts } : {}),
+    pending: { status, claimedAt: now },
+  };
+}
+
+/**
+ * Releases the claim sent at `sentAt` after its call failed. The write is kept as an attempt:
+ * a timeout or an internal error may still have applied it, and its echo must count as ours.
+ * A refused write is never echoed, so remembering it costs nothing.
+ */
+export function releaseWrite(state: StatusState, sentAt: number): StatusState {
+  const pending = state.pending;
+  if (pending === undefined || pending.claimedAt !== sentAt) return state;
+  const { pending: _released, ...rest } = state;
+  return {
+    ...rest,
+    attempts: [...(state.attempts ?? []), { status: pending.status, sentAt }].slice(
+      -RECENT_ATTEMPTS,
+    ),
+  };
+}
+
+/**
  * Records one of our writes that the service confirmed; `written` is what it reported back and
- * `sentAt` when we sent it. A user change observed after we sent it stays the actual status.
+ * `sentAt` when we sent it. The write is stamped with its send time, not the time it was
+ * recorded: a user change observed after we sent it stays the actual status, and one that
+ * happens while the write is being recorded is not mistaken for an old one.
  */
 export function recordWrite(
   state: StatusState,
@@ -148,8 +262,10 @@ export function recordWrite(
   now: number,
   sentAt: number = now,
 ): StatusState {
-  const { pending: _done, retry: _retried, ...rest } = state;
-  const recentWrites = [...state.recentWrites, { status: written, at: now }].slice(-RECENT_WRITES);
+  const { pending, retry: _retried, ...base } = state;
+  // A newer claim (ours ran past its lease) belongs to another reconcile and stays.
+  const rest = pending !== undefined && pending.claimedAt > sentAt ? { ...base, pending } : base;
+  const recentWrites = appendWrite(state.recentWrites, { status: written, at: sentAt });
   // Event times are whole seconds: only a strictly later second is surely after our send.
   const newerUserChange = state.actual.source !== "ours" && state.actual.observedAt > sentAt;
   if (newerUserChange && !sameStatus(state.actual.status, written)) {
@@ -160,6 +276,10 @@ export function recordWrite(
     ...withoutOverride,
     lastWritten: written,
     recentWrites,
-    actual: { status: written, observedAt: Math.max(now, state.actual.observedAt), source: "ours" },
+    actual: {
+      status: written,
+      observedAt: Math.max(sentAt, state.actual.observedAt),
+      source: "ours",
+    },
   };
 }
