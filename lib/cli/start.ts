@@ -73,11 +73,17 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   const { startDemo } = await import("../local/demo");
   const { startStack } = await import("../local/stack");
   const { LocalStackError } = await import("../local/errors");
-  const { formatLiveEvent, machineTimeZone, clockTime } = await import("../local/live-log");
-  const { redactSecrets } = await import("../app/logger");
+  const { formatLiveEvent, formatLogLine, machineTimeZone, clockTime } = await import(
+    "../local/live-log"
+  );
 
   const timeZone = machineTimeZone();
   const clock = systemClock;
+  // Warnings and errors, the stack's own and the handlers', as one readable line each (secrets
+  // redacted) rather than Powertools JSON.
+  const line = (level: "warn" | "error") => (message: string, data?: Record<string, unknown>) =>
+    io.err(formatLogLine(level, message, data, { timeZone, at: clock.now() }));
+  const readableLog = { debug() {}, info() {}, warn: line("warn"), error: line("error") };
   let demo: Awaited<ReturnType<typeof startDemo>> | undefined;
   let stack: Awaited<ReturnType<typeof startStack>> | undefined;
   try {
@@ -110,19 +116,9 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
       emulatorPort,
       time: { mode: "real", clock },
       onLive: (event) => io.out(formatLiveEvent(event, { timeZone })),
-      // The stack's own trouble (a handler that threw, a dead-lettered message) as one line each.
-      log: {
-        debug() {},
-        info() {},
-        warn: (message, data) =>
-          io.err(
-            `${clockTime(clock.now(), timeZone)} warning: ${message} ${JSON.stringify(data ?? {}, redactSecrets)}`,
-          ),
-        error: (message, data) =>
-          io.err(
-            `${clockTime(clock.now(), timeZone)} error: ${message} ${JSON.stringify(data ?? {}, redactSecrets)}`,
-          ),
-      },
+      log: readableLog,
+      appLog: readableLog,
+      logLevel: "WARN",
     });
   } catch (error: unknown) {
     await demo?.close();

@@ -78,18 +78,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.err(message);
     return response.status === 404 ? 1 : EXIT_UNAVAILABLE;
   }
+  const view = body.view;
+  if (!isRecord(view)) {
+    // The stack answered but its app keeps no status for the user: not a success.
+    io.err(`no user ${String(body.user)} in team ${String(body.team)}`);
+    return 1;
+  }
   io.out(
     `${String(body.user)} (${String(body.team)}) at ${typeof body.now === "number" ? at(body.now) : "?"}`,
   );
   io.out(`  on the profile   ${describeStatus(body.profile)}`);
-  const view = body.view;
-  if (isRecord(view)) {
-    for (const [key, value] of Object.entries(view)) {
-      if (key === "key" || key === "team" || key === "user") continue;
-      io.out(`  ${key.padEnd(16)} ${describe(key, value)}`);
-    }
-  } else {
-    io.out("  (the app gave no status view)");
+  for (const [key, value] of Object.entries(view)) {
+    if (key === "key" || key === "team" || key === "user") continue;
+    io.out(`  ${key.padEnd(16)} ${describe(key, value)}`);
   }
   return 0;
 }

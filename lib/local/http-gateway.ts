@@ -16,10 +16,14 @@ export interface HttpRoute extends RouteSpec {
   load: () => Promise<{ handler: AnyHandler }>;
 }
 
-/** A route the local server answers itself, outside the API Gateway surface. */
+/**
+ * A route the local server answers itself, outside the API Gateway surface. `body` is the raw
+ * request body (empty for GET).
+ */
 export type LocalEndpoint = (
   req: IncomingMessage,
   url: URL,
+  body: string,
 ) => Promise<{ status: number; body: unknown } | undefined>;
 
 export interface GatewayOptions {
@@ -37,7 +41,7 @@ export interface GatewayOptions {
 export interface Gateway {
   url: string;
   port: number;
-  /** Requests being handled right now. */
+  /** Requests to the handlers being served right now (local control requests not counted). */
   inFlight(): number;
   close(): Promise<void>;
 }
@@ -89,7 +93,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (url.pathname.startsWith("/_local/")) {
       if (!isLoopback(req.socket.remoteAddress))
         return sendJson(res, 403, { message: "Forbidden" });
-      const answer = await options.local?.(req, url);
+      const body = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : await readBody(req);
+      if (body === "too_large") return sendJson(res, 413, { message: "Request Entity Too Large" });
+      const answer = await options.local?.(req, url, body.toString("utf8"));
       if (answer) return sendJson(res, answer.status, answer.body);
       return sendJson(res, 404, { message: "Not Found" });
     }
@@ -144,7 +150,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
 
   const server: Server = createServer((req, res) => {
-    inFlight++;
+    // A control request (e.g. "wait until quiet") must not count as work in flight, or it
+    // would wait for itself.
+    const counted = !(req.url ?? "").startsWith("/_local/");
+    if (counted) inFlight++;
     handle(req, res)
       .catch((error: unknown) => {
         log.error("local gateway failed", {
@@ -154,7 +163,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         else res.end();
       })
       .finally(() => {
-        inFlight--;
+        if (counted) inFlight--;
       });
   });
 

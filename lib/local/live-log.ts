@@ -1,4 +1,5 @@
 /** The human-readable live log of the local stack: one line per thing the automation did. */
+import { redactSecrets } from "../app/logger";
 
 export type LiveEvent =
   | {
@@ -11,6 +12,8 @@ export type LiveEvent =
       calls: number;
     }
   | { kind: "clear"; at: number; user: string; calls: number }
+  /** Our status reached its `status_expiration` and the service cleared it; we sent `calls`. */
+  | { kind: "expired"; at: number; user: string; calls: number }
   | { kind: "leave"; at: number; user: string }
   | { kind: "retry"; at: number; user: string; code: string; retryAt: number }
   | { kind: "failed"; at: number; user: string; code: string }
@@ -73,6 +76,8 @@ export function formatLiveEvent(event: LiveEvent, format: LiveLogFormat): string
     }
     case "clear":
       return `${t} ${event.user} cleared the status (${plural(event.calls, "call")})`;
+    case "expired":
+      return `${t} ${event.user} expired (service cleared it, ${plural(event.calls, "call")})`;
     case "leave":
       return `${t} ${event.user} user set their own status — leaving it`;
     case "retry":
@@ -86,3 +91,43 @@ export function formatLiveEvent(event: LiveEvent, format: LiveLogFormat): string
 
 /** The machine's own zone, the default for printed times (a newcomer compares with their clock). */
 export const machineTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+export type LogLineLevel = "debug" | "info" | "warn" | "error";
+
+const LEVEL_WORD: Record<LogLineLevel, string> = {
+  debug: "debug",
+  info: "info",
+  warn: "warning",
+  error: "error",
+};
+
+/** `key=value`, quoted when it has spaces; objects as JSON. Secret-looking keys are redacted. */
+const field = (key: string, value: unknown): string => {
+  const safe = redactSecrets(key, value);
+  const text =
+    typeof safe === "string"
+      ? /^[^\s"=]+$/.test(safe)
+        ? safe
+        : JSON.stringify(safe)
+      : JSON.stringify(safe, redactSecrets);
+  return `${key}=${text}`;
+};
+
+/**
+ * One readable line for a log record (the stack's own or the handlers'), instead of Powertools
+ * JSON: `12:00:20 warning: acknowledged before recording finished user=U001`.
+ */
+export function formatLogLine(
+  level: LogLineLevel,
+  message: string,
+  data: Record<string, unknown> | undefined,
+  format: LiveLogFormat & { at: number },
+): string {
+  const fields = Object.entries(data ?? {})
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => field(k, v));
+  return [
+    `${clockTime(format.at, format.timeZone)} ${LEVEL_WORD[level]}: ${message}`,
+    ...fields,
+  ].join(" ");
+}

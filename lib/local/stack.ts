@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
+import { z } from "zod";
 import { type RunningEmulator, startEmulator, type Workspace } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { ReconcileOutcome, SyncMessage, TransitionMessage } from "../app/contracts";
@@ -11,6 +12,7 @@ import type { Log } from "../core/ports";
 import { silentLog } from "../core/ports";
 import type { UserKey } from "../core/types";
 import { createTableInput } from "../store/table";
+import { routeAppLog } from "./app-log";
 import { DelayQueue } from "./delay-queue";
 import { LOCAL_CREDENTIALS, type LocalDynamo, startLocalDynamo } from "./dynamo";
 import { ConfigError, isAddressInUse, PortInUseError } from "./errors";
@@ -53,6 +55,12 @@ export interface StackOptions {
   onLive?: (event: LiveEvent) => void;
   /** Diagnostics of the stack itself (not the handlers' JSON logs). */
   log?: Log;
+  /**
+   * Where the handlers' own log records go (e.g. readable lines). Without it they stay the
+   * Powertools JSON lines on stdout/stderr that Lambda would write.
+   */
+  appLog?: Log;
+  /** The handlers' log level (LOG_LEVEL); WARN by default. */
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR";
 }
 
@@ -75,8 +83,36 @@ export interface LocalStack {
   advance(ms: number): Promise<void>;
   /** Waits until no request, delivery or queue message is being processed. */
   settle(): Promise<void>;
+  /** Every live-log event so far (also served at `GET /_local/live`). */
+  liveEvents(): readonly LiveEvent[];
   close(): Promise<void>;
 }
+
+/** How many live-log events the stack keeps for `GET /_local/live`. */
+const LIVE_EVENTS_KEPT = 10_000;
+
+const DAY_MS = 86_400_000;
+
+/** `POST /_local/clock`: move a manual clock by an amount or to an instant (epoch ms). */
+const clockMove = z.union([
+  z
+    .object({
+      advanceMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(366 * DAY_MS),
+    })
+    .strict(),
+  z.object({ to: z.number().int().min(0) }).strict(),
+]);
+
+type LocalAnswer = { status: number; body: unknown };
+
+const badRequest = (message: string): LocalAnswer => ({
+  status: 400,
+  body: { error: "invalid_request", message },
+});
 
 export const TABLE_NAME = "statuspilot-local";
 
@@ -215,7 +251,19 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     closers.push(() => dynamo.close());
 
     const hooks = new Map<string, { channelId: string; secret: string }>();
-    const live = options.onLive ?? (() => {});
+    const hookList: Array<{
+      team: string;
+      user: string;
+      sourceId: string;
+      channelId: string;
+      secret: string;
+    }> = [];
+    const liveEvents: LiveEvent[] = [];
+    const live = (event: LiveEvent) => {
+      liveEvents.push(event);
+      if (liveEvents.length > LIVE_EVENTS_KEPT) liveEvents.shift();
+      options.onLive?.(event);
+    };
     let emulator: RunningEmulator | undefined;
 
     const gateway: Gateway = await startGateway({
@@ -223,7 +271,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       clock,
       port: options.port ?? 3000,
       log,
-      local: (req, url) => localEndpoint(req, url),
+      local: (req, url, body) => localEndpoint(req, url, body),
     });
     closers.push(() => gateway.close());
 
@@ -298,7 +346,15 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     setAppOverrides({ clock, transitionQueue: queues.transition, syncQueue: queues.sync });
     closers.push(() => resetApp());
     const app = await getApp();
-    observeOutcomes(app, { clock, live, emulator });
+    if (options.appLog) routeAppLog(app.log, options.appLog, options.logLevel ?? "WARN");
+    observeOutcomes(app, {
+      clock,
+      live,
+      emulator,
+      scheduler,
+      // The emulator sweeps once a second in real time; under manual time at the instant.
+      expiryGraceMs: time.mode === "manual" ? 1 : 1500,
+    });
 
     // Manual time: sweep the emulator at each status's expiry instant, as its timer would.
     const sweepsAt = new Set<number>();
@@ -332,21 +388,88 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     };
     settleHook = settle;
 
+    const settleAll = async () => {
+      await settle();
+      await scheduler.idle();
+    };
+
+    /** The local control surface: loopback only, outside the API Gateway routes. */
     async function localEndpoint(
       req: IncomingMessage,
       url: URL,
-    ): Promise<{ status: number; body: unknown } | undefined> {
+      rawBody: string,
+    ): Promise<LocalAnswer | undefined> {
+      if (url.pathname === "/_local/clock") {
+        if (req.method === "GET")
+          return { status: 200, body: { now: clock.now(), mode: time.mode } };
+        if (req.method !== "POST") return undefined;
+        if (!(scheduler instanceof ManualScheduler)) {
+          return {
+            status: 409,
+            body: {
+              error: "not_manual_clock",
+              message: "the clock can be moved only in a stack started with manual time",
+            },
+          };
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(rawBody);
+        } catch {
+          return badRequest('body must be JSON: {"advanceMs": N} or {"to": epochMs}');
+        }
+        const move = clockMove.safeParse(json);
+        if (!move.success) {
+          return badRequest(
+            'body must be {"advanceMs": N} (0 to 366 days) or {"to": epochMs}, nothing else',
+          );
+        }
+        const to = "to" in move.data ? move.data.to : clock.now() + move.data.advanceMs;
+        if (to < clock.now()) {
+          return badRequest(`the clock only moves forward; it is ${clock.now()} now`);
+        }
+        await scheduler.advanceTo(to);
+        return { status: 200, body: { now: clock.now() } };
+      }
+      if (url.pathname === "/_local/settle" && req.method === "POST") {
+        await settleAll();
+        return { status: 200, body: { now: clock.now() } };
+      }
+      if (url.pathname === "/_local/hooks" && req.method === "GET") {
+        // The generic hooks' secrets, for tools on this machine that push calendar changes.
+        return {
+          status: 200,
+          body: {
+            hooks: hookList.map((h) => ({
+              ...h,
+              url: `${gateway.url}/hooks/generic/${encodeURIComponent(h.channelId)}`,
+            })),
+          },
+        };
+      }
+      if (url.pathname === "/_local/live" && req.method === "GET") {
+        const from = Number(url.searchParams.get("from") ?? "0");
+        if (!Number.isInteger(from) || from < 0) return badRequest("from must be an integer >= 0");
+        return { status: 200, body: { events: liveEvents.slice(from), next: liveEvents.length } };
+      }
       const status = /^\/_local\/status\/([^/]+)$/.exec(url.pathname);
       if (req.method === "GET" && status?.[1]) {
         const user = decodeURIComponent(status[1]);
-        const team =
-          url.searchParams.get("team") ?? options.users.find((u) => u.user === user)?.team;
+        const askedTeam = url.searchParams.get("team");
+        const team = askedTeam ?? options.users.find((u) => u.user === user)?.team;
         if (!team)
           return {
             status: 404,
             body: { error: "unknown_user", message: `no user ${user} in this stack` },
           };
-        const view = await adminOf(app).getStatusView?.({ team, user });
+        const admin = adminOf(app);
+        const view = await admin.getStatusView?.({ team, user });
+        if (admin.getStatusView && view === undefined) {
+          return {
+            status: 404,
+            body: { error: "unknown_user", message: `no user ${user} in team ${team}` },
+          };
+        }
         const profile = emulator?.state().profiles[user];
         return {
           status: 200,
@@ -404,6 +527,13 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
           secret: s.secret,
         });
         hooks.set(`${u.user}/${s.id}`, { channelId, secret: s.secret });
+        hookList.push({
+          team: u.team,
+          user: u.user,
+          sourceId: s.id,
+          channelId,
+          secret: s.secret,
+        });
       }
       for (const s of sources) {
         await queues.sync.send({ team: u.team, user: u.user, sourceId: s.id, reason: "manual" });
@@ -453,10 +583,8 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       hooks,
       advanceTo: (ms) => manual().advanceTo(ms),
       advance: (ms) => manual().advance(ms),
-      settle: async () => {
-        await settle();
-        await scheduler.idle();
-      },
+      settle: settleAll,
+      liveEvents: () => liveEvents,
       close: closeAll,
     };
   } catch (error: unknown) {
@@ -471,12 +599,35 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
  */
 function observeOutcomes(
   app: App,
-  deps: { clock: Clock; live: (e: LiveEvent) => void; emulator: RunningEmulator | undefined },
+  deps: {
+    clock: Clock;
+    live: (e: LiveEvent) => void;
+    emulator: RunningEmulator | undefined;
+    scheduler: Scheduler;
+    expiryGraceMs: number;
+  },
 ): void {
   const useCases = app.useCases;
   const reconcile = useCases.reconcileUser.bind(useCases);
   const lastSeq = new Map<string, number>();
   const lastLine = new Map<string, string>();
+  /** Bumped on every line about a user, so an expiry check knows nothing happened since. */
+  const generation = new Map<string, number>();
+  /**
+   * After a set, says when the service's own expiry cleared it (no call from us), unless we or
+   * the user changed the status before then.
+   */
+  const watchExpiry = (user: string, expirationS: number) => {
+    const expected = generation.get(user) ?? 0;
+    deps.scheduler.at(expirationS * 1000 + deps.expiryGraceMs, () => {
+      if ((generation.get(user) ?? 0) !== expected) return;
+      const profile = deps.emulator?.state().profiles[user];
+      if (profile && (profile.status_text !== "" || profile.status_emoji !== "")) return;
+      generation.set(user, expected + 1);
+      lastLine.set(user, "expired");
+      deps.live({ kind: "expired", at: expirationS * 1000, user, calls: 0 });
+    });
+  };
   const callsSince = (user: string): number => {
     if (!deps.emulator) return 1;
     const calls = deps.emulator.calls().filter((c) => c.method === "users.profile.set");
@@ -495,7 +646,9 @@ function observeOutcomes(
       if (lastLine.get(user) === signature && event.kind !== "set" && event.kind !== "clear")
         return;
       lastLine.set(user, signature);
+      generation.set(user, (generation.get(user) ?? 0) + 1);
       deps.live(event);
+      if (event.kind === "set" && event.expiration > 0) watchExpiry(user, event.expiration);
     };
     switch (outcome.kind) {
       case "set":

@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2e, event, profileOf, publishAndPush, setCalls, startE2e, T0 } from "./support";
+import {
+  advance,
+  advanceTo,
+  type E2e,
+  event,
+  liveLog,
+  profileOf,
+  publishAndPush,
+  setCalls,
+  startE2e,
+  T0,
+} from "./support";
 
 const S = 1000;
 const base = Math.ceil(T0 / S) * S;
@@ -16,10 +27,10 @@ afterAll(() => e?.close());
 describe("a meeting over the local stack", () => {
   it("sets the status at the meeting's start, expiring at its end", async () => {
     // Prepare
-    await e.stack.advanceTo(standup.start - S);
+    await advanceTo(e, standup.start - S);
     const before = await profileOf(e, "U001");
     // Act
-    await e.stack.advanceTo(standup.start + 5 * S);
+    await advanceTo(e, standup.start + 5 * S);
     // Assess
     expect(before.status_text).toBe("");
     const calls = await setCalls(e, "U001");
@@ -32,27 +43,28 @@ describe("a meeting over the local stack", () => {
     expect(profile.status_text).not.toBe("");
     expect(profile.status_emoji).toMatch(/^:[a-z0-9_+-]+:$/);
     expect(profile.status_expiration).toBe(standup.end / S);
-    expect(e.liveLog.at(-1)).toBe(
+    expect((await liveLog(e)).at(-1)).toBe(
       `11:00:01 U001 set "${profile.status_emoji} ${profile.status_text}" until 11:01:01 (1 call)`,
     );
   });
 
   it("is cleared by the service's own expiry at the end, with no second call", async () => {
     // Act
-    await e.stack.advanceTo(standup.end + 30 * S);
+    await advanceTo(e, standup.end + 30 * S);
     // Assess
     const profile = await profileOf(e, "U001");
     expect(profile).toMatchObject({ status_text: "", status_emoji: "", status_expiration: 0 });
     expect(await setCalls(e, "U001")).toHaveLength(1);
+    expect((await liveLog(e)).at(-1)).toBe("11:01:01 U001 expired (service cleared it, 0 calls)");
   });
 
   it("clears text and emoji together at once when the showing meeting is cancelled", async () => {
     // Prepare
-    await e.stack.advanceTo(review.start + 5 * S);
+    await advanceTo(e, review.start + 5 * S);
     const showing = await profileOf(e, "U001");
     // Act
     const pushedAt = await publishAndPush(e, "U001", TZ, [standup, { ...review, cancelled: true }]);
-    await e.stack.advance(12 * S);
+    await advance(e, 12 * S);
     // Assess
     expect(showing.status_expiration).toBe(review.end / S);
     const calls = await setCalls(e, "U001");
@@ -69,7 +81,7 @@ describe("a meeting over the local stack", () => {
 
   it("loses no queue message on the way", async () => {
     // Act
-    const res = await fetch(`${e.stack.url}/_local/queues`);
+    const res = await fetch(`${e.url}/_local/queues`);
     const body = (await res.json()) as {
       transition: { deadLettered: number };
       sync: { deadLettered: number };

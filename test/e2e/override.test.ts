@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2e, event, profileOf, setCalls, startE2e, T0, userSetsStatus } from "./support";
+import {
+  advance,
+  advanceTo,
+  type E2e,
+  event,
+  liveLog,
+  profileOf,
+  setCalls,
+  startE2e,
+  T0,
+  userSetsStatus,
+} from "./support";
 
 const S = 1000;
 const base = Math.ceil(T0 / S) * S;
@@ -16,17 +27,17 @@ afterAll(() => e?.close());
 describe("a status the user sets during a meeting", () => {
   it("is left alone while the meeting goes on", async () => {
     // Prepare
-    await e.stack.advanceTo(workshop.start + 2 * S);
+    await advanceTo(e, workshop.start + 2 * S);
     const written = await profileOf(e, "U002");
     ours = { text: written.status_text, emoji: written.status_emoji };
     // Act
-    await e.stack.advanceTo(workshop.start + 30 * S);
+    await advanceTo(e, workshop.start + 30 * S);
     await userSetsStatus(e, "U002", {
       status_text: "Lunch",
       status_emoji: ":sandwich:",
       status_expiration: 0,
     });
-    await e.stack.advanceTo(workshop.start + 120 * S);
+    await advanceTo(e, workshop.start + 120 * S);
     // Assess
     expect(written.status_expiration).toBe(workshop.end / S);
     expect(ours.text).not.toBe("");
@@ -37,7 +48,7 @@ describe("a status the user sets during a meeting", () => {
     // Our one set, then the user's own: nothing from us after it.
     expect(await setCalls(e, "U002")).toHaveLength(2);
     // The event is acknowledged at once and acted on through the queue, a second later at most.
-    expect(e.liveLog).toContainEqual(
+    expect(await liveLog(e)).toContainEqual(
       expect.stringMatching(/^11:00:3[01] U002 user set their own status — leaving it$/),
     );
   });
@@ -45,7 +56,7 @@ describe("a status the user sets during a meeting", () => {
   it("gives way to the calendar again once the user clears it", async () => {
     // Act
     await userSetsStatus(e, "U002", { status_text: "", status_emoji: "" });
-    await e.stack.advance(2 * S);
+    await advance(e, 2 * S);
     // Assess
     const profile = await profileOf(e, "U002");
     expect(profile).toMatchObject({ status_text: ours.text, status_emoji: ours.emoji });

@@ -4,9 +4,9 @@ import { fileURLToPath } from "node:url";
 import { loadWorkspace } from "../../emulator/server";
 import { ManualClock } from "../../lib/core/clock";
 import { type DemoEvent, renderIcs } from "../../lib/local/demo-feed";
-import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
-import { formatLiveEvent } from "../../lib/local/live-log";
-import { type LocalStack, startStack } from "../../lib/local/stack";
+import { startIcsServer } from "../../lib/local/ics-server";
+import { formatLiveEvent, type LiveEvent } from "../../lib/local/live-log";
+import { startStack } from "../../lib/local/stack";
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../..");
 export const TEAM = "T0DEMO";
@@ -14,12 +14,20 @@ export const TEAM = "T0DEMO";
 /** Whole seconds plus 400 ms, so the stack's tick is not aligned with calendar seconds. */
 export const T0 = Date.parse("2025-03-10T10:59:00.400Z");
 
+/**
+ * A running local stack, as a test outside the process would know it: its addresses and admin
+ * key (what `statuspilot start` prints). Everything after start goes over HTTP.
+ */
 export interface E2e {
-  stack: LocalStack;
-  ics: IcsServer;
-  clock: ManualClock;
-  /** The live log `statuspilot start` would print, with times in UTC. */
-  liveLog: string[];
+  /** The handlers' base URL, where API Gateway would be; `/_local/...` is its control surface. */
+  url: string;
+  /** The emulator's own base (`/_emulator/...`). */
+  emulatorUrl: string;
+  /** The service API base the handlers call. */
+  serviceBase: string;
+  adminApiKey: string;
+  /** The loopback ICS feed of a user. */
+  feedUrl(user: string): string;
   close(): Promise<void>;
 }
 
@@ -34,7 +42,6 @@ export async function startE2e(
       Object.entries(feeds).map(([u, f]) => [`/${u}.ics`, renderIcs(f.events, T0)]),
     ),
   });
-  const liveLog: string[] = [];
   const workspace = loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json"));
   const stack = await startStack({
     workspace,
@@ -48,13 +55,13 @@ export async function startE2e(
     port: 0,
     emulatorPort: 0,
     time: { mode: "manual", clock },
-    onLive: (event) => liveLog.push(formatLiveEvent(event, { timeZone: "UTC" })),
   });
   return {
-    stack,
-    ics,
-    clock,
-    liveLog,
+    url: stack.url,
+    emulatorUrl: stack.emulator?.url ?? "",
+    serviceBase: stack.serviceBase,
+    adminApiKey: stack.adminApiKey,
+    feedUrl: (user) => ics.feedUrl(`/${user}.ics`),
     close: async () => {
       await stack.close();
       await ics.close();
@@ -68,6 +75,59 @@ const getJson = async (url: string): Promise<unknown> => {
   return res.json();
 };
 
+const postJson = async (url: string, body: unknown): Promise<unknown> => {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`POST ${url} answered ${res.status}: ${await res.text()}`);
+  return res.json();
+};
+
+/** The stack's clock (epoch ms), over HTTP. */
+export async function nowOf(e: E2e): Promise<number> {
+  const { now } = (await getJson(`${e.url}/_local/clock`)) as { now: number };
+  return now;
+}
+
+/** Moves the stack's manual clock to `epochMs`, running everything due on the way. */
+export async function advanceTo(e: E2e, epochMs: number): Promise<void> {
+  await postJson(`${e.url}/_local/clock`, { to: epochMs });
+}
+
+/** Moves the stack's manual clock forward by `ms`. */
+export async function advance(e: E2e, ms: number): Promise<void> {
+  await postJson(`${e.url}/_local/clock`, { advanceMs: ms });
+}
+
+/** Waits until no request, event delivery or queue message is in progress. */
+export async function settle(e: E2e): Promise<void> {
+  await postJson(`${e.url}/_local/settle`, {});
+}
+
+/** The live log `statuspilot start` would print, with times in UTC, over HTTP. */
+export async function liveLog(e: E2e): Promise<string[]> {
+  const { events } = (await getJson(`${e.url}/_local/live`)) as { events: LiveEvent[] };
+  return events.map((event) => formatLiveEvent(event, { timeZone: "UTC" }));
+}
+
+interface Hook {
+  user: string;
+  sourceId: string;
+  channelId: string;
+  secret: string;
+  url: string;
+}
+
+/** The generic push hook of a user's source, as the stack lists it over HTTP. */
+export async function hookOf(e: E2e, user: string, sourceId = "cal1"): Promise<Hook> {
+  const { hooks } = (await getJson(`${e.url}/_local/hooks`)) as { hooks: Hook[] };
+  const hook = hooks.find((h) => h.user === user && h.sourceId === sourceId);
+  if (!hook) throw new Error(`no hook for ${user}/${sourceId}`);
+  return hook;
+}
+
 export interface Profile {
   status_text: string;
   status_emoji: string;
@@ -76,7 +136,7 @@ export interface Profile {
 
 /** The user's profile as the emulator holds it, over HTTP. */
 export async function profileOf(e: E2e, user: string): Promise<Profile> {
-  const state = (await getJson(`${e.stack.emulator?.url}/_emulator/state`)) as {
+  const state = (await getJson(`${e.emulatorUrl}/_emulator/state`)) as {
     profiles: Record<string, Profile>;
   };
   const profile = state.profiles[user];
@@ -95,7 +155,7 @@ export interface Call {
 
 /** Every users.profile.set the emulator received for `user`, over HTTP. */
 export async function setCalls(e: E2e, user: string): Promise<Call[]> {
-  const { calls } = (await getJson(`${e.stack.emulator?.url}/_emulator/calls`)) as {
+  const { calls } = (await getJson(`${e.emulatorUrl}/_emulator/calls`)) as {
     calls: Call[];
   };
   return calls.filter(
@@ -109,7 +169,7 @@ export async function userSetsStatus(
   user: string,
   profile: Partial<Profile>,
 ): Promise<void> {
-  const res = await fetch(`${e.stack.serviceBase}/users.profile.set`, {
+  const res = await fetch(`${e.serviceBase}/users.profile.set`, {
     method: "POST",
     headers: {
       authorization: `Bearer xoxp-demo-${user}`,
@@ -119,7 +179,7 @@ export async function userSetsStatus(
   });
   const body = (await res.json()) as { ok: boolean; error?: string };
   if (!body.ok) throw new Error(`users.profile.set failed: ${body.error}`);
-  await e.stack.settle();
+  await settle(e);
 }
 
 /** Replaces the user's feed on the ICS server and pushes the generic hook, both over HTTP. */
@@ -129,17 +189,14 @@ export async function publishAndPush(
   tz: string,
   events: DemoEvent[],
 ): Promise<number> {
-  const put = await fetch(e.ics.feedUrl(`/${user}.ics`), {
-    method: "PUT",
-    body: renderIcs(events, e.clock.now()),
-  });
+  const now = await nowOf(e);
+  const put = await fetch(e.feedUrl(user), { method: "PUT", body: renderIcs(events, now) });
   if (put.status !== 204) throw new Error(`feed PUT answered ${put.status}`);
-  const hook = e.stack.hooks.get(`${user}/cal1`);
-  if (!hook) throw new Error(`no hook for ${user}`);
-  const body = JSON.stringify({ changed: "cal1", tz });
-  const ts = Math.floor(e.clock.now() / 1000);
+  const hook = await hookOf(e, user);
+  const body = JSON.stringify({ changed: hook.sourceId, tz });
+  const ts = Math.floor(now / 1000);
   const signature = `v0=${createHmac("sha256", hook.secret).update(`v0:${ts}:${body}`).digest("hex")}`;
-  const res = await fetch(`${e.stack.url}/hooks/generic/${hook.channelId}`, {
+  const res = await fetch(hook.url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -150,8 +207,8 @@ export async function publishAndPush(
   });
   if (res.status !== 200)
     throw new Error(`generic hook answered ${res.status}: ${await res.text()}`);
-  await e.stack.settle();
-  return e.clock.now();
+  await settle(e);
+  return now;
 }
 
 export const event = (uid: string, summary: string, start: number, end: number): DemoEvent => ({

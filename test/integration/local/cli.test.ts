@@ -66,6 +66,55 @@ describe("statuspilot start and status", () => {
     expect(err).toEqual(["no user U999 in this stack"]);
   });
 
+  it("exits 1 naming the user and team when the team has no such user", async () => {
+    // Prepare
+    const { io, out, err } = bufferIo();
+    // Act
+    const code = await status(["U002", "--team", "TNOPE", "--port", String(port)], io);
+    // Assess
+    expect(code).toBe(1);
+    expect(err).toEqual(["no user U002 in team TNOPE"]);
+    expect(out).toEqual([]);
+  });
+
+  it("refuses to move the clock of a stack on real time", async () => {
+    // Act
+    const res = await fetch(`http://127.0.0.1:${port}/_local/clock`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ advanceMs: 60_000 }),
+    });
+    // Assess
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ error: "not_manual_clock" });
+    const clock = (await (await fetch(`http://127.0.0.1:${port}/_local/clock`)).json()) as {
+      mode: string;
+    };
+    expect(clock.mode).toBe("real");
+  });
+
+  it("prints the handlers' warnings as readable lines, not JSON", async () => {
+    // Prepare: a Graph notification for a subscription nobody has makes the handler warn
+    const before = started.err.length;
+    // Act
+    const res = await fetch(`http://127.0.0.1:${port}/hooks/graph`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        value: [{ subscriptionId: "nope", clientState: "s3cret-state", changeType: "updated" }],
+      }),
+    });
+    await waitFor(() => started.err.length > before, 5000).catch(() => undefined);
+    // Assess
+    expect(res.status).toBeLessThan(500);
+    const lines = started.err.slice(before);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(line).toMatch(/^\d\d:\d\d:\d\d (warning|error): /);
+      expect(line).not.toContain("s3cret-state");
+    }
+  });
+
   it("fails in one line when the handlers port is busy", async () => {
     // Prepare
     const { io, err } = bufferIo();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatLiveEvent } from "../../../lib/local/live-log";
+import { formatLiveEvent, formatLogLine } from "../../../lib/local/live-log";
 
 const at = (iso: string) => Date.parse(iso);
 const berlin = { timeZone: "Europe/Berlin" };
@@ -69,5 +69,48 @@ describe("formatLiveEvent", () => {
         berlin,
       ),
     ).toBe("12:02:00 U002 service said ratelimited — retrying at 12:02:30");
+  });
+
+  it("says when the service's own expiry cleared the status, with no call from us", () => {
+    expect(
+      formatLiveEvent(
+        { kind: "expired", at: at("2025-03-10T11:01:40Z"), user: "U001", calls: 0 },
+        berlin,
+      ),
+    ).toBe("12:01:40 U001 expired (service cleared it, 0 calls)");
+  });
+});
+
+describe("formatLogLine", () => {
+  it("prints a record as one line of time, level, message and key=value fields", () => {
+    // Act
+    const line = formatLogLine(
+      "warn",
+      "sync skipped: feed refused",
+      { user: "U001", status: 404, note: "two words" },
+      { ...berlin, at: at("2025-03-10T11:00:20Z") },
+    );
+    // Assess
+    expect(line).toBe(
+      '12:00:20 warning: sync skipped: feed refused user=U001 status=404 note="two words"',
+    );
+  });
+
+  it("never prints tokens, secrets or signatures, however nested", () => {
+    // Act
+    const line = formatLogLine(
+      "error",
+      "handler failed",
+      {
+        token: "xoxp-123",
+        request: { headers: { authorization: "Bearer xoxp-123" }, signingSecret: "abc" },
+      },
+      { timeZone: "UTC", at: 0 },
+    );
+    // Assess
+    expect(line).not.toContain("xoxp-123");
+    expect(line).not.toContain("abc");
+    expect(line).toContain("token=[redacted]");
+    expect(line.startsWith("00:00:00 error: handler failed ")).toBe(true);
   });
 });
