@@ -1,12 +1,13 @@
 /**
  * Bundles every Lambda function with esbuild (tree-shaken, minified, source maps) into
  * dist/functions/<name>/index.mjs, and regenerates infra/resources/table.json from the table's
- * single definition. Run before `osls package` / `osls deploy`:  npx tsx infra/build.ts
+ * single definition. `npx osls package` / `deploy` run this through infra/plugins/build.mjs;
+ * by hand: npx tsx infra/build.ts (prints each bundle's size).
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { renderTableJson } from "./table-resource";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -24,17 +25,87 @@ export const functionEntries: Record<string, string> = {
   transitionWorker: "functions/queue/transition.ts",
 };
 
+/**
+ * lib/app/root.ts's lazily imported modules (by their exact specifier there) and the functions
+ * whose code paths use them. Every other function gets a stub that throws if ever loaded, so
+ * its bundle leaves the module out.
+ */
+export const LAZY_MODULES: Record<string, string[]> = {
+  // ical.js, windows-iana, timezones: only the sync expands calendars.
+  "../calendar/expand": ["syncWorker"],
+  // Whoever reconciles (writes a status) or reads a channel secret opens sealed values.
+  "./kms-token-vault": [
+    "serviceEvents",
+    "oooCommand",
+    "calendarHooks",
+    "adminOoo",
+    "syncWorker",
+    "transitionWorker",
+  ],
+  // The service's signing secret is read by the two endpoints the service calls.
+  "@aws-sdk/client-ssm": ["serviceEvents", "oooCommand"],
+  // The service client (and the manifest schema and yaml it imports): whoever sets a status.
+  "../service/client": [
+    "serviceEvents",
+    "oooCommand",
+    "adminOoo",
+    "syncWorker",
+    "transitionWorker",
+  ],
+};
+
+/** Replaces root.ts's lazy imports that `fn` never uses with a module that says so. */
+function omitLazyModules(fn: string): Plugin {
+  const omitted = Object.entries(LAZY_MODULES)
+    .filter(([, users]) => !users.includes(fn))
+    .map(([specifier]) => specifier);
+  return {
+    name: "omit-lazy-modules",
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) =>
+        args.kind === "dynamic-import" &&
+        omitted.includes(args.path) &&
+        args.importer.endsWith(path.join("lib", "app", "root.ts"))
+          ? { path: args.path, namespace: "omitted" }
+          : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: "omitted" }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`${args.path} is not bundled into ${fn}; see infra/build.ts LAZY_MODULES`)});`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
 /** Regenerates infra/resources/table.json; a test fails when the committed file is stale. */
 export async function writeTableResource(root = repoRoot): Promise<void> {
   await writeFile(path.join(root, "infra/resources/table.json"), renderTableJson());
 }
 
-export async function buildBundles(root = repoRoot): Promise<void> {
-  await Promise.all(
-    Object.entries(functionEntries).map(([name, entry]) =>
-      build({
+export interface BundleReport {
+  name: string;
+  /** Size of index.mjs in bytes. */
+  bytes: number;
+  /** npm packages bundled in, e.g. "ical.js", "@aws-sdk/client-kms". */
+  packages: string[];
+}
+
+const packageOf = (input: string): string | undefined => {
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input.replaceAll("\\", "/"));
+  return m?.[1];
+};
+
+/** Bundles every function into `<outRoot>/<name>/index.mjs` and reports what each contains. */
+export async function buildBundles(
+  root = repoRoot,
+  outRoot = path.join(root, "dist/functions"),
+): Promise<BundleReport[]> {
+  return Promise.all(
+    Object.entries(functionEntries).map(async ([name, entry]) => {
+      const outfile = path.join(outRoot, name, "index.mjs");
+      const result = await build({
         entryPoints: [path.join(root, entry)],
-        outfile: path.join(root, "dist/functions", name, "index.mjs"),
+        outfile,
         bundle: true,
         platform: "node",
         target: "node20",
@@ -44,16 +115,40 @@ export async function buildBundles(root = repoRoot): Promise<void> {
         treeShaking: true,
         legalComments: "none",
         logLevel: "warning",
+        metafile: true,
+        plugins: [omitLazyModules(name)],
         // Some dependencies are CommonJS and call require(); give the ESM bundle one.
         banner: {
           js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
         },
-      }),
-    ),
+      });
+      const output = Object.entries(result.metafile.outputs).find(([file]) =>
+        file.endsWith(".mjs"),
+      );
+      const packages = new Set<string>();
+      for (const input of Object.keys(result.metafile.inputs)) {
+        const pkg = packageOf(input);
+        if (pkg) packages.add(pkg);
+      }
+      return { name, bytes: output?.[1].bytes ?? 0, packages: [...packages].sort() };
+    }),
   );
+}
+
+/** One line per bundle: name, size in KiB, and the heavy packages it carries. */
+export function formatReports(reports: BundleReport[]): string {
+  const heavy = ["ical.js", "yaml", "windows-iana", "@aws-sdk/client-kms", "@aws-sdk/client-ssm"];
+  return reports
+    .map(
+      (r) =>
+        `${r.name.padEnd(18)} ${(r.bytes / 1024).toFixed(0).padStart(6)} KiB  ${r.packages
+          .filter((p) => heavy.includes(p))
+          .join(" ")}`,
+    )
+    .join("\n");
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await writeTableResource();
-  await buildBundles();
+  console.log(formatReports(await buildBundles()));
 }

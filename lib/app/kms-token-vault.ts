@@ -1,4 +1,4 @@
-import { DecryptCommand, EncryptCommand, type KMSClient } from "@aws-sdk/client-kms";
+import { DecryptCommand, EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
 
 /** Binds every ciphertext to its purpose, so a token blob cannot be decrypted as anything else. */
 const ENCRYPTION_CONTEXT = { purpose: "statuspilot-user-token" };
@@ -60,4 +60,9 @@ export class KmsTokenVault {
       });
     }
   }
+}
+
+/** A vault with its own KMS client, for the composition root to load only where tokens are used. */
+export function createKmsTokenVault(region: string, keyId: string): KmsTokenVault {
+  return new KmsTokenVault(new KMSClient({ region }), keyId);
 }

@@ -1,27 +1,35 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { KMSClient } from "@aws-sdk/client-kms";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { GetParameterCommand, SSMClient } from "@aws-sdk/client-ssm";
-import { expand } from "../calendar/expand";
 import type { Clock } from "../core/clock";
 import type { Queue } from "../core/ports";
 import { buildTimeline } from "../core/timeline";
 import type { UserKey } from "../core/types";
-import { ServiceClient } from "../service/client";
+import type { ServiceClient } from "../service/client";
 import { DynamoStore } from "../store/dynamo-store";
 import { type Config, ConfigError, loadConfig } from "./config";
 import type { StatusUseCases, SyncMessage, TransitionMessage } from "./contracts";
-import { KmsTokenVault } from "./kms-token-vault";
 import { LocalTokenVault } from "./local-token-vault";
 import type { AppLog } from "./logger";
 import { createLog } from "./logger";
-import type { TokenVault } from "./ports";
+import type { StatusGateway, TokenVault } from "./ports";
 import { ServiceStatusGateway } from "./service-gateway";
 import { SqsQueue } from "./sqs-queue";
 import { StatusPilot } from "./statuspilot";
-import type { SyncOutcome } from "./sync";
+import type { ExpandFn, Expansion, SyncOutcome } from "./sync";
 import { createSyncRequester, type SyncDeps, syncSource } from "./sync";
 import { systemClock } from "./system-clock";
+
+/**
+ * Modules only some functions need, loaded on first use. infra/build.ts replaces each one with
+ * a stub in the bundles of functions that never call it (its LAZY_MODULES table names them by
+ * these exact specifiers), so the tick's bundle carries no ical.js, KMS, SSM or service client.
+ */
+export const lazy = {
+  calendar: () => import("../calendar/expand"),
+  kms: () => import("./kms-token-vault"),
+  ssm: () => import("@aws-sdk/client-ssm"),
+  service: () => import("../service/client"),
+};
 
 /** A calendar push channel (Google channel id, Graph subscription id, or generic source id). */
 export interface ChannelBinding {
@@ -127,17 +135,23 @@ export async function buildApp(
     parts.tokens ??
     (config.TOKEN_KEY
       ? new LocalTokenVault(config.TOKEN_KEY)
-      : new KmsTokenVault(new KMSClient({ region }), config.TOKEN_KMS_KEY_ID ?? ""));
+      : lazyKmsVault(region, config.TOKEN_KMS_KEY_ID ?? ""));
   const fetchFn = parts.fetch ?? fetch;
-  const service = new ServiceClient({
-    baseUrl: config.SERVICE_BASE_URL,
-    clock,
-    fetch: fetchFn,
-    log,
-  });
+  let service: Promise<ServiceClient> | undefined;
+  const gateway: StatusGateway = {
+    setStatus: async (target, status) => {
+      service ??= lazy
+        .service()
+        .then(
+          ({ ServiceClient }) =>
+            new ServiceClient({ baseUrl: config.SERVICE_BASE_URL, clock, fetch: fetchFn, log }),
+        );
+      return new ServiceStatusGateway(await service).setStatus(target, status);
+    },
+  };
   const pilot = new StatusPilot({
     store,
-    gateway: new ServiceStatusGateway(service),
+    gateway,
     transitionQueue,
     clock,
     log,
@@ -163,7 +177,7 @@ export async function buildApp(
     loadSource: (key, sourceId) => pilot.loadSource(key, sourceId),
     recordSourceSync: (key, sourceId, record) => pilot.recordSourceSync(key, sourceId, record),
     applyTimeline: (key, blocks, meta) => pilot.applyTimeline(key, blocks, meta),
-    expand,
+    expand: lazyExpand,
     buildTimeline,
   };
 
@@ -194,8 +208,29 @@ function sqsQueue<M>(url: string | undefined, variable: string, region: string):
   return new SqsQueue<M>(new SQSClient({ region }), url);
 }
 
+/** Seals and opens with KMS, loading the KMS client on first use. */
+function lazyKmsVault(region: string, keyId: string): TokenVault {
+  let vault: Promise<TokenVault> | undefined;
+  const load = () => {
+    vault ??= lazy.kms().then(({ createKmsTokenVault }) => createKmsTokenVault(region, keyId));
+    return vault;
+  };
+  return {
+    seal: async (plain) => (await load()).seal(plain),
+    open: async (sealed) => (await load()).open(sealed),
+  };
+}
+
+/** lib/calendar's expand, loaded on the first sync (ical.js is most of the sync's bundle). */
+let expandFn: ExpandFn | undefined;
+async function lazyExpand(...args: Parameters<ExpandFn>): Promise<Expansion> {
+  expandFn ??= (await lazy.calendar()).expand;
+  return expandFn(...args);
+}
+
 /** Reads an SSM SecureString, decrypted. Its value never reaches a log or an error message. */
 async function readSecureString(region: string, name: string): Promise<string> {
+  const { GetParameterCommand, SSMClient } = await lazy.ssm();
   const out = await new SSMClient({ region }).send(
     new GetParameterCommand({ Name: name, WithDecryption: true }),
   );

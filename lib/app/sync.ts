@@ -29,11 +29,16 @@ export interface SourceSyncRecord {
   hash?: string;
 }
 
-/** lib/calendar's expand, injected so tests can count or fail calls. */
+export interface Expansion {
+  occurrences: Occurrence[];
+  skipped: Array<{ reason: string; uid?: string }>;
+}
+
+/** lib/calendar's expand, injected so tests can count or fail calls (and the root can lazy-load). */
 export type ExpandFn = (
   icsText: string,
   opts: { from: number; to: number; userZone: string; userEmails?: string[] },
-) => { occurrences: Occurrence[]; skipped: Array<{ reason: string; uid?: string }> };
+) => Expansion | Promise<Expansion>;
 
 export type BuildTimelineFn = (
   occurrences: Occurrence[],
@@ -271,7 +276,7 @@ export async function syncSource(
 
   const from = now - limits.pastMs;
   const to = now + limits.futureMs;
-  const { occurrences, skipped } = deps.expand(text, {
+  const { occurrences, skipped } = await deps.expand(text, {
     from,
     to,
     userZone: source.tz,
