@@ -46,8 +46,9 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
 /**
- * The demo day: a meeting about 20 s after `startedAt`, a second one straight after it, focus
- * time a few minutes later, and out-of-office all day tomorrow (in `timeZone`).
+ * The demo day, so the first minute shows more than one line: a 30 s stand-up about 20 s after
+ * `startedAt` (set, then cleared by the service's own expiry at 50 s), a design review from
+ * 70 s to 3 min, focus time from 5 to 8 min, and out-of-office all day tomorrow (in `timeZone`).
  */
 export function demoEvents(startedAt: number, timeZone: string): DemoEvent[] {
   // Whole seconds: ICS has no finer resolution.
@@ -58,13 +59,13 @@ export function demoEvents(startedAt: number, timeZone: string): DemoEvent[] {
       uid: "demo-standup@statuspilot.local",
       summary: "Team stand-up",
       start: base + 20 * SECOND,
-      end: base + 100 * SECOND,
+      end: base + 50 * SECOND,
       busyStatus: "BUSY",
     },
     {
       uid: "demo-review@statuspilot.local",
       summary: "Design review",
-      start: base + 100 * SECOND,
+      start: base + 70 * SECOND,
       end: base + 3 * MINUTE,
       busyStatus: "BUSY",
     },

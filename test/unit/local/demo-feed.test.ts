@@ -5,13 +5,15 @@ import { demoEvents, localDate, renderIcs } from "../../../lib/local/demo-feed";
 const START = Date.parse("2025-03-10T10:59:59.400Z");
 
 describe("the demo feed", () => {
-  it("places a meeting about 20 s after start, a back-to-back one, focus later and OOO tomorrow", () => {
+  it("places a short meeting about 20 s after start, another after a gap, focus later and OOO tomorrow", () => {
     // Act
     const events = demoEvents(START, "Europe/Berlin");
     // Assess
     const [standup, review, focus, ooo] = events;
     expect(standup?.start).toBe(Date.parse("2025-03-10T11:00:20Z"));
-    expect(review?.start).toBe(standup?.end);
+    // It ends inside the first minute, so the newcomer also sees the service's expiry.
+    expect(standup?.end).toBe(Date.parse("2025-03-10T11:00:50Z"));
+    expect(review && standup && review.start > standup.end).toBe(true);
     expect(focus && review && focus.start > review.end).toBe(true);
     expect(ooo?.allDay).toEqual({ start: "2025-03-11", end: "2025-03-12" });
   });
