@@ -92,6 +92,9 @@ function authenticate(
   return { ok: true, token };
 }
 
+/** What a status set with text and no emoji shows (the platform's speech balloon). */
+export const DEFAULT_STATUS_EMOJI = ":speech_balloon:";
+
 const PAID = new Set(["pro", "business-plus", "enterprise-grid"]);
 const START_DATE_PLANS = new Set(["business-plus", "enterprise-grid"]);
 
@@ -220,6 +223,8 @@ function apply(
   p.real_name_normalized = normalizeName(p.real_name);
   p.display_name_normalized = normalizeName(p.display_name);
   if (p.status_text === "" && p.status_emoji === "") p.status_expiration = 0;
+  // The platform shows a text-only status with its default emoji.
+  if (p.status_text !== "" && p.status_emoji === "") p.status_emoji = DEFAULT_STATUS_EMOJI;
 }
 
 function setField(p: StoredProfile, id: string, v: FieldValue): void {
@@ -228,7 +233,10 @@ function setField(p: StoredProfile, id: string, v: FieldValue): void {
   else p.fields[id] = v;
 }
 
-/** A clear must name both fields empty; naming one leaves the other, which the service refuses. */
+/**
+ * A lone "" (the other status field left out) is a half clear when the stored other field is
+ * non-empty; with both fields named, the schema has already judged the request.
+ */
 function partialClear(p: StoredProfile, changes: Record<string, unknown>): boolean {
   const has = (k: string) => Object.hasOwn(changes, k);
   const text = changes.status_text;
@@ -385,7 +393,12 @@ function scopesOf(manifest: Record<string, unknown>): string {
   const scopes = oauth?.scopes ?? {};
   const list = (k: string) =>
     Array.isArray(scopes[k]) ? (scopes[k] as unknown[]).map(String).sort() : [];
-  return JSON.stringify({ bot: list("bot"), user: list("user") });
+  return JSON.stringify({
+    bot: list("bot"),
+    bot_optional: list("bot_optional"),
+    user: list("user"),
+    user_optional: list("user_optional"),
+  });
 }
 
 export async function appsManifestUpdate(ctx: CallContext): Promise<MethodResult> {

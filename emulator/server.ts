@@ -33,6 +33,8 @@ export interface EmulatorOptions {
   oauthCallbackUrl?: string;
   /** How long a `timeout` fault holds a request before dropping the connection. */
   faultTimeoutMs?: number;
+  /** How long a request body may take to arrive before the call answers `request_timeout`. */
+  bodyTimeoutMs?: number;
 }
 
 export interface CallRecord {
@@ -78,16 +80,37 @@ export const redactToken = (token: string | undefined): string | null =>
 
 const MAX_BODY = 1_000_000;
 
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/** The body as read: whole, too large, or missing/truncated (spec 7.1 `request_timeout`). */
+type BodyRead =
+  | { kind: "ok"; body: Buffer }
+  | { kind: "too_large" }
+  | { kind: "truncated"; reason: "timeout" | "aborted" };
+
+/**
+ * Reads the whole request body. A body that does not arrive within `timeoutMs` (a Content-Length
+ * larger than what the client sends) or that the client cuts off is `truncated`.
+ */
+function readBody(req: IncomingMessage, timeoutMs: number): Promise<BodyRead> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let settled = false;
+    const settle = (read: BodyRead) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(read);
+    };
+    const timer = setTimeout(() => settle({ kind: "truncated", reason: "timeout" }), timeoutMs);
     req.on("data", (c: Buffer) => {
       size += c.length;
       if (size <= MAX_BODY) chunks.push(c);
     });
-    req.on("end", () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks)));
-    req.on("error", () => resolve(undefined));
+    req.on("end", () =>
+      settle(size > MAX_BODY ? { kind: "too_large" } : { kind: "ok", body: Buffer.concat(chunks) }),
+    );
+    req.on("error", () => settle({ kind: "truncated", reason: "aborted" }));
+    req.on("close", () => settle({ kind: "truncated", reason: "aborted" }));
   });
 }
 
@@ -233,7 +256,16 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
       record(method, bearer, result);
       return send(res, result.status, result.body, { allow: "POST" });
     }
-    const body = await readBody(req);
+    const read = await readBody(req, opts.bodyTimeoutMs ?? 5000);
+    if (read.kind === "truncated") {
+      const result = fail("request_timeout");
+      record(method, bearer, read.reason === "aborted" ? { ...result, status: 0 } : result);
+      // A client that hung up cannot be answered; one that stalls gets the answer, then the
+      // connection closes, since the rest of its body would be read as a new request.
+      if (read.reason === "aborted" || res.destroyed) return;
+      return send(res, result.status, result.body, { connection: "close" });
+    }
+    const body = read.kind === "ok" ? read.body : undefined;
     for (const [code, rate] of Object.entries(faults.errors)) {
       if (rate > 0 && random() < rate) {
         const result: MethodResult = fail(code);
@@ -306,7 +338,12 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     if (req.method === "GET" && path === "/_emulator/calls")
       return send(res, 200, { calls: callLog });
     if (req.method === "POST") {
-      const body = (await readBody(req))?.toString("utf8") ?? "";
+      const read = await readBody(req, opts.bodyTimeoutMs ?? 5000);
+      if (read.kind !== "ok") {
+        if (res.destroyed) return;
+        return send(res, 400, { ok: false, error: "body missing, truncated or too large" });
+      }
+      const body = read.body.toString("utf8");
       let doc: Record<string, unknown> = {};
       try {
         const parsed: unknown = body.trim() === "" ? {} : JSON.parse(body);

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { validateManifest } from "../lib/schema/manifest";
+import { parsePointer, toPointer } from "../lib/schema/problems";
 
 export const PLANS = ["free", "pro", "business-plus", "enterprise-grid"] as const;
 export const ROLES = ["guest", "member", "admin", "owner", "primary_owner"] as const;
@@ -47,6 +49,26 @@ const appSchema = z.object({
   collaborators: z.array(z.string()).default([]),
   managed_by: z.string().optional(),
 });
+
+/** `http://` on the local machine: 127.x.x.x, localhost or [::1], with any port and path. */
+const LOOPBACK_HTTP = /^http:\/\/(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?::\d+)?(?:[/?#]|$)/i;
+
+/**
+ * The workspace file's exemption from the manifest schema's https rule: an app of the local stack
+ * receives its events over loopback http, which no real deployment would. Every loopback `http://`
+ * string is read as `https://` for validation only; the manifest is stored as written.
+ * `apps.manifest.update` has no such exemption.
+ */
+export function loopbackAsHttps(value: unknown): unknown {
+  if (typeof value === "string") {
+    return LOOPBACK_HTTP.test(value) ? `https://${value.slice("http://".length)}` : value;
+  }
+  if (Array.isArray(value)) return value.map(loopbackAsHttps);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, loopbackAsHttps(v)]));
+  }
+  return value;
+}
 
 export const workspaceSchema = z
   .object({
@@ -103,6 +125,15 @@ export const workspaceSchema = z
           });
       });
     });
+    ws.apps.forEach((a, i) => {
+      for (const problem of validateManifest(loopbackAsHttps(a.manifest))) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["apps", i, "manifest", ...parsePointer(problem.pointer)],
+          message: `manifest: ${problem.message}`,
+        });
+      }
+    });
     if (ws.fields.filter((f) => f.start_date).length > 1) {
       ctx.addIssue({
         code: "custom",
@@ -132,7 +163,9 @@ export function parseWorkspace(doc: unknown, source = "workspace"): Workspace {
   const parsed = workspaceSchema.safeParse(doc);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  const pointer = `/${(issue?.path ?? []).map(String).join("/")}`;
+  const pointer = toPointer(
+    (issue?.path ?? []).map((k) => (typeof k === "number" ? k : String(k))),
+  );
   throw new WorkspaceError(`${source}: ${pointer}: ${issue?.message ?? "invalid"}`, pointer, {
     cause: parsed.error,
   });

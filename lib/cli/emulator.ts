@@ -3,7 +3,8 @@ import { systemClock } from "../app/system-clock";
 import type { Log } from "../core/ports";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
-const USAGE = "usage: statuspilot emulator --port P --workspace FILE [--faults SPEC] [--seed N]";
+const USAGE =
+  "usage: statuspilot emulator --port P --workspace FILE [--faults SPEC] [--seed N] [--body-timeout-ms MS]";
 
 /** One JSON line per record; the emulator already redacts tokens in what it logs. */
 function lineLog(io: CliIo): Log {
@@ -13,7 +14,13 @@ function lineLog(io: CliIo): Log {
 }
 
 export async function run(args: string[], io: CliIo, signal?: AbortSignal): Promise<number> {
-  let values: { port?: string; workspace?: string; faults?: string; seed?: string };
+  let values: {
+    port?: string;
+    workspace?: string;
+    faults?: string;
+    seed?: string;
+    "body-timeout-ms"?: string;
+  };
   try {
     ({ values } = parseArgs({
       args,
@@ -22,6 +29,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
         workspace: { type: "string" },
         faults: { type: "string" },
         seed: { type: "string" },
+        "body-timeout-ms": { type: "string" },
       },
       strict: true,
     }));
@@ -43,6 +51,12 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
     io.err(`--seed must be an integer\n${USAGE}`);
     return 64;
   }
+  const bodyTimeoutMs =
+    values["body-timeout-ms"] === undefined ? undefined : Number(values["body-timeout-ms"]);
+  if (bodyTimeoutMs !== undefined && !(Number.isInteger(bodyTimeoutMs) && bodyTimeoutMs > 0)) {
+    io.err(`--body-timeout-ms must be a positive integer\n${USAGE}`);
+    return 64;
+  }
   const { loadWorkspace, parseFaults, startEmulator } = await import("../../emulator/server");
   let workspace: ReturnType<typeof loadWorkspace>;
   let faults: ReturnType<typeof parseFaults> | undefined;
@@ -59,6 +73,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
     clock: systemClock,
     ...(faults !== undefined ? { faults } : {}),
     ...(seed !== undefined ? { seed } : {}),
+    ...(bodyTimeoutMs !== undefined ? { bodyTimeoutMs } : {}),
     log: lineLog(io),
   });
   io.out(`emulator listening on ${emulator.apiBase} (team ${workspace.team.id})`);

@@ -36,21 +36,57 @@ export { ManifestInvalidError, ManifestParseError } from "./errors";
  *   (the platform SDK's format, whose official fixtures omit it) it defaults to `svc`.
  * - `allowed_ip_address_ranges`: at most 10 (spec; official 50).
  * - `long_description`'s 174-character minimum is enforced by the settings editor only (spec).
+ * - Workflow `input_parameters`/`output_parameters` have the version 2 shape in the spec's
+ *   workflows table even for version 1 manifests; a version 1 manifest may use that shape or the
+ *   version 1 flat map (the union). Function parameters follow the manifest's version strictly.
+ * - "Full https URL" (slash command `url`, `event_subscriptions.request_url`, the interactivity
+ *   URLs) is enforced: `http://` is refused. The app directory URLs keep the spec's `^https?:\/\/`.
  */
 
 export type ManifestVersion = 1 | 2;
 
-/** Parses manifest text: JSON first, then YAML. Throws ManifestParseError (one-line message). */
+/** Line and column (both from 1) of a UTF-16 offset in `text`. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
+  const lines = before.split("\n");
+  return { line: lines.length, column: (lines[lines.length - 1]?.length ?? 0) + 1 };
+}
+
+/** JSON.parse's reason with its position as line and column ("at line 3, column 5"). */
+function jsonErrorMessage(text: string, error: unknown): string {
+  const raw = error instanceof Error ? error.message : String(error);
+  const position = /at position (\d+)/.exec(raw)?.[1];
+  // "Unexpected end of JSON input" carries no position: the problem is at the end.
+  const offset = position === undefined ? text.length : Number(position);
+  const { line, column } = lineAndColumn(text, offset);
+  const reason = raw.replace(/\s*in JSON at position \d+.*$/s, "").replace(/\s*\(line \d+.*$/s, "");
+  return `${reason} at line ${line}, column ${column}`;
+}
+
+/**
+ * Parses manifest text: JSON first, then YAML. Throws ManifestParseError (one-line message). Text
+ * that starts with `{` or `[` is meant as JSON, so when YAML cannot read it either, the error is
+ * JSON's (with line and column), not the YAML parser's.
+ */
 export function parseManifestText(text: string): unknown {
+  let jsonError: unknown;
   try {
     return JSON.parse(text);
-  } catch {
+  } catch (error: unknown) {
     // Not JSON: YAML is a superset for documents, so try it next.
+    jsonError = error;
   }
+  const looksLikeJson = /^\s*[{[]/.test(text);
   let doc: unknown;
   try {
     doc = parseYaml(text, { uniqueKeys: true });
   } catch (error: unknown) {
+    if (looksLikeJson) {
+      throw new ManifestParseError(
+        `manifest is not valid JSON: ${jsonErrorMessage(text, jsonError)}`,
+        { cause: jsonError },
+      );
+    }
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new ManifestParseError(`manifest is neither JSON nor YAML: ${reason}`, { cause: error });
   }
@@ -267,7 +303,7 @@ const featuresSchema = z.strictObject({
       }),
       description: text({ max: MANIFEST_LIMITS.commandDescription }),
       should_escape: bool.optional(),
-      url: text({ pattern: HTTP_URL }).optional(),
+      url: text({ pattern: HTTPS_URL, patternText: "a full https URL" }).optional(),
       usage_hint: text({ max: MANIFEST_LIMITS.usageHint }).optional(),
     }),
     MANIFEST_LIMITS.slashCommands,
@@ -303,7 +339,7 @@ const settingsSchema = z.strictObject({
   ).optional(),
   event_subscriptions: z
     .strictObject({
-      request_url: text({ pattern: HTTP_URL }).optional(),
+      request_url: text({ pattern: HTTPS_URL, patternText: "a full https URL" }).optional(),
       bot_events: strings(MANIFEST_LIMITS.events).optional(),
       user_events: strings(MANIFEST_LIMITS.events).optional(),
       metadata_subscriptions: list(
@@ -315,8 +351,11 @@ const settingsSchema = z.strictObject({
   interactivity: z
     .strictObject({
       is_enabled: bool,
-      request_url: text({ pattern: HTTP_URL }).optional(),
-      message_menu_options_url: text({ pattern: HTTP_URL }).optional(),
+      request_url: text({ pattern: HTTPS_URL, patternText: "a full https URL" }).optional(),
+      message_menu_options_url: text({
+        pattern: HTTPS_URL,
+        patternText: "a full https URL",
+      }).optional(),
     })
     .optional(),
   org_deploy_enabled: bool.optional(),
@@ -354,12 +393,29 @@ const parameterV2 = z.looseObject({
   ),
 });
 
+const parametersV2 = z.strictObject({
+  properties: z.record(z.string(), parameterV2),
+  required: strings().optional(),
+});
+
 function parametersSchema(version: ManifestVersion) {
   if (version === 1) return z.record(z.string(), parameterV1);
-  return z.strictObject({
-    properties: z.record(z.string(), parameterV2),
-    required: strings().optional(),
-  });
+  return parametersV2;
+}
+
+/** Whether a parameters object is written in the version 2 shape (`properties` + `required`). */
+function isV2Parameters(value: unknown): boolean {
+  return isPlainObject(value) && isPlainObject(value.properties);
+}
+
+/**
+ * Workflow parameters: the spec (4.3, workflows) gives them the version 2 shape whatever the
+ * manifest's version, yet version 1 manifests written with the flat map exist too; a version 1
+ * manifest may use either (checked in manifestRuleProblems). An object with a `properties` object
+ * is read as the version 2 shape.
+ */
+function workflowParametersSchema(version: ManifestVersion): z.ZodType {
+  return version === 2 ? parametersV2 : z.unknown();
 }
 
 function stepSchema(version: ManifestVersion) {
@@ -530,6 +586,7 @@ const mcpServerSchema = z.strictObject({
 /** The shape rules of a manifest of the given major version (semantic rules are separate). */
 export function manifestSchema(version: ManifestVersion) {
   const parameters = parametersSchema(version);
+  const workflowParameters = workflowParametersSchema(version);
   return z.strictObject({
     $schema: z.string().optional(),
     _metadata: metadataSchema.optional(),
@@ -555,8 +612,8 @@ export function manifestSchema(version: ManifestVersion) {
         z.strictObject({
           title: z.string(),
           description: z.string(),
-          input_parameters: parameters.optional(),
-          output_parameters: parameters.optional(),
+          input_parameters: workflowParameters.optional(),
+          output_parameters: workflowParameters.optional(),
           steps: list(stepSchema(version)),
           // Map (spec) or array (official): checked in manifestRuleProblems.
           suggested_triggers: z.unknown().optional(),
@@ -813,9 +870,16 @@ function functionAndWorkflowProblems(
   for (const [id, workflow] of Object.entries(obj(doc.workflows) ?? {})) {
     const wf = obj(workflow);
     if (!wf) continue;
-    if (version === 2) {
-      for (const member of ["input_parameters", "output_parameters"]) {
-        problems.push(...requiredParameterProblems(wf[member], ["workflows", id, member]));
+    for (const member of ["input_parameters", "output_parameters"]) {
+      const params = wf[member];
+      const base: PathSegment[] = ["workflows", id, member];
+      if (version === 1 && params !== undefined) {
+        problems.push(
+          ...check(isV2Parameters(params) ? parametersV2 : parametersSchema(1), params, base),
+        );
+      }
+      if (version === 2 || isV2Parameters(params)) {
+        problems.push(...requiredParameterProblems(params, base));
       }
     }
     if (Array.isArray(wf.steps)) {

@@ -331,10 +331,13 @@ function statusProblems(profile: Record<string, unknown>, ctx: ProfileContext): 
       );
     }
   }
-  const textOk = text === undefined || typeof text === "string";
-  const emojiOk = emoji === undefined || typeof emoji === "string";
-  // A clear is both fields empty; one empty field with the other set or absent is a half clear.
-  if (textOk && emojiOk && (text === "" || emoji === "") && text !== emoji) {
+  // A clear is both fields empty. The half clear is one field explicitly "" while the other is
+  // given non-empty. A field left out is not part of the request: a lone non-empty field is a
+  // text-only or emoji-only set, and a lone "" depends on the stored status, which only the
+  // service knows (see emulator/README.md).
+  const halfClear =
+    typeof text === "string" && typeof emoji === "string" && (text === "") !== (emoji === "");
+  if (halfClear) {
     const other = text === "" ? "status_emoji" : "status_text";
     problems.push(
       problem(

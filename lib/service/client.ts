@@ -191,7 +191,7 @@ export class ServiceClient {
           code: "invalid_manifest",
           retryable: false,
           local: true,
-          errors: [{ message, pointer: "/" }],
+          errors: [{ message, pointer: "" }],
           cause: err,
         });
       }

@@ -1,12 +1,100 @@
 /** Errors of the service client. Every failure of a call is a ServiceError keyed by `code`. */
 
+/** The error codes of spec section 7 (7.1 both methods, 7.2 profile set, 7.3 manifest update). */
+export const SPEC_ERROR_CODES = [
+  // 7.1
+  "access_denied",
+  "accesslimited",
+  "account_inactive",
+  "deprecated_endpoint",
+  "ekm_access_denied",
+  "enterprise_is_restricted",
+  "fatal_error",
+  "internal_error",
+  "invalid_arg_name",
+  "invalid_arguments",
+  "invalid_array_arg",
+  "invalid_auth",
+  "invalid_charset",
+  "invalid_form_data",
+  "invalid_post_type",
+  "method_deprecated",
+  "missing_post_type",
+  "missing_scope",
+  "no_permission",
+  "not_allowed_token_type",
+  "not_authed",
+  "org_login_required",
+  "ratelimited",
+  "request_timeout",
+  "service_unavailable",
+  "team_access_not_granted",
+  "team_added_to_org",
+  "token_expired",
+  "token_revoked",
+  "two_factor_setup_required",
+  // 7.2
+  "cannot_update_admin_user",
+  "email_taken",
+  "invalid_emoji_not_allowed",
+  "invalid_ooo_message",
+  "invalid_profile",
+  "invalid_starts_with_at",
+  "must_clear_both_status_text_and_status_emoji",
+  "name_not_allowed",
+  "not_admin",
+  "not_app_admin",
+  "partial_profile_set_failed",
+  "permission_denied",
+  "profile_set_failed",
+  "reserved_name",
+  "sudo_required",
+  "too_long",
+  "username_same",
+  // 7.3
+  "app_not_eligible",
+  "app_not_owned_by_manager_app",
+  "dynamic_client_registration_failed",
+  "dynamic_client_registration_invalid_redirect_uri",
+  "dynamic_client_registration_invalid_response",
+  "dynamic_client_registration_missing_oauth_endpoints",
+  "dynamic_client_registration_not_supported",
+  "dynamic_client_registration_rejected",
+  "failed_adding_collaborator",
+  "failed_creating_app",
+  "failed_datastore_operation",
+  "invalid_app",
+  "invalid_app_id",
+  "invalid_manifest",
+  "oauth_metadata_not_found",
+  "unknown_method",
+] as const;
+
+export type SpecErrorCode = (typeof SPEC_ERROR_CODES)[number];
+
+/** Failures the client names itself: unreachable, no answer in time, an answer off the spec. */
+export type ClientErrorCode = "network_error" | "timeout" | "invalid_response";
+
+/**
+ * "Other unlisted errors can occur when the service is down or processing is disturbed" (spec 7):
+ * any other code the service answers. `string & {}` keeps the listed codes' completion.
+ */
+export type UnlistedErrorCode = string & {};
+
+export type ServiceErrorCode = SpecErrorCode | ClientErrorCode | UnlistedErrorCode;
+
+const SPEC_CODES: ReadonlySet<string> = new Set(SPEC_ERROR_CODES);
+
+/** True for a code that spec section 7 lists. */
+export const isSpecErrorCode = (code: string): code is SpecErrorCode => SPEC_CODES.has(code);
+
 export interface ManifestProblem {
   message: string;
   pointer: string;
 }
 
 export interface ServiceErrorData {
-  code: string;
+  code: ServiceErrorCode;
   retryable?: boolean;
   retryAfterS?: number;
   errors?: ManifestProblem[];
@@ -16,7 +104,7 @@ export interface ServiceErrorData {
 }
 
 /** Codes worth retrying later: the service said so, or it was momentarily unreachable. */
-const RETRYABLE_CODES: ReadonlySet<string> = new Set([
+const RETRYABLE_CODES: ReadonlySet<string> = new Set<SpecErrorCode | ClientErrorCode>([
   "ratelimited",
   "internal_error",
   "service_unavailable",
@@ -27,7 +115,7 @@ const RETRYABLE_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Codes that no retry can fix: the user must re-authorise (or an admin must act). */
-const FINAL_AUTH_CODES: ReadonlySet<string> = new Set([
+const FINAL_AUTH_CODES: ReadonlySet<string> = new Set<SpecErrorCode>([
   "token_revoked",
   "account_inactive",
   "invalid_auth",
@@ -39,13 +127,13 @@ const FINAL_AUTH_CODES: ReadonlySet<string> = new Set([
   "team_access_not_granted",
 ]);
 
-export const isRetryableCode = (code: string): boolean => RETRYABLE_CODES.has(code);
+export const isRetryableCode = (code: ServiceErrorCode): boolean => RETRYABLE_CODES.has(code);
 
 /** True when the token can no longer act: stop calling and ask for a re-authorisation. */
-export const isFinalAuthError = (code: string): boolean => FINAL_AUTH_CODES.has(code);
+export const isFinalAuthError = (code: ServiceErrorCode): boolean => FINAL_AUTH_CODES.has(code);
 
 export class ServiceError extends Error {
-  readonly code: string;
+  readonly code: ServiceErrorCode;
   readonly retryable: boolean;
   readonly retryAfterS?: number;
   readonly errors?: ManifestProblem[];
@@ -84,7 +172,7 @@ export class ServiceResponseError extends ServiceError {
 export interface LocalProblem {
   message: string;
   pointer: string;
-  code?: string;
+  code?: ServiceErrorCode;
 }
 
 /** Refused locally: the request breaks a rule of the service, so sending it would only fail. */

@@ -36,9 +36,11 @@ describe("statuspilot emulator (CLI)", () => {
       headers: { authorization: "Bearer xoxp-demo-U001", "content-type": "application/json" },
       body: JSON.stringify({ profile: { status_text: "Demo", status_emoji: ":calendar:" } }),
     });
+    // The body first: stopping the emulator closes its sockets, which would cut the answer off.
+    const answer: unknown = await res.json();
     stop.abort();
     // Assess
-    expect(await res.json()).toMatchObject({ ok: true, profile: { status_text: "Demo" } });
+    expect(answer).toMatchObject({ ok: true, profile: { status_text: "Demo" } });
     expect(await exit).toBe(0);
     const printed = out.join("\n");
     expect(printed).toContain('"method":"users.profile.set"');

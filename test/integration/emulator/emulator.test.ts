@@ -136,6 +136,76 @@ describe("emulator: status, events and expiry", () => {
 });
 
 describe("emulator: profile rules", () => {
+  it("shows a text-only status with the default emoji and keeps an emoji-only status as set", async () => {
+    // Prepare
+    const { client } = await setup();
+    const token = "xoxp-member-0001";
+    // Act
+    const textOnly = await client.setProfile({ token, profile: { status_text: "Lunch" } });
+    await client.setProfile({ token, profile: { status_text: "", status_emoji: "" } });
+    const emojiOnly = await client.setProfile({ token, profile: { status_emoji: ":x:" } });
+    // Assess
+    expect([textOnly.status_text, textOnly.status_emoji]).toEqual(["Lunch", ":speech_balloon:"]);
+    expect([emojiOnly.status_text, emojiOnly.status_emoji]).toEqual(["", ":x:"]);
+  });
+
+  it("keeps the stored emoji when a set names only the text", async () => {
+    // Prepare
+    const { client } = await setup();
+    const token = "xoxp-member-0001";
+    await client.setProfile({
+      token,
+      profile: { status_text: "Busy", status_emoji: ":calendar:" },
+    });
+    // Act
+    const profile = await client.setProfile({ token, profile: { status_text: "Lunch" } });
+    // Assess
+    expect([profile.status_text, profile.status_emoji]).toEqual(["Lunch", ":calendar:"]);
+  });
+
+  it.each([
+    [{ status_text: "", status_emoji: ":x:" }, "an empty text with an emoji"],
+    [{ status_text: "Lunch", status_emoji: "" }, "an empty emoji with a text"],
+    [{ status_text: "" }, "a lone empty text while an emoji is stored"],
+    [{ status_emoji: "" }, "a lone empty emoji while a text is stored"],
+  ] as [Record<string, unknown>, string][])(
+    "answers must_clear_both for %j (%s) and leaves the status alone",
+    async (profile) => {
+      // Prepare
+      const { client, emu } = await setup();
+      const token = "xoxp-member-0001";
+      const unchecked = new ServiceClient({
+        baseUrl: emu.apiBase,
+        clock: new ManualClock(T0),
+        budget: false,
+        validate: false,
+      });
+      await client.setProfile({
+        token,
+        profile: { status_text: "Busy", status_emoji: ":calendar:" },
+      });
+      // Act
+      const err = await unchecked.setProfile({ token, profile }).catch((e: unknown) => e);
+      // Assess
+      expect(err).toBeInstanceOf(ServiceError);
+      expect((err as ServiceError).code).toBe("must_clear_both_status_text_and_status_emoji");
+      expect(emu.state().profiles.U0MEMBER).toMatchObject({
+        status_text: "Busy",
+        status_emoji: ":calendar:",
+      });
+    },
+  );
+
+  it("accepts a lone empty field when the other one is empty already", async () => {
+    // Prepare
+    const { client } = await setup();
+    const token = "xoxp-member-0001";
+    // Act
+    const profile = await client.setProfile({ token, profile: { status_text: "" } });
+    // Assess
+    expect([profile.status_text, profile.status_emoji]).toEqual(["", ""]);
+  });
+
   it("keeps real_name and first/last name in sync both ways", async () => {
     // Prepare
     const { client } = await setup();
@@ -247,6 +317,64 @@ describe("emulator: manifest, introspection, paths, faults", () => {
     expect(more.permissionsUpdated).toBe(true);
     const app = emu.state().apps.find((a) => a.id === "A0MAIN");
     expect(app?.manifest.settings).toBeUndefined();
+  });
+
+  it("reports permissions_updated when only the optional scopes change", async () => {
+    // Prepare
+    const { client } = await setup();
+    const token = "xoxe-config-admin-0001";
+    const scopes = (extra: Record<string, string[]>) => ({
+      display_information: { name: "Statuspilot" },
+      oauth_config: { scopes: { bot: ["chat:write"], user: ["users.profile:write"], ...extra } },
+      features: { bot_user: { display_name: "statuspilot" } },
+    });
+    await client.updateManifest({ token, appId: "A0MAIN", manifest: scopes({}) });
+    // Act
+    const botOptional = await client.updateManifest({
+      token,
+      appId: "A0MAIN",
+      manifest: scopes({ bot_optional: ["chat:write"] }),
+    });
+    const userOptional = await client.updateManifest({
+      token,
+      appId: "A0MAIN",
+      manifest: scopes({ bot_optional: ["chat:write"], user_optional: ["users.profile:write"] }),
+    });
+    const unchanged = await client.updateManifest({
+      token,
+      appId: "A0MAIN",
+      manifest: scopes({ user_optional: ["users.profile:write"], bot_optional: ["chat:write"] }),
+    });
+    // Assess
+    expect(botOptional.permissionsUpdated).toBe(true);
+    expect(userOptional.permissionsUpdated).toBe(true);
+    expect(unchanged.permissionsUpdated).toBe(false);
+  });
+
+  it("refuses a loopback http request_url through apps.manifest.update: only workspace files are exempt", async () => {
+    // Prepare
+    const { client } = await setup();
+    const manifest = {
+      display_information: { name: "Statuspilot" },
+      settings: {
+        event_subscriptions: {
+          request_url: "http://127.0.0.1:3000/service/events",
+          user_events: ["user_change"],
+        },
+      },
+    };
+    // Act
+    const err = await client
+      .updateManifest({ token: "xoxe-config-admin-0001", appId: "A0MAIN", manifest })
+      .catch((e: unknown) => e);
+    // Assess
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).errors).toEqual([
+      {
+        message: expect.stringContaining("https"),
+        pointer: "/settings/event_subscriptions/request_url",
+      },
+    ]);
   });
 
   it("serves users.profile.set at the alias path /api/users/profile.set", async () => {

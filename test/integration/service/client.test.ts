@@ -6,7 +6,7 @@ import { TokenBudget } from "../../../lib/service/budget";
 import { ServiceClient } from "../../../lib/service/client";
 import {
   BudgetExceededError,
-  type ServiceError,
+  ServiceError,
   ServiceValidationError,
 } from "../../../lib/service/errors";
 import { conformanceWorkspace } from "./harness";
@@ -127,6 +127,25 @@ describe("ServiceClient against the emulator", () => {
     // Assess
     expect(err).toMatchObject({ code: "invalid_manifest", local: true });
     expect((err as ServiceError).errors?.length).toBeGreaterThan(0);
+  });
+
+  it('points an unreadable manifest\'s error at the whole document (RFC 6901 "")', async () => {
+    // Prepare
+    const before = emu.calls().length;
+    // Act
+    const err = await client()
+      .updateManifest({
+        token: "xoxe-config-admin-0001",
+        appId: "A0MAIN",
+        manifest: '{"display_information": {"name": "x"},',
+      })
+      .catch((e: unknown) => e);
+    // Assess
+    expect(err).toBeInstanceOf(ServiceError);
+    expect((err as ServiceError).errors).toEqual([
+      { message: expect.stringContaining("line 1, column"), pointer: "" },
+    ]);
+    expect(emu.calls().length).toBe(before);
   });
 
   it("answers over budget with the instant the next slot frees, without sleeping", async () => {

@@ -5,8 +5,8 @@ import { type RunningEmulator, startEmulator } from "../../../emulator/server";
 import type { Workspace } from "../../../emulator/workspace";
 import { ManualClock } from "../../../lib/core/clock";
 import { ServiceClient } from "../../../lib/service/client";
-import { ServiceError } from "../../../lib/service/errors";
-import { conformanceWorkspace } from "./harness";
+import { ServiceError, SPEC_ERROR_CODES } from "../../../lib/service/errors";
+import { conformanceWorkspace, sendTruncatedPost } from "./harness";
 
 /** Every error code of spec section 7. */
 const SECTION_7 = [
@@ -92,7 +92,6 @@ const FAULT_ONLY: Record<string, string> = {
   fatal_error: "a catastrophic server failure; only injected",
   internal_error: "a transient server failure; only injected",
   service_unavailable: "a transient outage; only injected",
-  request_timeout: "truncated POST data cannot be sent through fetch",
   org_login_required: "needs an enterprise migration in progress",
   team_added_to_org: "needs a migration to an Enterprise Organization in progress",
   team_access_not_granted: "needs a second workspace the token lacks access to",
@@ -323,6 +322,63 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
         "unknown_method",
       );
       expect(err.httpStatus).toBe(404);
+    });
+  });
+
+  describe("truncated POST data (request_timeout)", () => {
+    let slow: RunningEmulator;
+    beforeAll(async () => {
+      slow = await startEmulator({
+        workspace: conformanceWorkspace(),
+        clock,
+        expirySweepMs: 0,
+        bodyTimeoutMs: 200,
+      });
+    });
+    afterAll(async () => slow.close());
+    const partial = JSON.stringify({ profile: status });
+
+    it("answers request_timeout when the body stops short of its Content-Length", async () => {
+      // Act
+      const answer = await sendTruncatedPost({
+        port: slow.port,
+        path: "/api/users.profile.set",
+        token: "xoxp-member-0001",
+        body: partial.slice(0, 20),
+        declaredLength: partial.length,
+        ending: "stall",
+      });
+      // Assess
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toEqual({ ok: false, error: "request_timeout" });
+      expect(slow.calls().at(-1)).toMatchObject({ outcome: "request_timeout" });
+      expect(slow.state().profiles.U0MEMBER?.status_text).toBe("");
+      provoked.add("request_timeout");
+    });
+
+    it("records request_timeout and changes nothing when the client hangs up mid-body", async () => {
+      // Act
+      const answer = await sendTruncatedPost({
+        port: slow.port,
+        path: "/api/users.profile.set",
+        token: "xoxp-member-0001",
+        body: partial.slice(0, 20),
+        declaredLength: partial.length,
+        ending: "close",
+      });
+      // Assess: the connection is gone, so Node's HTTP layer has the last word (a bare 400)
+      expect([undefined, 400]).toContain(answer.status);
+      expect(answer.body).not.toContain('"ok":true');
+      await expect.poll(() => slow.calls().at(-1)?.outcome).toBe("request_timeout");
+      expect(slow.state().profiles.U0MEMBER?.status_text).toBe("");
+    });
+
+    it("still answers the next call on the same emulator", async () => {
+      // Act
+      const client2 = new ServiceClient({ baseUrl: slow.apiBase, clock, budget: false });
+      const profile = await client2.setProfile({ token: "xoxp-member-0001", profile: status });
+      // Assess
+      expect(profile.status_text).toBe(status.status_text);
     });
   });
 
@@ -679,6 +735,7 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
     // Assess
     const missing = SECTION_7.filter((c) => !provoked.has(c) && !(c in NOT_PROVOKED));
     expect(SECTION_7.length).toBe(63);
+    expect([...SPEC_ERROR_CODES].sort()).toEqual([...SECTION_7].sort());
     expect(missing).toEqual([]);
     for (const c of Object.keys(FAULT_ONLY)) expect(provoked.has(c)).toBe(true);
     console.info(

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadWorkspace, type Workspace } from "../../../emulator/workspace";
@@ -38,4 +38,70 @@ export async function startReceiver(answer: (n: number) => number = () => 200) {
     received,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+export interface RawAnswer {
+  /** The status line's code, or undefined when the connection closed without an answer. */
+  status: number | undefined;
+  body: string;
+}
+
+/**
+ * Sends a POST through a plain socket whose Content-Length promises more bytes than it sends,
+ * something fetch cannot do. `ending: "stall"` keeps the socket open; `"close"` ends it at once.
+ */
+export function sendTruncatedPost(opts: {
+  port: number;
+  path: string;
+  token: string;
+  body: string;
+  declaredLength: number;
+  ending: "stall" | "close";
+}): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(opts.port, "127.0.0.1", () => {
+      socket.write(
+        [
+          `POST ${opts.path} HTTP/1.1`,
+          "Host: 127.0.0.1",
+          "Content-Type: application/json; charset=utf-8",
+          `Authorization: Bearer ${opts.token}`,
+          `Content-Length: ${opts.declaredLength}`,
+          "",
+          opts.body,
+        ].join("\r\n"),
+      );
+      if (opts.ending === "close") socket.end();
+    });
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(received)?.[1];
+      const rawBody = received.split("\r\n\r\n").slice(1).join("\r\n\r\n");
+      resolve({
+        status: status === undefined ? undefined : Number(status),
+        body: dechunk(rawBody),
+      });
+    });
+  });
+}
+
+/** Joins the chunks of a chunked HTTP/1.1 body (or returns a plain body unchanged). */
+function dechunk(raw: string): string {
+  if (!/^[0-9a-f]+\r\n/i.test(raw)) return raw;
+  let rest = raw;
+  let out = "";
+  for (;;) {
+    const match = /^([0-9a-f]+)\r\n/i.exec(rest);
+    if (!match?.[1]) return out;
+    const size = Number.parseInt(match[1], 16);
+    if (size === 0) return out;
+    const start = match[0].length;
+    out += rest.slice(start, start + size);
+    rest = rest.slice(start + size + 2);
+  }
 }

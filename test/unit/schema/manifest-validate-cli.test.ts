@@ -41,17 +41,47 @@ describe("statuspilot manifest validate", () => {
     expect(Array.isArray(problems) && problems.length).toBe(6);
   });
 
-  it("exits 2 with one stderr line for a file that cannot be parsed", async () => {
+  it("exits 2 with the YAML parser's error on one stderr line for broken YAML", async () => {
     // Prepare
     const { io, out, err } = capturingIo();
     // Act
-    const code = await run([fixture("unparseable.txt")], io);
+    const code = await run([fixture("unparseable-yaml.txt")], io);
     // Assess
     expect(code).toBe(2);
     expect(out).toEqual([]);
     expect(err).toHaveLength(1);
     expect(err[0]).not.toContain("\n");
     expect(err[0]).toContain("neither JSON nor YAML");
+  });
+
+  it.each([
+    ["unparseable.txt", "line 2, column 1"],
+    ["broken-json.txt", "line 4, column 5"],
+  ])(
+    "reports the JSON error with line and column for %s, which starts with {",
+    async (file, at) => {
+      // Prepare
+      const { io, out, err } = capturingIo();
+      // Act
+      const code = await run([fixture(file)], io);
+      // Assess
+      expect(code).toBe(2);
+      expect(out).toEqual([]);
+      expect(err).toHaveLength(1);
+      expect(err[0]).toContain("is not valid JSON");
+      expect(err[0]).toContain(at);
+      expect(err[0]).not.toContain("YAML");
+    },
+  );
+
+  it("still reads flow-style YAML that starts with {", async () => {
+    // Prepare
+    const { io, out } = capturingIo();
+    // Act
+    const code = await run([fixture("flow-style.yaml")], io);
+    // Assess
+    expect(out).toEqual(["valid"]);
+    expect(code).toBe(0);
   });
 
   it("exits 2 with one stderr line for a file that cannot be read", async () => {

@@ -386,6 +386,18 @@ describe("validateManifest patterns", () => {
     [["features", "slash_commands", 0, "command"], "/ooo", "ooo"],
     [["features", "unfurl_domains", 0], "statuspilot.example", "-bad.example"],
     [["settings", "siws_links", "initiate_uri"], "https://x.example", "http://x.example"],
+    [["features", "slash_commands", 0, "url"], "https://x.example/c", "http://x.example/c"],
+    [
+      ["settings", "event_subscriptions", "request_url"],
+      "https://x.example/e",
+      "http://x.example/e",
+    ],
+    [["settings", "interactivity", "request_url"], "https://x.example/i", "http://x.example/i"],
+    [
+      ["settings", "interactivity", "message_menu_options_url"],
+      "https://x.example/o",
+      "http://x.example/o",
+    ],
     [["settings", "allowed_ip_address_ranges", 0], "192.168.1.0/24", "300.1.1.1"],
   ] as const)("at %j accepts %s and rejects %s", (at, good, bad) => {
     // Act
@@ -938,5 +950,66 @@ describe("validateManifest input", () => {
         pointer: "/settings/socket_mode_enabled",
       },
     ]);
+  });
+});
+
+describe("validateManifest workflow parameters in a version 1 manifest", () => {
+  it.each(["v1-workflow-v2-params.json", "v1-workflow-flat-params.json"])(
+    "accepts %s: the spec's version 2 shape and the version 1 flat map",
+    (file) => {
+      // Act
+      const problems = validateManifest(load(file));
+      // Assess
+      expect(problems).toEqual([]);
+    },
+  );
+
+  it("checks the version 2 shape's required names against its properties", () => {
+    // Prepare
+    const at = ["workflows", "announce_status", "input_parameters", "required"];
+    const doc = withValue(load("v1-workflow-v2-params.json"), at, ["channel", "nope"]);
+    // Act
+    const problems = validateManifest(doc);
+    // Assess
+    expect(problems).toEqual([
+      {
+        message: "required parameter nope is not in properties",
+        pointer: "/workflows/announce_status/input_parameters/required/1",
+      },
+    ]);
+  });
+
+  it("checks each parameter of the flat map, with pointers into the manifest", () => {
+    // Prepare
+    const at = ["workflows", "announce_status", "input_parameters", "channel", "is_required"];
+    const doc = withValue(load("v1-workflow-flat-params.json"), at, "yes");
+    // Act
+    const problems = validateManifest(doc);
+    // Assess
+    expect(problems).toEqual([
+      {
+        message: "is_required must be a boolean, not string",
+        pointer: "/workflows/announce_status/input_parameters/channel/is_required",
+      },
+    ]);
+  });
+
+  it("keeps version 1 function parameters to the flat map", () => {
+    // Prepare
+    const doc = withValue(load("v1-workflow-v2-params.json"), ["functions"], {
+      find_slot: {
+        title: "Find slot",
+        description: "d",
+        input_parameters: { properties: { a: { type: "string" } }, required: ["a"] },
+        output_parameters: {},
+      },
+    });
+    doc.settings = { function_runtime: "remote", org_deploy_enabled: true };
+    // Act
+    const problems = validateManifest(doc);
+    // Assess
+    expect(problems.map((p) => p.pointer)).toContain(
+      "/functions/find_slot/input_parameters/required",
+    );
   });
 });

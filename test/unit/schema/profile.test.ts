@@ -242,15 +242,24 @@ describe("validateProfile status", () => {
 
   it.each([
     [{ status_text: "", status_emoji: ":calendar:" }, "/status_emoji"],
+    [{ status_text: "", status_emoji: ":x:" }, "/status_emoji"],
     [{ status_text: "Lunch", status_emoji: "" }, "/status_text"],
-    [{ status_text: "" }, "/status_emoji"],
-    [{ status_emoji: "" }, "/status_text"],
   ])("answers must_clear_both for the half clear %j", (profile, pointer) => {
     // Assess
     expect(codes(profile)).toEqual([[pointer, "must_clear_both_status_text_and_status_emoji"]]);
   });
 
-  it("always needs both fields empty for a clear", () => {
+  it.each([
+    [{ status_emoji: ":x:" }, "an emoji-only set"],
+    [{ status_text: "Lunch" }, "a text-only set"],
+    [{ status_text: "" }, "a lone empty text, judged against the stored status by the service"],
+    [{ status_emoji: "" }, "a lone empty emoji, judged against the stored status by the service"],
+  ] as [Json, string][])("accepts %j: %s", (profile) => {
+    // Assess
+    expect(codes(profile)).toEqual([]);
+  });
+
+  it("reports a half clear exactly when one field is given empty and the other non-empty", () => {
     fc.assert(
       fc.property(
         fc.option(fc.string(), { nil: undefined }),
@@ -260,9 +269,8 @@ describe("validateProfile status", () => {
           const profile: Json = {};
           if (text !== undefined) profile.status_text = text.slice(0, 100);
           if (emoji !== undefined) profile.status_emoji = emoji;
-          const isHalfClear =
-            (profile.status_text === "" || profile.status_emoji === "") &&
-            profile.status_text !== profile.status_emoji;
+          const given = text !== undefined && emoji !== undefined;
+          const isHalfClear = given && (profile.status_text === "") !== (emoji === "");
           // Act
           const problems = codes(profile);
           // Assess

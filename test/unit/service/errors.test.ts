@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   BudgetExceededError,
   isFinalAuthError,
+  isSpecErrorCode,
   ServiceError,
+  type ServiceErrorCode,
   ServiceValidationError,
 } from "../../../lib/service/errors";
 
@@ -63,5 +65,20 @@ describe("ServiceError", () => {
     expect(err.local).toBe(true);
     expect(err.problems).toHaveLength(2);
     expect(err.message).toContain("/status_text");
+  });
+
+  it("types the code as the spec's codes plus the client's own, and still carries unlisted ones", () => {
+    // Prepare: the union accepts listed codes and, as spec 7 allows, any other string.
+    const listed: ServiceErrorCode = "must_clear_both_status_text_and_status_emoji";
+    const unlisted: ServiceErrorCode = "some_future_error";
+    // Act
+    const known = new ServiceError("x", { code: listed });
+    const other = new ServiceError("y", { code: unlisted });
+    // Assess
+    expect(isSpecErrorCode(known.code)).toBe(true);
+    expect(isSpecErrorCode(other.code)).toBe(false);
+    expect(isSpecErrorCode("network_error")).toBe(false);
+    expect(other.code).toBe("some_future_error");
+    expect(other.retryable).toBe(false);
   });
 });
