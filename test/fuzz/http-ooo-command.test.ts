@@ -1,0 +1,190 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { handler } from "../../functions/http/ooo-command";
+import {
+  apiEvent,
+  contentType,
+  garbageBody,
+  headers,
+  noiseHeaders,
+  OVERSIZED_IDS,
+  signatureFault,
+  signatureHeaders,
+} from "./support/requests";
+import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
+import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
+
+const SIG = { timestamp: "x-svc-request-timestamp", signature: "x-svc-signature" };
+let stack: FuzzStack;
+
+const eventOf = (
+  body: string | undefined,
+  extra: Record<string, string>,
+  isBase64Encoded = false,
+) =>
+  apiEvent({
+    method: "POST",
+    route: "/service/commands/ooo",
+    rawPath: "/service/commands/ooo",
+    headers: extra,
+    ...(body !== undefined ? { body } : {}),
+    isBase64Encoded,
+  });
+
+const form = (fields: Record<string, string | undefined>): string => {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) params.append(k, v);
+  return params.toString();
+};
+
+/** The slash command's answers to a user: ephemeral text, shown only to them. */
+const ephemeralNoOp: NoOp = (res, body) => {
+  const reply = body as { response_type?: unknown; text?: unknown } | undefined;
+  return res.statusCode === 200 &&
+    reply?.response_type === "ephemeral" &&
+    typeof reply.text === "string" &&
+    reply.text !== ""
+    ? "ephemeral answer"
+    : undefined;
+};
+
+/**
+ * `/ooo` texts that schedule nothing: help, list, cancelling unknown ids, impossible or past
+ * dates, reversed ranges, over-long messages and noise.
+ */
+const harmlessText = fc.oneof(
+  fc.constantFrom(
+    "",
+    " ",
+    "help",
+    "list",
+    "list extra",
+    "cancel",
+    "cancel a b",
+    "until",
+    "until 2020-01-01",
+    "until tomorrow",
+    "2025-12-01",
+    "2025-12-01 to 2025-12-02",
+    "2026-02-30",
+    "2026-13-01",
+    "2026-01-05T25:00",
+    "2026-01-05T10:60",
+    "2026-01-09 to 2026-01-05",
+    "2026-01-05 to",
+    "2026-01-05 until",
+    `2026-01-05 ${"m".repeat(101)}`,
+    "0000-00-00",
+    "9999-99-99",
+    "２０２６-０１-０５",
+  ),
+  fc.string({ maxLength: 200 }).filter((t) => !/^\s*\d{4}-\d{2}-\d{2}/.test(t)),
+  fc.string({ maxLength: 40 }).map((id) => `cancel ${id.replace(/\s/g, "") || "x"}`),
+);
+
+describe("POST /service/commands/ooo under fuzzing", () => {
+  beforeAll(async () => {
+    stack = await startFuzzStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it("refuses every wrongly signed, stale or unsigned command with 401 and schedules nothing", async () => {
+    await fuzz(
+      fc.record({
+        wire: fc.oneof(
+          garbageBody,
+          // A well-formed command that would schedule, were it signed correctly.
+          fc
+            .constant(
+              form({
+                team_id: ALICE.team,
+                user_id: ALICE.user,
+                command: "/ooo",
+                text: "2026-01-05 to 2026-01-09 Skiing",
+              }),
+            )
+            .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+        ),
+        fault: signatureFault,
+        type: contentType,
+        noise: noiseHeaders,
+      }),
+      80,
+      async ({ wire, fault, type, noise }) => {
+        // Prepare
+        const signed = signatureHeaders(SIG, SECRETS.signing, wire.decoded ?? "", fault);
+        const event = eventOf(
+          wire.body,
+          headers(noise, { "content-type": type }, signed),
+          wire.isBase64Encoded,
+        );
+        // Act
+        const res = await sendAndExpectRefusal(stack, handler, event);
+        // Assess
+        expect(res.statusCode).toBe(401);
+      },
+    );
+  });
+
+  it("answers correctly signed malformed forms with 400 and harmless commands ephemerally", async () => {
+    const field = fc.oneof(
+      fc.constant(undefined),
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom("", "T0DEMO", "U001", "U002", "UNKNOWN", "a".repeat(1025)),
+    );
+    await fuzz(
+      fc.oneof(
+        garbageBody,
+        fc
+          .record({
+            team_id: field,
+            user_id: field,
+            command: fc.constantFrom(undefined, "/ooo", "/OOO", "/out", "", "ooo"),
+            text: fc.option(harmlessText, { nil: undefined }),
+            extra: fc.option(fc.string({ maxLength: 50 }), { nil: undefined }),
+          })
+          .map(form)
+          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+        // Alice herself, with every harmless text.
+        harmlessText
+          .map((text) => form({ team_id: ALICE.team, user_id: ALICE.user, command: "/ooo", text }))
+          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+        // Fields repeated: URLSearchParams keeps the last, a careless parser the first.
+        fc
+          .string({ maxLength: 20 })
+          .map(
+            (t) =>
+              `team_id=T0DEMO&user_id=U001&command=%2Fooo&text=list&text=${encodeURIComponent(t)}&user_id=U001`,
+          )
+          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+      ),
+      100,
+      async (wire) => {
+        const signed = signatureHeaders(SIG, SECRETS.signing, wire.decoded ?? "");
+        const event = eventOf(
+          wire.body,
+          headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
+          wire.isBase64Encoded,
+        );
+        await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+      },
+    );
+  });
+
+  // BUG: a signed command whose team_id or user_id is longer than DynamoDB's 2048-byte key
+  // limit reaches the store unchecked (lib/webhooks/handle-ooo-command.ts userZone(key)); the
+  // store's ValidationException becomes StoreError and functions/shared/http.ts answers 500.
+  // Fix: bound team_id/user_id in slashCommandSchema (e.g. `.max(255)`), answering 400.
+  it.fails.each(OVERSIZED_IDS.map((id) => ({ length: id.length, id })))(
+    "answers a signed command with a $length-character user_id with 4xx instead of a 500",
+    async ({ id }) => {
+      const body = form({ team_id: ALICE.team, user_id: id, command: "/ooo", text: "list" });
+      const event = eventOf(body, signatureHeaders(SIG, SECRETS.signing, body));
+      await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+    },
+  );
+
+  it("wrote log lines while fuzzing, so the no-secret check had something to read", () => {
+    expect(stack.logs.lines.length).toBeGreaterThan(0);
+  });
+});

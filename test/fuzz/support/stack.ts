@@ -1,0 +1,201 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
+import { getApp, resetApp, setAppOverrides } from "../../../lib/app/root";
+import { ManualClock } from "../../../lib/core/clock";
+import type { Queue } from "../../../lib/core/ports";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { type LogCapture, startLogCapture } from "./log-capture";
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const fixturePath = (name: string) => path.join(repoRoot, "test/fixtures/events", name);
+
+/** The fixtures' signing instant; the fuzz clock stands still there. */
+export const NOW_MS = 1_767_268_800_000;
+export const NOW_S = Math.floor(NOW_MS / 1000);
+
+/** The registered user every signed path leads to. */
+export const ALICE = { team: "T0DEMO", user: "U001" } as const;
+
+/** Every secret the app holds; none of them may appear in a log line. */
+export const SECRETS = {
+  signing: "fuzz-signing-secret-5f1c9a",
+  userToken: "xoxp-fuzz-user-token-83b2e1",
+  adminKey: "fuzz-admin-key-7d4e02",
+  googleToken: "fuzz-google-channel-token-19aa",
+  graphClientState: "fuzz-graph-client-state-4c7b",
+  genericHook: "fuzz-generic-hook-secret-e2d0",
+  sourceSecret: "fuzz-source-secret-a61f",
+  tokenKey: Buffer.alloc(32, 0x5a).toString("base64"),
+} as const;
+
+/** Channel ids bound to Alice's source. */
+export const CHANNELS = {
+  google: "chan-fuzz-google",
+  graph: "sub-fuzz-graph",
+  generic: "office",
+  /** A generic hook id bound without a secret: its pushes can never be authenticated. */
+  genericNoSecret: "office-unsigned",
+} as const;
+
+/** A queue that only counts what it was asked to send. */
+export class CountingQueue<M> implements Queue<M> {
+  readonly sent: M[] = [];
+  async send(message: M): Promise<void> {
+    this.sent.push(message);
+  }
+}
+
+/** Everything a fuzz property checks after each request. */
+export interface Observation {
+  /** The table's items, canonically ordered. */
+  items: string;
+  syncs: number;
+  transitions: number;
+  serviceCalls: number;
+}
+
+export interface FuzzStack {
+  dynamo: LocalDynamo;
+  emulator: RunningEmulator;
+  clock: ManualClock;
+  syncs: CountingQueue<SyncMessage>;
+  transitions: CountingQueue<TransitionMessage>;
+  logs: LogCapture;
+  observe(): Promise<Observation>;
+  close(): Promise<void>;
+}
+
+const ENV_KEYS = [
+  "TABLE_NAME",
+  "DYNAMODB_ENDPOINT",
+  "SERVICE_BASE_URL",
+  "SIGNING_SECRET",
+  "SIGNING_SECRET_PARAM",
+  "TOKEN_KEY",
+  "TOKEN_KMS_KEY_ID",
+  "ADMIN_API_KEY",
+  "LOG_LEVEL",
+  "POWERTOOLS_DEV",
+] as const;
+
+async function scanAll(dynamo: LocalDynamo): Promise<string> {
+  const rows: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.client.send(
+      new ScanCommand({
+        TableName: dynamo.tableName,
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start as never } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const sorted = Object.fromEntries(
+        Object.entries(item).sort(([a], [b]) => a.localeCompare(b)),
+      );
+      rows.push(JSON.stringify(sorted));
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return rows.sort().join("\n");
+}
+
+/**
+ * dynalite + the emulator over real HTTP + the real composition root, with counting queues,
+ * every log level on, and Alice registered with a token, sources and push channels.
+ */
+export async function startFuzzStack(): Promise<FuzzStack> {
+  const dynamo = await startDynalite();
+  const clock = new ManualClock(NOW_MS);
+  const emulator = await startEmulator({
+    workspace: loadWorkspace(fixturePath("workspace.json")),
+    port: 0,
+    clock,
+    expirySweepMs: 0,
+  });
+  const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+  for (const k of ENV_KEYS) delete process.env[k];
+  Object.assign(process.env, {
+    TABLE_NAME: dynamo.tableName,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    SERVICE_BASE_URL: emulator.apiBase,
+    SIGNING_SECRET: SECRETS.signing,
+    TOKEN_KEY: SECRETS.tokenKey,
+    ADMIN_API_KEY: SECRETS.adminKey,
+    // Every line the app could write is written, so a leak at any level is seen.
+    LOG_LEVEL: "DEBUG",
+  });
+  const syncs = new CountingQueue<SyncMessage>();
+  const transitions = new CountingQueue<TransitionMessage>();
+  resetApp();
+  setAppOverrides({ clock, syncQueue: syncs, transitionQueue: transitions });
+  const logs = startLogCapture();
+
+  const pilot = (await getApp()).pilot;
+  if (!pilot) throw new Error("the composition root built no StatusPilot");
+  await pilot.upsertUser({
+    key: ALICE,
+    tz: "Europe/Berlin",
+    token: SECRETS.userToken,
+    sources: [
+      { id: "office", url: "http://127.0.0.1:9/office.ics", kind: "ics" },
+      {
+        id: "private",
+        url: "http://127.0.0.1:9/private.ics",
+        kind: "ics",
+        secret: SECRETS.sourceSecret,
+      },
+    ],
+    mode: "auto",
+  });
+  await pilot.putChannel(CHANNELS.google, {
+    key: ALICE,
+    sourceId: "office",
+    secret: SECRETS.googleToken,
+  });
+  await pilot.putChannel(CHANNELS.graph, {
+    key: ALICE,
+    sourceId: "office",
+    secret: SECRETS.graphClientState,
+  });
+  await pilot.putChannel(CHANNELS.generic, {
+    key: ALICE,
+    sourceId: "office",
+    secret: SECRETS.genericHook,
+  });
+  await pilot.putChannel(CHANNELS.genericNoSecret, { key: ALICE, sourceId: "private" });
+
+  return {
+    dynamo,
+    emulator,
+    clock,
+    syncs,
+    transitions,
+    logs,
+    observe: async () => ({
+      items: await scanAll(dynamo),
+      syncs: syncs.sent.length,
+      transitions: transitions.sent.length,
+      serviceCalls: emulator.calls().length,
+    }),
+    close: async () => {
+      logs.stop();
+      resetApp();
+      for (const k of ENV_KEYS) {
+        if (saved[k] === undefined) delete process.env[k];
+        else process.env[k] = saved[k];
+      }
+      await emulator.close();
+      await dynamo.close();
+    },
+  };
+}
+
+/** The service-event fixture's body, a well-formed user_change for Alice. */
+export const userChangeFixtureBody = (): string =>
+  (JSON.parse(readFileSync(fixturePath("service-user-change.json"), "utf8")) as { body: string })
+    .body;
