@@ -16,6 +16,7 @@ const events = () => import("./http/events");
 const oooCommand = () => import("./http/ooo-command");
 const calendar = () => import("./http/calendar");
 const admin = () => import("./http/admin");
+const adminUsers = () => import("./http/admin-users");
 const health = () => import("./http/health");
 
 export const routes: Route[] = [
@@ -31,6 +32,14 @@ export const routes: Route[] = [
     path: "/admin/users/{team}/{user}/ooo/{id}",
     function: "adminOoo",
     load: admin,
+  },
+  { method: "PUT", path: "/admin/users/{team}/{user}", function: "adminUsers", load: adminUsers },
+  { method: "GET", path: "/admin/users/{team}/{user}", function: "adminUsers", load: adminUsers },
+  {
+    method: "PUT",
+    path: "/admin/channels/{channelId}",
+    function: "adminUsers",
+    load: adminUsers,
   },
   { method: "GET", path: "/health", function: "health", load: health },
 ];

@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { renderTableJson } from "./table-resource";
 
+export { renderTableJson };
+
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** serverless.yml function name → handler module. */
@@ -18,6 +20,7 @@ export const functionEntries: Record<string, string> = {
   oooCommand: "functions/http/ooo-command.ts",
   calendarHooks: "functions/http/calendar.ts",
   adminOoo: "functions/http/admin.ts",
+  adminUsers: "functions/http/admin-users.ts",
   health: "functions/http/health.ts",
   tick: "functions/schedule/tick.ts",
   poll: "functions/schedule/poll.ts",
@@ -39,6 +42,7 @@ export const LAZY_MODULES: Record<string, string[]> = {
     "oooCommand",
     "calendarHooks",
     "adminOoo",
+    "adminUsers",
     "syncWorker",
     "transitionWorker",
   ],
@@ -49,6 +53,7 @@ export const LAZY_MODULES: Record<string, string[]> = {
     "serviceEvents",
     "oooCommand",
     "adminOoo",
+    "adminUsers",
     "syncWorker",
     "transitionWorker",
   ],

@@ -1,12 +1,11 @@
 import { z } from "zod";
-import { constantTimeEqual, header } from "../../lib/webhooks";
 import {
   BadRequest,
-  HttpRefusal,
   httpHandler,
   json,
   parseJsonBody,
   parseWith,
+  requireAdmin,
 } from "../shared/http";
 
 const instant = z.union([
@@ -30,19 +29,9 @@ const pathSchema = z.object({
   id: z.string().optional(),
 });
 
-/**
- * GET/POST /admin/users/{team}/{user}/ooo and DELETE …/ooo/{id}. On AWS the HTTP API's IAM
- * authorizer has already checked the caller; locally the `x-api-key` header must match.
- */
+/** GET/POST /admin/users/{team}/{user}/ooo and DELETE …/ooo/{id} (IAM, or x-api-key locally). */
 export const handler = httpHandler(async (req, app) => {
-  const expected = app.config.ADMIN_API_KEY;
-  if (expected !== undefined) {
-    if (!constantTimeEqual(expected, header(req.headers, "x-api-key") ?? "")) {
-      throw new HttpRefusal(401, "unauthorized", "missing or wrong x-api-key");
-    }
-  } else if (!req.iamCaller) {
-    throw new HttpRefusal(403, "forbidden", "the admin API requires IAM authorization");
-  }
+  requireAdmin(req, app);
   const { team, user, id } = parseWith(pathSchema, req.params);
   const key = { team, user };
   if (req.method === "GET") return json(200, { entries: await app.useCases.listOutOfOffice(key) });

@@ -8,6 +8,8 @@ import { z } from "zod";
 import { AppError, InvalidInputError } from "../../lib/app/errors";
 import { type App, getApp } from "../../lib/app/root";
 import {
+  constantTimeEqual,
+  header,
   WebhookError,
   WebhookInputError,
   type WebhookReply,
@@ -119,6 +121,21 @@ export function parseWith<S extends z.ZodType>(schema: S, doc: unknown): z.infer
   throw new BadRequest(`${pointer || "/"}: ${issue?.message ?? "invalid"}`, pointer, {
     cause: parsed.error,
   });
+}
+
+/**
+ * The admin API's guard. On AWS the HTTP API's IAM authorizer has already checked the caller;
+ * locally (ADMIN_API_KEY set) the `x-api-key` header must match.
+ */
+export function requireAdmin(req: HttpRequest, app: App): void {
+  const expected = app.config.ADMIN_API_KEY;
+  if (expected !== undefined) {
+    if (!constantTimeEqual(expected, header(req.headers, "x-api-key") ?? "")) {
+      throw new HttpRefusal(401, "unauthorized", "missing or wrong x-api-key");
+    }
+  } else if (!req.iamCaller) {
+    throw new HttpRefusal(403, "forbidden", "the admin API requires IAM authorization");
+  }
 }
 
 /** A webhook use case's reply as an API Gateway result. */

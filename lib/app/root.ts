@@ -14,7 +14,7 @@ import { createLog } from "./logger";
 import type { StatusGateway, TokenVault } from "./ports";
 import { ServiceStatusGateway } from "./service-gateway";
 import { SqsQueue } from "./sqs-queue";
-import { StatusPilot } from "./statuspilot";
+import { StatusPilot, type StatusView, type UpsertUserInput, type UserView } from "./statuspilot";
 import type { ExpandFn, Expansion, SyncOutcome } from "./sync";
 import { createSyncRequester, type SyncDeps, syncSource } from "./sync";
 import { systemClock } from "./system-clock";
@@ -40,8 +40,17 @@ export interface ChannelBinding {
   secret?: string;
 }
 
-/** The user-administration functions the handlers call. */
+/** The user-administration functions the handlers call (StatusPilot implements them). */
 export interface UserAdmin {
+  /** Creates or replaces a user; the token and source secrets are stored sealed. */
+  upsertUser(input: UpsertUserInput): Promise<UserView>;
+  getUser(key: UserKey): Promise<UserView | undefined>;
+  getStatusView(key: UserKey): Promise<StatusView | undefined>;
+  /** Binds a Google channel / Graph subscription / generic hook id to a user's source. */
+  putChannel(
+    channelId: string,
+    binding: { key: UserKey; sourceId: string; secret?: string },
+  ): Promise<void>;
   findChannel(channelId: string): Promise<ChannelBinding | undefined>;
   /** The user's IANA zone, for reading dates in `/ooo` commands. */
   userZone(key: UserKey): Promise<string | undefined>;

@@ -1,12 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { cp, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../../../functions/routes";
-import { buildBundles, functionEntries } from "../../../infra/build";
+import { functionEntries } from "../../../infra/build";
 import { renderTableJson } from "../../../infra/table-resource";
 import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "../../../lib/store/table";
 
@@ -19,6 +19,24 @@ interface CfnResource {
 }
 let resources: Record<string, CfnResource> = {};
 let outDir = "";
+let cloneDir = "";
+
+/** What a fresh clone has: the sources, no dist/ (node_modules linked, as `npm ci` would make). */
+async function freshClone(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "statuspilot-clone-"));
+  for (const entry of [
+    "functions",
+    "lib",
+    "infra",
+    "serverless.yml",
+    "package.json",
+    "tsconfig.json",
+  ]) {
+    await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
+  }
+  await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+  return dir;
+}
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
@@ -34,8 +52,9 @@ function roleStatements(): Array<{ role: string; statement: Record<string, unkno
 
 describe("serverless.yml packaged offline with osls", () => {
   beforeAll(async () => {
-    // Prepare: bundle the functions, then package with fake credentials and no network needs.
-    await buildBundles(repoRoot);
+    // Prepare: a clone without dist/; osls alone (its local build plugin) bundles and packages,
+    // with fake credentials and no network.
+    cloneDir = await freshClone();
     outDir = await mkdtemp(path.join(tmpdir(), "statuspilot-package-"));
     const env = {
       ...process.env,
@@ -49,7 +68,7 @@ describe("serverless.yml packaged offline with osls", () => {
     await run(
       path.join(repoRoot, "node_modules/.bin/osls"),
       ["package", "--stage", "test", "--region", "eu-west-1", "--package", outDir],
-      { cwd: repoRoot, env, timeout: 110_000 },
+      { cwd: cloneDir, env, timeout: 110_000 },
     );
     const template = JSON.parse(
       await readFile(path.join(outDir, "cloudformation-template-update-stack.json"), "utf8"),
@@ -59,6 +78,59 @@ describe("serverless.yml packaged offline with osls", () => {
 
   afterAll(async () => {
     if (outDir) await rm(outDir, { recursive: true, force: true });
+    if (cloneDir) await rm(cloneDir, { recursive: true, force: true });
+  });
+
+  it("bundles every function itself, with no separate build step", async () => {
+    const zips = (await readdir(outDir)).filter((f) => f.endsWith(".zip")).sort();
+    expect(zips).toEqual(
+      Object.keys(functionEntries)
+        .map((name) => `${name}.zip`)
+        .sort(),
+    );
+  });
+
+  it("grants each role only the table actions its code paths use", () => {
+    // Prepare
+    const actionsOf = (role: string): string[] =>
+      roleStatements()
+        .filter((s) => s.role === role)
+        .flatMap(({ statement }) => [statement.Action].flat().map(String));
+    const resourcesOf = (role: string, action: string): string =>
+      JSON.stringify(
+        roleStatements()
+          .filter((s) => s.role === role && [s.statement.Action].flat().includes(action))
+          .map((s) => s.statement.Resource),
+      );
+    const all = roleStatements().flatMap(({ statement }) => [statement.Action].flat().map(String));
+    // Assess
+    expect(all).not.toContain("dynamodb:TransactWriteItems");
+    expect(all).not.toContain("dynamodb:UpdateItem");
+    expect(all).not.toContain("dynamodb:ConditionCheckItem");
+    expect(actionsOf("CalendarHooksRole").filter((a) => a.startsWith("dynamodb:"))).toEqual([
+      "dynamodb:GetItem",
+    ]);
+    expect(actionsOf("PollRole").filter((a) => a.startsWith("dynamodb:"))).toEqual([
+      "dynamodb:Query",
+    ]);
+    expect(resourcesOf("PollRole", "dynamodb:Query")).toContain("/index/poll");
+    expect(
+      actionsOf("TickRole")
+        .filter((a) => a.startsWith("dynamodb:"))
+        .sort(),
+    ).toEqual(["dynamodb:PutItem", "dynamodb:Query"]);
+    expect(resourcesOf("TickRole", "dynamodb:Query")).toContain("/index/due");
+    expect(resourcesOf("TickRole", "dynamodb:Query")).not.toContain("/index/poll");
+    for (const role of ["ServiceEventsRole", "CalendarHooksRole", "SyncWorkerRole", "TickRole"]) {
+      expect(actionsOf(role), role).not.toContain("dynamodb:DeleteItem");
+    }
+    const encrypting = ofType("AWS::IAM::Role")
+      .map(([role]) => role)
+      .filter((role) => actionsOf(role).includes("kms:Encrypt"));
+    expect(encrypting).toEqual(["AdminUsersRole"]);
+    expect(actionsOf("TickRole").some((a) => a.startsWith("kms:"))).toBe(false);
+    expect(actionsOf("PollRole").some((a) => a.startsWith("kms:"))).toBe(false);
+    expect(actionsOf("HealthRole")).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
   });
 
   it("gives every function its own role", () => {
