@@ -7,8 +7,9 @@ import { ServiceError } from "../service/errors";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const EXIT_USAGE = 64;
-const USAGE =
-  "usage: statuspilot manifest push --app-id A --token T [--base-url URL] [--request-url URL] [--file infra/manifest.yaml]";
+/** The app configuration token may come from here instead of argv (argv shows in `ps`). */
+export const TOKEN_ENV = "STATUSPILOT_CONFIG_TOKEN";
+const USAGE = `usage: statuspilot manifest push --app-id A --request-url URL [--token T | ${TOKEN_ENV}=T] [--base-url URL] [--file infra/manifest.yaml]`;
 const DEFAULT_BASE_URL = "http://127.0.0.1:4010/api";
 export const EVENTS_PATH = "/service/events";
 export const OOO_COMMAND_PATH = "/service/commands/ooo";
@@ -51,7 +52,7 @@ const formatProblems = (problems: Array<{ message: string; pointer: string }>): 
 export async function run(
   args: string[],
   io: CliIo,
-  deps: { fetch?: typeof fetch } = {},
+  deps: { fetch?: typeof fetch; env?: Record<string, string | undefined> } = {},
 ): Promise<number> {
   let values: {
     "app-id"?: string;
@@ -78,14 +79,23 @@ export async function run(
     return EXIT_USAGE;
   }
   const appId = values["app-id"];
-  const token = values.token;
+  const token = values.token ?? (deps.env ?? process.env)[TOKEN_ENV];
   if (!appId || !token) {
-    io.err(`missing ${appId ? "--token" : "--app-id"}\n${USAGE}`);
+    io.err(`missing ${appId ? `--token (or ${TOKEN_ENV})` : "--app-id"}\n${USAGE}`);
     return EXIT_USAGE;
   }
+  // Without it the placeholder URLs of infra/manifest.yaml would be pushed to the service.
   const requestUrl = values["request-url"];
-  if (requestUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(requestUrl)) {
+  if (requestUrl === undefined) {
+    io.err(`missing --request-url (the deployed HTTP API's base URL)\n${USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (!/^https?:\/\/[^\s]+$/.test(requestUrl)) {
     io.err(`--request-url must be an http(s) URL, got "${requestUrl}"`);
+    return EXIT_USAGE;
+  }
+  if (/^https?:\/\/[^/]*\.invalid(?::\d+)?(?:\/|$)/i.test(requestUrl)) {
+    io.err(`--request-url must be the deployment's URL, not a placeholder: "${requestUrl}"`);
     return EXIT_USAGE;
   }
   const file = values.file ?? "infra/manifest.yaml";
@@ -101,7 +111,7 @@ export async function run(
       );
     return EXIT_UNREADABLE;
   }
-  if (requestUrl) doc = withRequestUrl(doc, requestUrl);
+  doc = withRequestUrl(doc, requestUrl);
 
   const problems = validateManifest(doc);
   if (problems.length > 0) {

@@ -44,7 +44,7 @@ describe("statuspilot manifest push against the emulator", () => {
   });
   afterAll(async () => emulator?.close());
 
-  it("updates the app with the deployed request URLs and reports permissions_updated", async () => {
+  it("updates the app with the deployed request URLs, the token from the environment", async () => {
     // Prepare
     const { io, out } = bufferIo();
     // Act
@@ -52,8 +52,6 @@ describe("statuspilot manifest push against the emulator", () => {
       [
         "--app-id",
         "A0STATUSPILOT",
-        "--token",
-        "xoxe-demo-config",
         "--base-url",
         emulator.apiBase,
         "--request-url",
@@ -62,6 +60,7 @@ describe("statuspilot manifest push against the emulator", () => {
         manifestFile,
       ],
       io,
+      { env: { STATUSPILOT_CONFIG_TOKEN: "xoxe-demo-config" } },
     );
     // Assess
     expect(code).toBe(0);
@@ -90,6 +89,8 @@ describe("statuspilot manifest push against the emulator", () => {
         "xoxe-demo-config",
         "--base-url",
         emulator.apiBase,
+        "--request-url",
+        "https://api.statuspilot.example",
         "--file",
         fixturePath("manifest-too-long-name.yaml"),
       ],
@@ -111,6 +112,8 @@ describe("statuspilot manifest push against the emulator", () => {
         "xoxp-not-a-token",
         "--base-url",
         emulator.apiBase,
+        "--request-url",
+        "https://api.statuspilot.example",
         "--file",
         manifestFile,
       ],
@@ -122,14 +125,42 @@ describe("statuspilot manifest push against the emulator", () => {
 
   it("answers a missing --token with usage and exit 64", async () => {
     const { io, err } = bufferIo();
-    expect(await run(["--app-id", "A0STATUSPILOT"], io)).toBe(64);
-    expect(err.join("\n")).toMatch(/missing --token/);
+    expect(await run(["--app-id", "A0STATUSPILOT"], io, { env: {} })).toBe(64);
+    expect(err.join("\n")).toMatch(/missing --token \(or STATUSPILOT_CONFIG_TOKEN\)/);
+  });
+
+  it("refuses to push without --request-url, or with a placeholder one, and sends nothing", async () => {
+    // Prepare
+    const { io, err } = bufferIo();
+    const before = emulator.calls().length;
+    const base = ["--app-id", "A0STATUSPILOT", "--token", "xoxe-demo-config"];
+    // Act
+    const missing = await run([...base, "--file", manifestFile], io);
+    const placeholder = await run(
+      [...base, "--request-url", "https://statuspilot.invalid", "--file", manifestFile],
+      io,
+    );
+    // Assess
+    expect(missing).toBe(64);
+    expect(placeholder).toBe(64);
+    expect(err.join("\n")).toMatch(/missing --request-url/);
+    expect(err.join("\n")).toMatch(/not a placeholder/);
+    expect(emulator.calls().length).toBe(before);
   });
 
   it("answers an unreadable file with exit 2", async () => {
     const { io } = bufferIo();
     const code = await run(
-      ["--app-id", "A", "--token", "T", "--file", fixturePath("no-such-manifest.yaml")],
+      [
+        "--app-id",
+        "A",
+        "--token",
+        "T",
+        "--request-url",
+        "https://api.statuspilot.example",
+        "--file",
+        fixturePath("no-such-manifest.yaml"),
+      ],
       io,
     );
     expect(code).toBe(2);
