@@ -25,6 +25,17 @@ export interface StatusGateway {
   setStatus(target: StatusTarget, status: StatusValue): Promise<{ actual: StatusValue }>;
 }
 
+/** A slot for one status write, or when to try again. */
+export type RateSlot = { ok: true } | { ok: false; retryAt: number };
+
+/**
+ * The per-token call budget of spec 8.1, shared by every worker (each Lambda's memory holds
+ * only its own calls). `tokenId` names the token's owner, never the token itself.
+ */
+export interface RateBudget {
+  take(tokenId: string, user: string, now: number): Promise<RateSlot>;
+}
+
 /** A failed status write: retryable ones are rescheduled, final ones stop the user's writes. */
 export class GatewayError extends Error {
   override name = "GatewayError";
@@ -125,6 +136,8 @@ export interface StatusStore {
     timeline: TimelineRecord,
     expectedVersion: number | undefined,
   ): Promise<TimelineRecord>;
+  /** Deletes one source's timeline; nothing happens when there is none. */
+  deleteTimeline(key: UserKey, sourceId: string): Promise<void>;
   createOutOfOffice(entry: OutOfOfficeRecord): Promise<void>;
   /** Returns the deleted entry, or undefined when there was none. */
   deleteOutOfOffice(key: UserKey, id: string): Promise<OutOfOfficeRecord | undefined>;

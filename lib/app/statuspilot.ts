@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Clock } from "../core/clock";
-import { type Decision, decide, decisionStatus } from "../core/decide";
+import { type Decision, decideForState, decisionStatus } from "../core/decide";
 import type { Log, Queue } from "../core/ports";
 import { DEFAULT_RULES, outOfOfficeText, type UserRules, userRulesSchema } from "../core/rules";
 import {
   applyObservation,
+  claimWrite,
   initialStatusState,
   overrideActive,
   recordWrite,
+  releaseWrite,
   type StatusState,
   sameStatus,
 } from "../core/status-state";
@@ -29,6 +31,7 @@ import type {
 import { InvalidInputError, UnknownUserError } from "./errors";
 import {
   GatewayError,
+  type RateBudget,
   type SourceKind,
   type SourceRecord,
   type StatusGateway,
@@ -44,8 +47,14 @@ import {
 export interface StatusPilotOptions {
   /** How far ahead the tick looks: the minute between ticks plus a margin. */
   tickHorizonMs: number;
-  /** Transitions missed by this much (a tick lost) are still enqueued, at once. */
+  /** Unused: the tick reads the due index from 0, so no missed transition is left behind. */
   tickLookbackMs: number;
+  /** A transition this overdue was lost (its message failed or vanished); the tick re-enqueues it. */
+  lostTransitionGraceMs: number;
+  /** While a write is in flight, a different decision is looked at again after this long. */
+  inFlightRecheckMs: number;
+  /** Rescheduled by the rate budget, other writes wait this much longer than out-of-office. */
+  budgetOooLeadMs: number;
   /** Bounded retries from a fresh read after a lost conditional write. */
   maxConflictRetries: number;
   /** How long a claimed write blocks other writes of the same user. */
@@ -61,6 +70,9 @@ export interface StatusPilotOptions {
 export const DEFAULT_OPTIONS: StatusPilotOptions = {
   tickHorizonMs: 70_000,
   tickLookbackMs: 15 * 60_000,
+  lostTransitionGraceMs: 2 * 60_000,
+  inFlightRecheckMs: 1_000,
+  budgetOooLeadMs: 2_000,
   maxConflictRetries: 60,
   pendingLeaseMs: 30_000,
   eventRetentionMs: 7 * 86_400_000,
@@ -81,6 +93,8 @@ export interface StatusPilotDeps {
   tokens: TokenVault;
   options?: Partial<StatusPilotOptions>;
   newId?: () => string;
+  /** The per-token budget shared by all workers; without it only the client's in-memory one applies. */
+  rateBudget?: RateBudget;
 }
 
 export interface SourceInput {
@@ -170,11 +184,14 @@ const upsertSchema = z.object({
   mode: z.enum(["auto", "paused"]),
 });
 
+const notBlank = (v: string): boolean => v.trim().length > 0;
+
 const oooSchema = z
   .object({
     start: z.number().int().nonnegative(),
     end: z.number().int().positive(),
-    text: z.string().min(1).max(80).optional(),
+    // The service refuses half statuses, so given text and emoji must not be blank.
+    text: z.string().max(80).refine(notBlank, "text must not be empty").optional(),
     emoji: z
       .string()
       .regex(/^:[a-z0-9_+'-]+:$/, "emoji must be in colon form, e.g. :palm_tree:")
@@ -200,6 +217,12 @@ const newStatusRecord = (key: UserKey, now: number): StatusRecord => ({
 
 const outcomeOf = (d: Decision): ReconcileOutcome => d;
 
+/** The record without a retry whose time has passed (kept while a write is due: its count paces the backoff). */
+const withoutPassedRetry = (rec: StatusRecord, now: number): StatusRecord => {
+  const { retry, ...state } = rec.state;
+  return retry === undefined || retry.at > now ? rec : { ...rec, state };
+};
+
 /** Deterministic jitter in [0, 1) from the user and attempt, so retries spread without Math.random. */
 const jitter = (seed: string): number => {
   let h = 2166136261;
@@ -222,6 +245,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
   private readonly tokens: TokenVault;
   private readonly options: StatusPilotOptions;
   private readonly newId: () => string;
+  private readonly rateBudget: RateBudget | undefined;
 
   constructor(deps: StatusPilotDeps) {
     this.store = deps.store;
@@ -232,6 +256,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     this.tokens = deps.tokens;
     this.options = { ...DEFAULT_OPTIONS, ...deps.options };
     this.newId = deps.newId ?? randomUUID;
+    this.rateBudget = deps.rateBudget;
   }
 
   // ---- reconciliation -------------------------------------------------------------------
@@ -247,50 +272,59 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
       const reauth = rec.state.needsReauth;
       if (reauth !== undefined) return { kind: "needs_reauth", code: reauth.code };
       const timeline = this.timelineOf(snap, now);
-      const decision =
+      const desired = desiredAt(timeline, now);
+      const { decision, inFlight, recheck } =
         user.mode === "paused"
-          ? ({ kind: "leave", reason: "paused" } as const)
-          : decide({
-              desired: desiredAt(timeline, now),
-              actual: rec.state.actual.status,
-              lastWritten: rec.state.lastWritten,
-              override: rec.state.override?.status,
-              now,
-            });
+          ? { decision: { kind: "leave", reason: "paused" } as const }
+          : decideForState(rec.state, desired, now, this.options.pendingLeaseMs);
       const target = decisionStatus(decision);
       const rejected = rec.state.rejected;
-      const scheduled = this.withSchedule(rec, timeline, now);
       try {
+        if (inFlight !== undefined) {
+          const scheduled = this.withSchedule(rec, timeline, now);
+          if (recheck !== true) {
+            // The write in flight is what this reconcile would send: it is its sender's job.
+            if (scheduled.changed) await this.putStatus(scheduled.rec, expected);
+            return target === undefined ? outcomeOf(decision) : { kind: "nothing" };
+          }
+          // Something else is due once the write in flight lands: its sender decides again
+          // right after recording it, and a message a second later covers a sender that died.
+          const marked: StatusRecord = {
+            ...scheduled.rec,
+            state: { ...scheduled.rec.state, pending: { ...inFlight, recheck: true } },
+          };
+          if (inFlight.recheck !== true || scheduled.changed)
+            await this.putStatus(marked, expected);
+          const at = now + this.options.inFlightRecheckMs;
+          await this.enqueue(key, at, "retry", now);
+          return { kind: "rescheduled", at, code: "write_in_flight" };
+        }
         if (
           target === undefined ||
           (rejected !== undefined && sameStatus(rejected.status, target))
         ) {
-          if (scheduled.changed) await this.putStatus(scheduled.rec, expected);
+          // No write is due: a retry whose time has passed has nothing left to retry.
+          const cleaned = withoutPassedRetry(rec, now);
+          const scheduled = this.withSchedule(cleaned, timeline, now);
+          if (scheduled.changed || cleaned !== rec) await this.putStatus(scheduled.rec, expected);
           if (target !== undefined) {
             return { kind: "leave", reason: `the service refused this status (${rejected?.code})` };
           }
           return outcomeOf(decision);
         }
+        const scheduled = this.withSchedule(rec, timeline, now);
         const retry = rec.state.retry;
         if (retry !== undefined && retry.at > now) {
           // Honour Retry-After / backoff even when an event asks for a reconcile sooner.
           if (scheduled.changed) await this.putStatus(scheduled.rec, expected);
           return { kind: "rescheduled", at: retry.at, code: retry.code };
         }
-        const pending = rec.state.pending;
-        if (pending !== undefined && pending.claimedAt + this.options.pendingLeaseMs > now) {
-          // Another reconcile is sending: the same write is its job; a different one waits for it.
-          if (sameStatus(pending.status, target)) return { kind: "nothing" };
-          const at = pending.claimedAt + this.options.pendingLeaseMs;
-          await this.enqueue(key, at, "retry", now);
-          return { kind: "rescheduled", at, code: "write_in_flight" };
-        }
         const claimed: StatusRecord = {
           ...scheduled.rec,
-          state: { ...scheduled.rec.state, pending: { status: target, claimedAt: now } },
+          state: claimWrite(scheduled.rec.state, target, now),
         };
         await this.putStatus(claimed, expected);
-        return await this.send(user, target, decision, now);
+        return await this.send(user, target, decision, now, desired?.kind === "ooo");
       } catch (error: unknown) {
         if (error instanceof ConflictError) continue;
         throw error;
@@ -305,24 +339,29 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     target: StatusValue,
     decision: Decision,
     sentAt: number,
+    ooo: boolean,
   ): Promise<ReconcileOutcome> {
     const key = user.key;
+    if (this.rateBudget !== undefined) {
+      const tokenOwner = user.adminTokenUser ?? key.user;
+      const slot = await this.rateBudget.take(`${key.team}#${tokenOwner}`, key.user, sentAt);
+      if (!slot.ok) {
+        // Out-of-office goes first into the next window: the others come a little later.
+        const at = slot.retryAt + (ooo ? 0 : this.options.budgetOooLeadMs);
+        return this.deferForBudget(key, sentAt, at);
+      }
+    }
+    let actual: StatusValue;
     try {
       const token = await this.tokens.open(user.tokenSealed);
-      const { actual } = await this.gateway.setStatus(
+      ({ actual } = await this.gateway.setStatus(
         {
           key,
           token,
           ...(user.adminTokenUser !== undefined ? { adminUser: user.adminTokenUser } : {}),
         },
         target,
-      );
-      await this.mutateStatus(key, (rec, now) => ({
-        ...rec,
-        state: recordWrite(rec.state, actual, now, sentAt),
-      }));
-      this.log.info("status written", { team: key.team, user: key.user, kind: decision.kind });
-      return outcomeOf(decision);
+      ));
     } catch (error: unknown) {
       const failure =
         error instanceof GatewayError
@@ -330,20 +369,69 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           : new GatewayError("status write failed", "unexpected", true, false, undefined, {
               cause: error,
             });
-      return this.recordFailure(key, target, failure);
+      return this.recordFailure(key, target, failure, sentAt);
     }
+    let recheck = false;
+    try {
+      await this.mutateStatus(key, (rec, now) => {
+        const pending = rec.state.pending;
+        recheck = pending?.claimedAt === sentAt && pending.recheck === true;
+        return { ...rec, state: recordWrite(rec.state, actual, now, sentAt) };
+      });
+    } catch (error: unknown) {
+      // The service applied the write but we could not record it. The claim stays, so its
+      // echo counts as ours, and the error makes the queue deliver the message again.
+      this.log.error("status written but not recorded; the message will be retried", {
+        team: key.team,
+        user: key.user,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+    this.log.info("status written", { team: key.team, user: key.user, kind: decision.kind });
+    // Another reconcile found something else due while this write was in flight.
+    if (recheck) await this.reconcileUser(key);
+    return outcomeOf(decision);
+  }
+
+  /** Releases a claim the rate budget stopped before sending, and schedules it for `at`. */
+  private async deferForBudget(
+    key: UserKey,
+    sentAt: number,
+    at: number,
+  ): Promise<ReconcileOutcome> {
+    await this.mutateStatus(key, (rec) => {
+      const { pending, ...state } = rec.state;
+      const kept = pending !== undefined && pending.claimedAt !== sentAt ? { pending } : {};
+      // Not a failure: the backoff attempt count stays as it was.
+      const attempt = rec.state.retry?.attempt ?? 0;
+      return {
+        ...rec,
+        state: { ...state, ...kept, retry: { attempt, at, code: "rate_budget" } },
+        nextTransitionAt: Math.min(rec.nextTransitionAt ?? Number.POSITIVE_INFINITY, at),
+      };
+    });
+    const now = this.clock.now();
+    if (at - now <= MAX_DELAY_S * 1000) await this.enqueue(key, at, "retry", now);
+    this.log.info("status write waits for the rate budget", {
+      team: key.team,
+      user: key.user,
+      at,
+    });
+    return { kind: "rescheduled", at, code: "rate_budget" };
   }
 
   private async recordFailure(
     key: UserKey,
     target: StatusValue,
     error: GatewayError,
+    sentAt: number,
   ): Promise<ReconcileOutcome> {
     const log = { team: key.team, user: key.user, code: error.code };
     if (error.final) {
       this.log.warn("status write refused for good; the user must authorise again", log);
       await this.mutateStatus(key, (rec, now) => {
-        const { pending: _released, ...state } = rec.state;
+        const state = releaseWrite(rec.state, sentAt);
         const { nextTransitionAt: _stopped, nextIsOoo: _ooo, ...rest } = rec;
         return { ...rest, state: { ...state, needsReauth: { code: error.code, at: now } } };
       });
@@ -358,7 +446,8 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           Math.min(this.options.backoffMaxS, this.options.backoffBaseS * 2 ** (attempt - 1)) *
             (0.5 + jitter(`${key.team}/${key.user}/${attempt}`) / 2);
         at = now + Math.ceil(delayS * 1000);
-        const { pending: _released, ...state } = rec.state;
+        // A timeout or internal error may have applied the write: it stays an attempt.
+        const state = releaseWrite(rec.state, sentAt);
         const next = Math.min(rec.nextTransitionAt ?? Number.POSITIVE_INFINITY, at);
         return {
           ...rec,
@@ -374,7 +463,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     }
     this.log.warn("status write refused; not sending this status again", log);
     await this.mutateStatus(key, (rec, now) => {
-      const { pending: _released, ...state } = rec.state;
+      const state = releaseWrite(rec.state, sentAt);
       return {
         ...rec,
         state: { ...state, rejected: { status: target, code: error.code, at: now } },
@@ -436,10 +525,26 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
   }
 
   async applyTimeline(key: UserKey, blocks: Block[], meta: TimelineMeta): Promise<void> {
-    for (let attempt = 0; attempt < this.options.maxConflictRetries; attempt++) {
+    for (let attempt = 0; ; attempt++) {
+      if (attempt >= this.options.maxConflictRetries) {
+        throw new ConflictError(
+          `USER#${key.team}#${key.user}`,
+          `TIMELINE#${meta.sourceId}`,
+          undefined,
+        );
+      }
       const now = this.clock.now();
       const snap = await this.store.loadUser(key);
       if (snap.user === undefined) throw new UnknownUserError(key.team, key.user);
+      if (!snap.user.sources.some((src) => src.id === meta.sourceId)) {
+        // The user removed this calendar while it was being fetched: its blocks don't count.
+        this.log.info("timeline of a source the user no longer has skipped", {
+          team: key.team,
+          user: key.user,
+          sourceId: meta.sourceId,
+        });
+        return;
+      }
       const existing = snap.timelines.find((t) => t.sourceId === meta.sourceId);
       const kept = blocks.filter((b) => b.end > now - this.options.keepPastMs && b.end > b.start);
       const record: TimelineRecord = {
@@ -466,12 +571,16 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
 
   async tick(): Promise<number> {
     const now = this.clock.now();
-    const due = await this.store.dueBetween(
-      now - this.options.tickLookbackMs,
-      now + this.options.tickHorizonMs,
-    );
+    // From 0: a transition missed by any amount (ticks lost, a worker down) is still found.
+    const due = await this.store.dueBetween(0, now + this.options.tickHorizonMs);
+    const lostBefore = now - this.options.lostTransitionGraceMs;
     const todo = due
-      .filter((r) => r.nextTransitionAt !== undefined && r.enqueuedFor !== r.nextTransitionAt)
+      .filter(
+        (r) =>
+          r.nextTransitionAt !== undefined &&
+          // Enqueued already, unless it is long overdue: then its message was lost.
+          (r.enqueuedFor !== r.nextTransitionAt || r.nextTransitionAt < lostBefore),
+      )
       .sort(
         (a, b) =>
           Number(b.nextIsOoo === true) - Number(a.nextIsOoo === true) ||
@@ -555,7 +664,8 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     );
     for (let attempt = 0; attempt < this.options.maxConflictRetries; attempt++) {
       const now = this.clock.now();
-      const existing = await this.store.getUser(valid.key);
+      const snap = await this.store.loadUser(valid.key);
+      const existing = snap.user;
       const sources: SourceRecord[] = valid.sources.map((s, i) => {
         const old = existing?.sources.find((o) => o.id === s.id && o.url === s.url);
         const secretSealed = sealedSecrets[i];
@@ -586,6 +696,16 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           const { needsReauth: _cleared, ...state } = rec.state;
           return { ...rec, state };
         });
+        // Timelines of calendars removed (or moved to another address) no longer count.
+        const kept = (sourceId: string): boolean =>
+          valid.sources.some(
+            (src) =>
+              src.id === sourceId &&
+              existing?.sources.some((o) => o.id === src.id && o.url === src.url) === true,
+          );
+        const orphans = snap.timelines.filter((t) => !kept(t.sourceId));
+        for (const t of orphans) await this.store.deleteTimeline(valid.key, t.sourceId);
+        if (orphans.length > 0 && existing !== undefined) await this.reconcileUser(valid.key);
         return this.viewOf(saved, undefined);
       } catch (error: unknown) {
         if (!(error instanceof ConflictError)) throw error;
@@ -717,7 +837,12 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     const rules = user === undefined ? DEFAULT_RULES : this.rulesOf(user);
     const tz = user?.tz ?? "UTC";
     const segments: Segment[] = [];
-    for (const t of snap.timelines) for (const b of t.blocks) if (b.end > now) segments.push(b);
+    // Only calendars the user still has count; a removed one's timeline may linger a moment.
+    const current = new Set(user?.sources.map((src) => src.id) ?? []);
+    for (const t of snap.timelines) {
+      if (!current.has(t.sourceId)) continue;
+      for (const b of t.blocks) if (b.end > now) segments.push(b);
+    }
     for (const e of snap.ooo) {
       if (e.end <= now) continue;
       segments.push({
@@ -796,7 +921,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
         if (!(error instanceof ConflictError)) throw error;
       }
     }
-    throw new ConflictError("status", `${key.team}/${key.user}`, undefined);
+    throw new ConflictError(`USER#${key.team}#${key.user}`, "STATUS", undefined);
   }
 
   private async mutateUser(key: UserKey, fn: (u: UserRecord) => UserRecord): Promise<void> {
@@ -810,7 +935,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
         if (!(error instanceof ConflictError)) throw error;
       }
     }
-    throw new ConflictError("user", `${key.team}/${key.user}`, undefined);
+    throw new ConflictError(`USER#${key.team}#${key.user}`, "PROFILE", undefined);
   }
 
   private async enqueue(

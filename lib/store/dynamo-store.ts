@@ -22,7 +22,7 @@ import { type Item, n, readS, userPk } from "./items/codec";
 import { eventKeys, eventToItem } from "./items/event";
 import { OOO_PREFIX, oooFromItem, oooKeys, oooToItem } from "./items/ooo";
 import { statusFromItem, statusKeys, statusToItem } from "./items/status";
-import { TIMELINE_PREFIX, timelineFromItem, timelineToItem } from "./items/timeline";
+import { TIMELINE_PREFIX, timelineFromItem, timelineKeys, timelineToItem } from "./items/timeline";
 import { userFromItem, userKeys, userToItem } from "./items/user";
 import { DUE_INDEX, INDEX_SHARDS, POLL_INDEX, TTL_ATTRIBUTE } from "./table";
 
@@ -96,6 +96,18 @@ export class DynamoStore implements StatusStore {
     const next = { ...timeline, version: (expectedVersion ?? 0) + 1 };
     await this.putVersioned(timelineToItem(next), expectedVersion);
     return next;
+  }
+
+  async deleteTimeline(key: UserKey, sourceId: string): Promise<void> {
+    const keys = timelineKeys(key, sourceId);
+    await this.call(() =>
+      this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { PK: { S: keys.PK }, SK: { S: keys.SK } },
+        }),
+      ),
+    );
   }
 
   async createOutOfOffice(entry: OutOfOfficeRecord): Promise<void> {
@@ -232,12 +244,15 @@ export class DynamoStore implements StatusStore {
           ConditionExpression: creating ? "attribute_not_exists(#pk)" : "#version = :expected",
           ExpressionAttributeNames: creating ? { "#pk": "PK" } : { "#version": "version" },
           ...(creating ? {} : { ExpressionAttributeValues: { ":expected": n(expectedVersion) } }),
+          // The conflict then carries the item that won.
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         }),
       );
     } catch (error: unknown) {
       if (error instanceof ConditionalCheckFailedException) {
         throw new ConflictError(readS(item, "PK"), readS(item, "SK"), expectedVersion, {
           cause: error,
+          ...(error.Item !== undefined ? { existing: error.Item } : {}),
         });
       }
       throw wrap(error);

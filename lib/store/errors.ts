@@ -1,3 +1,5 @@
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+
 /** Errors of the DynamoDB store. */
 export class StoreError extends Error {
   override name = "StoreError";
@@ -10,20 +12,32 @@ export class StoreError extends Error {
   }
 }
 
-/** A conditional write lost a race (or found the item gone); retry from a fresh read. */
+/**
+ * A conditional write lost a race (or found the item gone); retry from a fresh read.
+ * `existing` is the item as DynamoDB found it, when it returned it (AWS does with
+ * ReturnValuesOnConditionCheckFailure; local emulations may not).
+ */
 export class ConflictError extends StoreError {
   override name = "ConflictError";
+  readonly existing: Record<string, AttributeValue> | undefined;
   constructor(
     readonly pk: string,
     readonly sk: string,
     readonly expectedVersion: number | undefined,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; existing?: Record<string, AttributeValue> },
   ) {
     super(
       `conflicting write to ${pk} ${sk} (expected version ${expectedVersion ?? "none"})`,
       "conflict",
-      options,
+      options?.cause === undefined ? undefined : { cause: options.cause },
     );
+    this.existing = options?.existing;
+  }
+
+  /** The version the item had when the write lost, when known. */
+  get existingVersion(): number | undefined {
+    const v = this.existing?.version;
+    return v !== undefined && "N" in v && v.N !== undefined ? Number(v.N) : undefined;
   }
 }
 

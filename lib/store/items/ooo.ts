@@ -1,8 +1,16 @@
 import type { OutOfOfficeRecord } from "../../app/ports";
 import type { UserKey } from "../../core/types";
+import { TTL_ATTRIBUTE } from "../table";
 import { type Item, n, readN, readS, s, userPk } from "./codec";
 
-/** A scheduled out-of-office entry; one item each, beside the user's other items. */
+/**
+ * A scheduled out-of-office entry; one item each, beside the user's other items. It expires
+ * (TTL, in AWS only) a retention period after its end, so the user's partition stays small;
+ * reads need no filter for it, as entries that ended are ignored by their `end` already.
+ */
+
+/** How long an ended entry is kept (for listings and support) before TTL deletes it. */
+export const OOO_RETENTION_MS = 30 * 86_400_000;
 
 export const OOO_PREFIX = "OOO#";
 
@@ -26,6 +34,7 @@ export function oooToItem(e: OutOfOfficeRecord): Item {
     emoji: s(e.emoji),
     createdAt: n(e.createdAt),
     version: n(1),
+    [TTL_ATTRIBUTE]: n(Math.ceil((e.end + OOO_RETENTION_MS) / 1000)),
   };
 }
 

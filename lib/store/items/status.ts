@@ -4,7 +4,12 @@ import type { UserKey } from "../../core/types";
 import { shardOf } from "../table";
 import { type Item, n, readJson, readN, readOptionalN, readS, s, userPk } from "./codec";
 
-/** The status item: desired/actual/last written/override state, `version`, next transition. */
+/**
+ * The status item: actual status, last written, recent and attempted writes, manual override,
+ * claimed write, `version` and next transition. The desired status is not stored: it is
+ * recomputed from the user's timelines and out-of-office entries on every read, so it can never
+ * disagree with them.
+ */
 
 export const statusKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), SK: "STATUS" });
 

@@ -13,6 +13,8 @@ import type { LocalDynamo } from "../../support/dynalite";
 export class RecordingGateway implements StatusGateway {
   calls: Array<{ target: StatusTarget; status: StatusValue }> = [];
   failures: GatewayError[] = [];
+  /** Failures thrown after the write was applied (a timeout whose request went through). */
+  failuresAfterApplying: GatewayError[] = [];
   /** Milliseconds each call takes, so concurrent reconciles overlap. */
   latencyMs = 0;
 
@@ -21,6 +23,8 @@ export class RecordingGateway implements StatusGateway {
     const failure = this.failures.shift();
     if (failure) throw failure;
     this.calls.push({ target, status });
+    const late = this.failuresAfterApplying.shift();
+    if (late) throw late;
     return { actual: status };
   }
 
@@ -99,7 +103,8 @@ export function harness(dynamo: LocalDynamo): Harness {
         key,
         tz: "Europe/Berlin",
         token: `xoxp-${user}`,
-        sources: [],
+        // The calendar the tests' timelines come from.
+        sources: [{ id: "work", url: `https://cal.example/${user}.ics`, kind: "ics" }],
         mode: "auto",
         ...extra,
       });

@@ -44,6 +44,9 @@ function pilot(): StatusPilot {
   });
 }
 
+/** The calendar the timelines below come from. */
+const WORK = { id: "work", url: "https://cal.example/work.ics", kind: "ics" } as const;
+
 const profileOf = (user: string) => emulator.state().profiles[user];
 
 describe("reconcile through the real client against the emulator", () => {
@@ -55,7 +58,7 @@ describe("reconcile through the real client against the emulator", () => {
       key,
       tz: "Europe/Berlin",
       token: "xoxp-member-0001",
-      sources: [],
+      sources: [WORK],
       mode: "auto",
     });
     const meeting = block(T0 - MIN, T0 + 30 * MIN);
@@ -86,12 +89,12 @@ describe("reconcile through the real client against the emulator", () => {
       tz: "Europe/Berlin",
       token: "xoxp-admin-0001",
       adminTokenUser: "U0ADMIN",
-      sources: [],
+      sources: [WORK],
       mode: "auto",
     });
     // Act
     const outcome = await p.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN, "focus")], {
-      sourceId: "w",
+      sourceId: "work",
     });
     // Assess
     expect(outcome).toBeUndefined();
@@ -106,7 +109,7 @@ describe("reconcile through the real client against the emulator", () => {
       key,
       tz: "Europe/Berlin",
       token: "xoxp-revoked-0001",
-      sources: [],
+      sources: [WORK],
       mode: "auto",
     });
     await p.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
@@ -127,7 +130,7 @@ describe("reconcile through the real client against the emulator", () => {
       tz: "Europe/Berlin",
       token: "xoxp-member2-0001",
       adminTokenUser: "U0MEMBER2",
-      sources: [],
+      sources: [WORK],
       mode: "auto",
     });
     // Act
