@@ -47,13 +47,26 @@ beforeAll(async () => {
     routes,
     clock,
     port: 0,
-    local: async (_req, url) =>
-      url.pathname === "/_local/ping" ? { status: 200, body: { pong: true } } : undefined,
+    local: async (_req, url, body) => {
+      if (url.pathname === "/_local/ping") return { status: 200, body: { pong: true } };
+      // Reports what a control request sees: its body, and the work counted as in flight.
+      if (url.pathname === "/_local/echo")
+        return { status: 200, body: { body, inFlight: gateway.inFlight() } };
+      return undefined;
+    },
   });
 });
 afterAll(() => gateway.close());
 
 describe("the local HTTP gateway", () => {
+  it("hands a control request its body and does not count it as work in flight", async () => {
+    // Act: a control request that waited for in-flight work to end would otherwise wait for itself
+    const res = await fetch(`${gateway.url}/_local/echo`, { method: "POST", body: '{"to":1}' });
+    // Assess
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ body: '{"to":1}', inFlight: 0 });
+  });
+
   it("invokes the route's handler with an API Gateway v2 event and a Lambda context", async () => {
     // Act
     const res = await fetch(`${gateway.url}/hooks/generic/src%2F1?x=1`, {
