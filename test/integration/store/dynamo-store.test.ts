@@ -1,10 +1,15 @@
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StatusRecord, UserRecord } from "../../../lib/app/ports";
 import { initialStatusState } from "../../../lib/core/status-state";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
 import { ConflictError } from "../../../lib/store/errors";
 import { POLL_INTERVAL_MS } from "../../../lib/store/items/user";
-import { cloudFormationTableResource, createTableInput } from "../../../lib/store/table";
+import {
+  cloudFormationTableResource,
+  createTableInput,
+  TTL_ATTRIBUTE,
+} from "../../../lib/store/table";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
@@ -176,6 +181,58 @@ describe("DynamoStore", () => {
     const due = await store.usersToPoll(T0 + POLL_INTERVAL_MS + 1);
     // Assess
     expect(due.map((u) => u.key.user)).toEqual(["U-poll-due"]);
+  });
+});
+
+describe("DynamoStore item lifetimes", () => {
+  it("deletes a source's timeline and treats deleting a missing one as nothing", async () => {
+    // Prepare
+    const key = { team: "T1", user: "U-del" };
+    await store.putUser(user("U-del"), undefined);
+    await store.putTimeline(
+      { key, sourceId: "old", blocks: [], version: 0, updatedAt: T0 },
+      undefined,
+    );
+    // Act
+    await store.deleteTimeline(key, "old");
+    await store.deleteTimeline(key, "never");
+    // Assess
+    expect((await store.loadUser(key)).timelines).toEqual([]);
+  });
+
+  it("gives an out-of-office entry a TTL 30 days after its end", async () => {
+    // Prepare
+    const key = { team: "T1", user: "U-ttl" };
+    const end = T0 + 3_600_000;
+    // Act
+    await store.createOutOfOffice({
+      key,
+      id: "ttl-1",
+      start: T0,
+      end,
+      text: "Away",
+      emoji: ":palm_tree:",
+      createdAt: T0,
+    });
+    // Assess
+    const out = await dynamo.client.send(
+      new GetItemCommand({
+        TableName: dynamo.tableName,
+        Key: { PK: { S: "USER#T1#U-ttl" }, SK: { S: "OOO#ttl-1" } },
+      }),
+    );
+    expect(out.Item?.[TTL_ATTRIBUTE]).toEqual({ N: String((end + 30 * 86_400_000) / 1000) });
+  });
+
+  it("carries the version it expected in a conflict", async () => {
+    // Prepare
+    await store.putStatus(status("U-cf"), undefined);
+    // Act
+    const error = await store.putStatus(status("U-cf"), 7).catch((e: unknown) => e);
+    // Assess
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as ConflictError).expectedVersion).toBe(7);
+    expect((error as ConflictError).sk).toBe("STATUS");
   });
 });
 

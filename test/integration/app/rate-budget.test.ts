@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReconcileOutcome } from "../../../lib/app/contracts";
+import { StatusPilot } from "../../../lib/app/statuspilot";
+import { silentLog } from "../../../lib/core/ports";
+import type { UserKey } from "../../../lib/core/types";
+import { DynamoRateBudget } from "../../../lib/store/dynamo-rate-budget";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { block, harness, MIN, T0 } from "./harness";
+
+let dynamo: LocalDynamo;
+beforeAll(async () => {
+  dynamo = await startDynalite();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+describe("the shared rate budget", () => {
+  it("spreads 40 users on one admin token over fixed minutes of at most 15, out-of-office first", async () => {
+    // Prepare: 30 meetings and 10 out-of-office periods all start at 09:00, one admin token.
+    const h = harness(dynamo);
+    h.clock.set(T0 - 10 * MIN);
+    const writes: Array<{ user: string; at: number }> = [];
+    const pilot = new StatusPilot({
+      store: h.store,
+      gateway: {
+        setStatus: async (target, status) => {
+          writes.push({ user: target.key.user, at: h.clock.now() });
+          return h.gateway.setStatus(target, status);
+        },
+      },
+      transitionQueue: h.queue,
+      clock: h.clock,
+      log: silentLog,
+      tokens: h.vault,
+      rateBudget: new DynamoRateBudget(dynamo.client, dynamo.tableName),
+    });
+    const meetings: UserKey[] = [];
+    const away: UserKey[] = [];
+    for (let i = 0; i < 40; i++) {
+      const key = await h.addUser(`M${String(i).padStart(2, "0")}`, { adminTokenUser: "UADMIN" });
+      if (i < 30) {
+        await pilot.applyTimeline(key, [block(T0, T0 + 90 * MIN)], { sourceId: "work" });
+        meetings.push(key);
+      } else {
+        await pilot.scheduleOutOfOffice(key, { start: T0, end: T0 + 600 * MIN });
+        away.push(key);
+      }
+    }
+    // Act: every transition fires at 09:00, meetings first; rescheduled ones run at their time.
+    h.clock.set(T0);
+    let due: Array<{ key: UserKey; outcome: ReconcileOutcome }> = await Promise.all(
+      [...meetings, ...away].map(async (key) => ({ key, outcome: await pilot.reconcileUser(key) })),
+    );
+    const firstRound = due.map((d) => d.outcome.kind);
+    for (let round = 0; round < 6; round++) {
+      const later = due
+        .flatMap((d) =>
+          d.outcome.kind === "rescheduled" ? [{ key: d.key, at: d.outcome.at }] : [],
+        )
+        .sort((a, b) => a.at - b.at);
+      if (later.length === 0) break;
+      due = [];
+      for (const { key, at } of later) {
+        h.clock.set(at);
+        due.push({ key, outcome: await pilot.reconcileUser(key) });
+      }
+    }
+    // Assess
+    expect(firstRound.filter((k) => k === "set")).toHaveLength(15);
+    expect(firstRound.filter((k) => k === "rescheduled")).toHaveLength(25);
+    const perMinute = new Map<number, Set<string>>();
+    for (const w of writes) {
+      const minute = Math.floor(w.at / 60_000);
+      perMinute.set(minute, (perMinute.get(minute) ?? new Set()).add(w.user));
+    }
+    expect([...perMinute.values()].map((users) => users.size)).toEqual([15, 15, 10]);
+    const writtenAt = new Map(writes.map((w) => [w.user, w.at]));
+    expect(writes).toHaveLength(40);
+    // Every out-of-office status is out within the first two minutes.
+    for (const key of away) expect(writtenAt.get(key.user)).toBeLessThan(T0 + 2 * MIN);
+  });
+});
