@@ -181,7 +181,7 @@ export class ServiceValidationError extends ServiceError {
   constructor(problems: LocalProblem[]) {
     const first = problems[0];
     super(
-      `refused before sending: ${problems.map((p) => `${p.pointer || "/"}: ${p.message}`).join("; ")}`,
+      `refused before sending: ${problems.map((p) => `${p.pointer || "(whole profile)"}: ${p.message}`).join("; ")}`,
       { code: first?.code ?? "invalid_arguments", retryable: false, local: true },
     );
     this.name = "ServiceValidationError";
