@@ -7,6 +7,7 @@ import {
   garbageBody,
   headers,
   noiseHeaders,
+  OVERSIZED_ENTRY_ID,
   OVERSIZED_IDS,
   signatureFault,
   signatureHeaders,
@@ -183,6 +184,21 @@ describe("POST /service/commands/ooo under fuzzing", () => {
       await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
     },
   );
+
+  // BUG: `/ooo cancel <id>` with an id longer than DynamoDB's 1024-byte sort key limit reaches
+  // DeleteItem unchecked (lib/webhooks/ooo-command.ts parseOooCommand → cancelOutOfOffice);
+  // the ValidationException becomes a 500 instead of "No out-of-office with id …". Fix: reject
+  // ids longer than 128 characters in parseOooCommand with an OooCommandError.
+  it.fails("answers `/ooo cancel` with a 1025-character id ephemerally instead of a 500", async () => {
+    const body = form({
+      team_id: ALICE.team,
+      user_id: ALICE.user,
+      command: "/ooo",
+      text: `cancel ${OVERSIZED_ENTRY_ID}`,
+    });
+    const event = eventOf(body, signatureHeaders(SIG, SECRETS.signing, body));
+    await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+  });
 
   it("wrote log lines while fuzzing, so the no-secret check had something to read", () => {
     expect(stack.logs.lines.length).toBeGreaterThan(0);
