@@ -1,5 +1,9 @@
 /** Errors of the calendar adapter. One hierarchy; each carries a typed `code`. */
-export type CalendarErrorCode = "unparseable_feed" | "unknown_time_zone" | "invalid_window";
+export type CalendarErrorCode =
+  | "unparseable_feed"
+  | "unknown_time_zone"
+  | "invalid_window"
+  | "invalid_event";
 
 export class CalendarError extends Error {
   override name = "CalendarError";
@@ -36,5 +40,16 @@ export class InvalidWindowError extends CalendarError {
   override name = "InvalidWindowError";
   constructor(message: string) {
     super(message, "invalid_window");
+  }
+}
+
+/**
+ * One event cannot be expanded (an RRULE without a defined recurrence set, say). expand never
+ * lets it escape: it becomes the event's skip reason.
+ */
+export class InvalidEventError extends CalendarError {
+  override name = "InvalidEventError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, "invalid_event", options);
   }
 }

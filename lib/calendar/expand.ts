@@ -1,11 +1,14 @@
 import ICAL from "ical.js";
 import type { Occurrence } from "../core/types";
-import { CalendarParseError, InvalidWindowError, UnknownTimeZoneError } from "./errors";
+import { InvalidEventError, InvalidWindowError, UnknownTimeZoneError } from "./errors";
+import { oneLine, parseFeed, type SkippedEvent } from "./parse";
 import {
   DAY_MS,
   globalZone,
   RfcTimezone,
+  utcToWall,
   wallMs,
+  wallToUtc,
   ZoneResolver,
   type ZoneResolver as ZoneResolverType,
   type ZoneRules,
@@ -23,11 +26,7 @@ export interface ExpandOptions {
   userEmails?: string[];
 }
 
-export interface SkippedEvent {
-  uid?: string;
-  summary?: string;
-  reason: string;
-}
+export type { SkippedEvent };
 
 export interface ExpandResult {
   occurrences: Occurrence[];
@@ -73,8 +72,8 @@ export function expand(icsText: string, opts: ExpandOptions): ExpandResult {
   if (!userZone) throw new UnknownTimeZoneError(opts.userZone);
   const skipped: SkippedEvent[] = [];
   const root = parseFeed(icsText, skipped);
-  const wrTz = root.getFirstPropertyValue("x-wr-timezone");
-  const wrZone = typeof wrTz === "string" ? globalZone(wrTz) : undefined;
+  const wrTz = textOf(root, "x-wr-timezone");
+  const wrZone = wrTz !== undefined ? globalZone(wrTz) : undefined;
   const ctx: Context = {
     from: opts.from,
     to: opts.to,
@@ -86,10 +85,10 @@ export function expand(icsText: string, opts: ExpandOptions): ExpandResult {
 
   const groups = new Map<string, EventRecord[]>();
   root.getAllSubcomponents("vevent").forEach((comp, index) => {
-    const rawUid = comp.getFirstPropertyValue("uid");
+    const rawUid = textOf(comp, "uid");
     // A UID-less event is still someone's meeting; give it an identity of its own.
-    const uid = typeof rawUid === "string" && rawUid !== "" ? rawUid : `no-uid-${index}`;
-    const seq = Number(comp.getFirstPropertyValue("sequence") ?? 0);
+    const uid = rawUid !== undefined && rawUid !== "" ? rawUid : `no-uid-${index}`;
+    const seq = Number(textOf(comp, "sequence") ?? 0);
     const record: EventRecord = {
       comp,
       uid,
@@ -104,102 +103,40 @@ export function expand(icsText: string, opts: ExpandOptions): ExpandResult {
 
   const occurrences: Occurrence[] = [];
   for (const [uid, records] of groups) {
-    expandGroup(uid, records, ctx, occurrences, skipped);
+    // ical.js decorates values lazily, so any read can throw on content the parse let through.
+    // Whatever escapes the finer-grained handling costs this UID's events, never the feed.
+    const found: Occurrence[] = [];
+    try {
+      expandGroup(uid, records, ctx, found, skipped);
+      occurrences.push(...found);
+    } catch (error: unknown) {
+      for (const r of records) skipped.push(skipOf(r.comp, uid, error));
+    }
   }
   occurrences.sort((a, b) => a.start - b.start || a.end - b.end || a.uid.localeCompare(b.uid));
   return { occurrences, skipped };
 }
 
-function parseFeed(text: string, skipped: SkippedEvent[]): ICAL.Component {
-  if (!/BEGIN:VCALENDAR/i.test(text)) {
-    throw new CalendarParseError("not an iCalendar feed: no BEGIN:VCALENDAR");
-  }
-  // Blank lines are not content lines; some producers emit them inside components.
-  const clean = text
-    .replace(/\r\n?/g, "\n")
-    .replace(/\n{2,}/g, "\n")
-    .replace(/^\n/, "")
-    .replace(BARE_DATE, "$1;VALUE=DATE$2");
-  try {
-    return firstCalendar(ICAL.parse(clean));
-  } catch (error: unknown) {
-    return parseLeniently(clean, skipped, error);
-  }
-}
-
 /**
- * "DTSTART:20190101" without VALUE=DATE is common (holiday feeds); ical.js would read it as a
- * broken DATE-TIME, so the parameter is added before parsing.
+ * A property's value as text, or undefined. A value that does not fit its declared type
+ * (SUMMARY;VALUE=DATE:Lunch) is read as written instead of throwing.
  */
-const BARE_DATE =
-  /^((?:DTSTART|DTEND|RECURRENCE-ID|EXDATE|RDATE)(?:;(?![^:\n]*VALUE=)[^:\n]*)?)(:\d{8}(?:,\d{8})*)$/gim;
-
-function firstCalendar(jcal: unknown): ICAL.Component {
-  if (!Array.isArray(jcal) || jcal.length === 0) throw new Error("empty feed");
-  // ICAL.parse returns one component, or a list of them when the text holds several.
-  const list = typeof jcal[0] === "string" ? [jcal] : jcal;
-  const calendars = list.map((c) => new ICAL.Component(c as unknown[]));
-  const first = calendars[0];
-  if (!first) throw new Error("empty feed");
-  for (const extra of calendars.slice(1)) {
-    for (const sub of extra.getAllSubcomponents()) first.addSubcomponent(sub);
-  }
-  return first;
+function textOf(comp: ICAL.Component, name: string): string | undefined {
+  const prop = comp.getFirstProperty(name);
+  return prop ? textValueOf(prop) : undefined;
 }
 
-/** Parses component by component, so one malformed event costs only itself. */
-function parseLeniently(text: string, skipped: SkippedEvent[], cause: unknown): ICAL.Component {
-  const lines = text.split("\n");
-  const root = new ICAL.Component("vcalendar");
-  const header: string[] = [];
-  let block: string[] | undefined;
-  let blockKind = "";
-  let found = 0;
-  for (const line of lines) {
-    const begin = /^BEGIN:(VEVENT|VTIMEZONE)\s*$/i.exec(line);
-    if (!block && begin?.[1]) {
-      block = [line];
-      blockKind = begin[1].toUpperCase();
-      continue;
-    }
-    if (block) {
-      block.push(line);
-      if (new RegExp(`^END:${blockKind}\\s*$`, "i").test(line)) {
-        found++;
-        addBlock(root, block, skipped);
-        block = undefined;
-      }
-      continue;
-    }
-    if (/^X-WR-TIMEZONE[:;]/i.test(line)) header.push(line);
-  }
-  if (found === 0) {
-    throw new CalendarParseError(`unparseable iCalendar feed: ${oneLine(cause)}`, { cause });
-  }
-  for (const line of header) {
-    try {
-      const prop = ICAL.Property.fromString(line);
-      root.addProperty(prop);
-    } catch {
-      // A broken calendar-level header only loses the default zone; events still expand.
-    }
-  }
-  return root;
-}
-
-function addBlock(root: ICAL.Component, block: string[], skipped: SkippedEvent[]): void {
+function textValueOf(prop: ICAL.Property): string | undefined {
   try {
-    const cal = firstCalendar(ICAL.parse(`BEGIN:VCALENDAR\n${block.join("\n")}\nEND:VCALENDAR`));
-    for (const sub of cal.getAllSubcomponents()) root.addSubcomponent(sub);
-  } catch (error: unknown) {
-    const uid = block.find((l) => /^UID[:;]/i.test(l))?.replace(/^[^:]*:/, "");
-    const summary = block.find((l) => /^SUMMARY[:;]/i.test(l))?.replace(/^[^:]*:/, "");
-    skipped.push({ uid, summary, reason: `unparseable component: ${oneLine(error)}` });
+    const value = prop.getFirstValue();
+    if (typeof value === "string") return value;
+    if (typeof value === "number") return String(value);
+  } catch {
+    // Fall through to the raw text below.
   }
+  const raw: unknown = (prop.toJSON() as unknown[])[3];
+  return typeof raw === "string" ? raw : undefined;
 }
-
-const oneLine = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "unknown error";
 
 const normaliseEmail = (value: string): string =>
   value
@@ -253,7 +190,7 @@ function endRuleOf(comp: ICAL.Component, start: ICAL.Time, ctx: Context): EndRul
       // DTEND equal to (or, swapped, before) DTSTART still means that one day.
       return { type: "days", days: Math.max(1, Math.abs(days)) };
     }
-    return { type: "exact", ms: instantOf(end, ctx) - instantOf(start, ctx) };
+    return { type: "exact", ms: exactLength(start, end, ctx) };
   }
   const durationProp = comp.getFirstProperty("duration");
   if (durationProp) {
@@ -265,6 +202,28 @@ function endRuleOf(comp: ICAL.Component, start: ICAL.Time, ctx: Context): EndRul
     return { type: "nominal", duration };
   }
   return start.isDate ? { type: "days", days: 1 } : { type: "exact", ms: 0 };
+}
+
+/**
+ * Milliseconds from DTSTART to DTEND. A DTSTART inside a DST gap is read with the offset before
+ * the gap (RFC 5545 §3.3.5), which moves it forward by the gap, while a DTEND after the gap stays
+ * where it is: 02:30–03:30 on a spring-forward night would become 03:30–03:30 and vanish, and
+ * 02:30–03:15 would end before it starts. There the wall-clock length is kept instead
+ * (03:30–04:30 and 03:30–04:15), so the meeting still shows, for as long as it was planned.
+ */
+function exactLength(start: ICAL.Time, end: ICAL.Time, ctx: Context): number {
+  const length = instantOf(end, ctx) - instantOf(start, ctx);
+  if (start.isDate || end.isDate || end.zone !== start.zone || !inDstGap(start)) return length;
+  const wall = (t: ICAL.Time) => wallMs(t.year, t.month, t.day, t.hour, t.minute, t.second);
+  const wallLength = wall(end) - wall(start);
+  return Math.max(wallLength, length);
+}
+
+/** Whether a zoned wall time is skipped by its zone (it never shows on a clock there). */
+function inDstGap(t: ICAL.Time): boolean {
+  if (!(t.zone instanceof RfcTimezone)) return false;
+  const wall = wallMs(t.year, t.month, t.day, t.hour, t.minute, t.second);
+  return utcToWall(wallToUtc(wall, t.zone.rules), t.zone.rules) !== wall;
 }
 
 /** [start, end] of an instance, swapped if the producer wrote them the wrong way round. */
@@ -346,7 +305,7 @@ function expandGroup(
         end: e,
         allDay: start.isDate,
         endRule: end,
-        cancelled: upper(r.comp.getFirstPropertyValue("status")) === "CANCELLED",
+        cancelled: upper(textOf(r.comp, "status")) === "CANCELLED",
       };
       const range = upper(r.rid.getParameter("range")) === "THISANDFUTURE";
       const useDate = rid.isDate || masterAllDay;
@@ -409,29 +368,36 @@ function expandGroup(
       }
     } catch (error: unknown) {
       skipped.push(skipOf(master.comp, uid, error));
+      // A series that cannot be expanded is gone whole; its modified instances still stand.
+      masterOccurrences.length = 0;
+      master = undefined;
     }
   }
   out.push(...masterOccurrences);
 
   const masterSeq = master?.sequence ?? Number.NEGATIVE_INFINITY;
   for (const ov of [...byInstant.values(), ...byDate.values()]) {
-    if (ov.cancelled) continue;
-    // With a master present, a RECURRENCE-ID must name one of its instances (RFC 5545 §3.8.4.4).
-    if (
-      master &&
-      masterStart &&
-      masterEnd &&
-      !isInstanceOf(master.comp, masterStart, masterEnd, ov, ctx)
-    ) {
-      continue;
+    try {
+      if (ov.cancelled) continue;
+      // With a master present, a RECURRENCE-ID must name one of its instances (RFC 5545 §3.8.4.4).
+      if (
+        master &&
+        masterStart &&
+        masterEnd &&
+        !isInstanceOf(master.comp, masterStart, masterEnd, ov, ctx)
+      ) {
+        continue;
+      }
+      // An EXDATE of a newer master version deletes an older modification of that instance.
+      const exdated = exInstants.has(ov.ridMs) || exDates.has(dateKey(ov.rid));
+      if (exdated && ov.record.sequence <= masterSeq) continue;
+      if (!overlaps(ov.start, ov.end, ctx)) continue;
+      out.push(
+        occurrenceOf(ov.record.comp, uid, ov.start, ov.end, ov.allDay, ctx, ridString(ov.rid, ctx)),
+      );
+    } catch (error: unknown) {
+      skipped.push(skipOf(ov.record.comp, uid, error));
     }
-    // An EXDATE of a newer master version deletes an older modification of that instance.
-    const exdated = exInstants.has(ov.ridMs) || exDates.has(dateKey(ov.rid));
-    if (exdated && ov.record.sequence <= masterSeq) continue;
-    if (!overlaps(ov.start, ov.end, ctx)) continue;
-    out.push(
-      occurrenceOf(ov.record.comp, uid, ov.start, ov.end, ov.allDay, ctx, ridString(ov.rid, ctx)),
-    );
   }
 }
 
@@ -480,12 +446,7 @@ function ridString(t: ICAL.Time, ctx: Context): string {
 }
 
 function skipOf(comp: ICAL.Component, uid: string, error: unknown): SkippedEvent {
-  const summary = comp.getFirstPropertyValue("summary");
-  return {
-    uid,
-    summary: typeof summary === "string" ? summary : undefined,
-    reason: oneLine(error),
-  };
+  return { uid, summary: textOf(comp, "summary"), reason: oneLine(error) };
 }
 
 interface Instance {
@@ -523,13 +484,16 @@ function instancesOf(
     .filter((value): value is ICAL.Recur => value instanceof ICAL.Recur && Boolean(value.freq));
   if (rrules.length === 0) add({ time: dtstart });
   for (const value of rrules) {
+    checkRule(value, dtstart);
     const rule = normaliseUntil(value, dtstart);
     if (rule.until && instantOf(rule.until, ctx) < instantOf(dtstart, ctx)) continue;
     const ff = fastForward(rule, dtstart, lo);
     const iterator = (ff?.rule ?? rule).iterator(ff?.start ?? dtstart);
     for (let step = 0; ; step++) {
-      if (step > MAX_STEPS) throw new Error(`RRULE ${value.toString()} yields too many instances`);
-      const next = iterator.next();
+      if (step > MAX_STEPS) {
+        throw new InvalidEventError(`RRULE ${value.toString()} yields too many instances`);
+      }
+      const next = nextOf(iterator, value);
       if (!next) break;
       const ms = instantOf(next, ctx);
       if (ms > hi) break;
@@ -564,6 +528,32 @@ function instancesOf(
     }
   }
   return [...found.values()].sort((a, b) => instantOf(a.time, ctx) - instantOf(b.time, ctx));
+}
+
+const SUB_DAILY = new Set(["SECONDLY", "MINUTELY", "HOURLY"]);
+
+/** Refuses rules whose recurrence set is undefined, before ical.js loops or throws on them. */
+function checkRule(rule: ICAL.Recur, dtstart: ICAL.Time): void {
+  const text = rule.toString();
+  if (!(rule.interval >= 1)) {
+    throw new InvalidEventError(`RRULE ${text}: INTERVAL must be a positive integer`);
+  }
+  if (typeof rule.count === "number" && !(rule.count >= 1)) {
+    throw new InvalidEventError(`RRULE ${text}: COUNT must be a positive integer`);
+  }
+  // A date has no time of day, so it cannot repeat every few seconds, minutes or hours.
+  if (dtstart.isDate && rule.freq && SUB_DAILY.has(rule.freq)) {
+    throw new InvalidEventError(`RRULE ${text} cannot repeat an all-day event`);
+  }
+}
+
+/** The iterator's next instance; its own protections (a rule stuck on one instant) name the rule. */
+function nextOf(iterator: ICAL.RecurIterator, rule: ICAL.Recur): ICAL.Time | null {
+  try {
+    return iterator.next();
+  } catch (error: unknown) {
+    throw new InvalidEventError(`RRULE ${rule.toString()}: ${oneLine(error)}`, { cause: error });
+  }
 }
 
 /** An RDATE written as DATE-TIME in an all-day series stands for its date, and vice versa. */
@@ -680,15 +670,12 @@ function occurrenceOf(
   ctx: Context,
   recurrenceId: string | undefined,
 ): Occurrence {
-  const text = (name: string): string | undefined => {
-    const v = comp.getFirstPropertyValue(name);
-    return typeof v === "string" ? v : undefined;
-  };
+  const text = (name: string): string | undefined => textOf(comp, name);
   let partstat: string | undefined;
   const attendees = comp.getAllProperties("attendee");
   if (ctx.emails.size > 0) {
     for (const a of attendees) {
-      const value = a.getFirstValue();
+      const value = textValueOf(a);
       const email = a.getParameter("email");
       const candidates = [value, Array.isArray(email) ? email[0] : email]
         .filter((v): v is string => typeof v === "string")
@@ -715,7 +702,7 @@ function occurrenceOf(
     ["class", "class"],
   ];
   for (const [key, prop] of fields) {
-    const v = upper(comp.getFirstPropertyValue(prop));
+    const v = upper(textOf(comp, prop));
     if (v) (occurrence as unknown as Record<string, string>)[key] = v;
   }
   if (partstat) occurrence.partstat = partstat;

@@ -213,7 +213,8 @@ export class ZoneResolver {
 
   constructor(root: ICAL.Component | undefined) {
     for (const vtz of root?.getAllSubcomponents("vtimezone") ?? []) {
-      const tzid = vtz.getFirstPropertyValue("tzid");
+      // A TZID that is not text (TZID;VALUE=DATE:...) names nothing; its events are skipped.
+      const tzid: unknown = vtz.getFirstProperty("tzid")?.toJSON()[3];
       if (typeof tzid === "string") {
         this.definitions.set(tzid, vtz);
         if (!this.definitions.has(cleanTzid(tzid))) this.definitions.set(cleanTzid(tzid), vtz);
