@@ -12,7 +12,7 @@ import {
   OVERSIZED_IDS,
   pathValue,
 } from "./support/requests";
-import { ALICE, type FuzzStack, NOW_MS, SECRETS, startFuzzStack } from "./support/stack";
+import { ALICE, CHANNELS, type FuzzStack, NOW_MS, SECRETS, startFuzzStack } from "./support/stack";
 import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
 /** Every admin route in routes.ts, so routes added later are fuzzed too. */
@@ -54,13 +54,33 @@ const readNoOp =
   (res) =>
     method === "GET" && res.statusCode === 200 ? "read-only GET" : undefined;
 
-const aliceParams = (route: Route, id: string): Record<string, string> =>
+/** Alice's own paths: team and user are hers, any other parameter (an id) is `other`. */
+const aliceParams = (route: Route, other: string): Record<string, string> =>
   Object.fromEntries(
     paramNames(route).map((name) => [
       name,
-      name === "team" ? ALICE.team : name === "user" ? ALICE.user : id,
+      name === "team" ? ALICE.team : name === "user" ? ALICE.user : other,
     ]),
   );
+
+/** Random values for exactly the parameters the route declares. */
+const paramsFor = (route: Route): fc.Arbitrary<Record<string, string>> =>
+  fc.record(Object.fromEntries(paramNames(route).map((name) => [name, pathValue])));
+
+/** A body the route would accept (and act on) from a caller with the right key. */
+function validBody(route: Route): string {
+  if (route.path.startsWith("/admin/channels/")) {
+    return JSON.stringify({ ...ALICE, sourceId: "office", secret: "new-hook-secret" });
+  }
+  if (route.path === "/admin/users/{team}/{user}") {
+    return JSON.stringify({
+      tz: "Europe/Paris",
+      token: "xoxp-replaced-token",
+      sources: [{ id: "office", url: "http://127.0.0.1:9/x.ics", kind: "ics" }],
+    });
+  }
+  return JSON.stringify({ start: NOW_MS + 3_600_000, end: NOW_MS + 7_200_000 });
+}
 
 /** A key that is anything but the admin key: absent, empty, near misses and noise. */
 const wrongKey = fc.oneof(
@@ -90,29 +110,30 @@ describe("admin API under fuzzing", () => {
 
   it("refuses every admin call without the right x-api-key with 401, on every admin route", async () => {
     await fuzz(
-      fc.record({
-        route: fc.constantFrom(...adminRoutes),
-        key: wrongKey,
-        // The key in another header, or the right key under a second, differently cased name.
-        decoy: fc.constantFrom<Record<string, string | undefined>>(
-          {},
-          { authorization: `Bearer ${SECRETS.adminKey}` },
-          { "x-api-keys": SECRETS.adminKey },
-          { "x-admin-key": SECRETS.adminKey },
-        ),
-        params: fc.record({ team: pathValue, user: pathValue, id: pathValue }),
-        useAlice: fc.boolean(),
-        wire: garbageBody,
-        noise: noiseHeaders,
-      }),
+      fc.constantFrom(...adminRoutes).chain((route) =>
+        fc.record({
+          route: fc.constant(route),
+          key: wrongKey,
+          // The key in another header, or the right key under a second, differently cased name.
+          decoy: fc.constantFrom<Record<string, string | undefined>>(
+            {},
+            { authorization: `Bearer ${SECRETS.adminKey}` },
+            { "x-api-keys": SECRETS.adminKey },
+            { "x-admin-key": SECRETS.adminKey },
+          ),
+          params: paramsFor(route),
+          useAlice: fc.boolean(),
+          wire: garbageBody,
+          noise: noiseHeaders,
+        }),
+      ),
       100,
       async ({ route, key, decoy, params, useAlice, wire, noise }) => {
         // Prepare: Alice's real paths with a valid body half the time, so a bypass would show.
-        const valid = JSON.stringify({ start: NOW_MS + 3_600_000, end: NOW_MS + 7_200_000 });
         const event = adminEvent(route, {
-          params: useAlice ? aliceParams(route, params.id) : params,
+          params: useAlice ? aliceParams(route, CHANNELS.google) : params,
           key,
-          wire: useAlice ? { body: valid, isBase64Encoded: false } : wire,
+          wire: useAlice ? { body: validBody(route), isBase64Encoded: false } : wire,
           // Noise may carry `X-Api-Key` in another case; drop it so the key under test is the one sent.
           extra: {
             ...Object.fromEntries(
@@ -156,17 +177,19 @@ describe("admin API under fuzzing", () => {
         .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
     );
     await fuzz(
-      fc.record({
-        route: fc.constantFrom(...adminRoutes),
-        params: fc.oneof(
-          fc.record({ team: pathValue, user: pathValue, id: pathValue }),
-          pathValue.map((id) => ({ team: ALICE.team, user: ALICE.user, id })),
-          // Parameters missing altogether, as a misconfigured route would deliver them.
-          fc.constant({}),
-        ),
-        wire: badSchedule,
-        type: contentType,
-      }),
+      fc.constantFrom(...adminRoutes).chain((route) =>
+        fc.record({
+          route: fc.constant(route),
+          params: fc.oneof(
+            paramsFor(route),
+            pathValue.map((other) => aliceParams(route, other)),
+            // Parameters missing altogether, as a misconfigured route would deliver them.
+            fc.constant({}),
+          ),
+          wire: badSchedule,
+          type: contentType,
+        }),
+      ),
       100,
       async ({ route, params, wire, type }) => {
         const event = adminEvent(route, {
@@ -203,6 +226,32 @@ describe("admin API under fuzzing", () => {
         wire: { body, isBase64Encoded: false },
       });
       await sendAndExpectRefusal(stack, handlers.get(route as Route) as AnyHandler, event);
+    },
+  );
+
+  // BUG: functions/http/admin-users.ts upserts the user for every method but GET on
+  // /admin/users/{team}/{user} (so DELETE or PATCH with a body overwrites the user and queues
+  // syncs), and puts the channel for every method on /admin/channels/{channelId} (a GET with a
+  // body rebinds it). Fix: refuse any method the route does not declare with 405
+  // method_not_allowed before reading the body.
+  const undeclared = adminRoutes
+    .filter((r) => r.function === "adminUsers")
+    .flatMap((r) =>
+      ["DELETE", "PATCH", "POST", "GET", "PUT"]
+        .filter((m) => !adminRoutes.some((d) => d.path === r.path && d.method === m))
+        .map((method) => ({ method, route: r, label: `${method} ${r.path}` })),
+    )
+    .filter((c, i, all) => all.findIndex((o) => o.label === c.label) === i);
+  it.fails.each(undeclared)(
+    "refuses the undeclared $label with a valid body instead of acting on it",
+    async ({ method, route }) => {
+      const event = adminEvent(route, {
+        params: aliceParams(route, CHANNELS.google),
+        key: SECRETS.adminKey,
+        method,
+        wire: { body: validBody(route), isBase64Encoded: false },
+      });
+      await sendAndExpectRefusal(stack, handlers.get(route) as AnyHandler, event);
     },
   );
 
