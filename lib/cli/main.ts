@@ -15,7 +15,7 @@ const commands: Record<string, () => Promise<Command>> = {
 
 const usage = `usage: statuspilot <command>
   manifest validate FILE
-  manifest push --app-id A --token T [--base-url URL] [--request-url URL] [--file infra/manifest.yaml]
+  manifest push --app-id A --request-url URL [--token T | env STATUSPILOT_CONFIG_TOKEN] [--base-url URL] [--file infra/manifest.yaml]
   calendar expand FILE --from ISO --to ISO [--tz ZONE] [--email ADDR]
   calendar timeline FILE --from ISO --to ISO [--tz ZONE] [--email ADDR]
   emulator --port P --workspace FILE [--faults SPEC]
