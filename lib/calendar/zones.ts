@@ -1,6 +1,6 @@
 import ICAL from "ical.js";
 import { findIana } from "windows-iana";
-import { UnknownTimeZoneError } from "./errors";
+import { InvalidEventError, UnknownTimeZoneError } from "./errors";
 
 /**
  * Offsets of one zone as a function of the UTC instant. Everything else (wall time → instant,
@@ -229,9 +229,15 @@ export class ZoneResolver {
     if (hit === null) throw new UnknownTimeZoneError(tzid);
     const definition = this.definitions.get(tzid) ?? this.definitions.get(cleanTzid(tzid));
     let rules: ZoneRules | undefined;
-    if (definition && hasObservances(definition)) rules = vtimezoneZone(definition, tzid);
+    let problem: string | undefined;
+    if (definition && hasObservances(definition)) {
+      problem = observanceProblem(definition);
+      if (!problem) rules = vtimezoneZone(definition, tzid);
+    }
+    // A broken definition of a zone that tzdata knows loses nothing: tzdata has the rules.
     rules ??= globalZone(tzid);
     if (!rules) {
+      if (problem) throw new InvalidEventError(`time zone "${tzid}": ${problem}`);
       this.cache.set(tzid, null);
       throw new UnknownTimeZoneError(tzid);
     }
@@ -239,6 +245,26 @@ export class ZoneResolver {
     this.cache.set(tzid, zone);
     return zone;
   }
+}
+
+const SUB_DAILY = new Set(["SECONDLY", "MINUTELY", "HOURLY"]);
+
+/**
+ * Why a VTIMEZONE cannot be used, if it cannot. ical.js expands every observance from its
+ * DTSTART up to the year asked for, so a rule changing the offset every second since 1970 would
+ * run for billions of steps; real zones change it a few times a year.
+ */
+function observanceProblem(vtz: ICAL.Component): string | undefined {
+  for (const observance of vtz.getAllSubcomponents()) {
+    for (const prop of observance.getAllProperties("rrule")) {
+      for (const rule of prop.getValues()) {
+        if (rule instanceof ICAL.Recur && rule.freq && SUB_DAILY.has(rule.freq)) {
+          return `observance repeats ${rule.freq}, more often than any offset changes`;
+        }
+      }
+    }
+  }
+  return undefined;
 }
 
 const hasObservances = (vtz: ICAL.Component): boolean =>

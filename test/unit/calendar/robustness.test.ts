@@ -218,3 +218,24 @@ describe("expand: wall-clock lengths across DST changes (property)", () => {
     );
   });
 });
+
+describe("expand: a VTIMEZONE whose offset would change every second", () => {
+  it("skips its events with a reason at once, and reads a zone tzdata knows from tzdata", () => {
+    // Prepare / Act
+    const { rows, skipped } = expandDay(
+      "runaway-vtimezone.ics",
+      "2026-03-09T00:00:00Z",
+      "2026-03-10T00:00:00Z",
+    );
+    // Assess
+    expect(skipped).toEqual([
+      {
+        uid: "in-runaway-zone",
+        summary: "Planning",
+        reason:
+          'time zone "Custom/Runaway": observance repeats SECONDLY, more often than any offset changes',
+      },
+    ]);
+    expect(rows).toEqual(["in-known-zone 2026-03-09T08:00:00.000Z 2026-03-09T08:15:00.000Z"]);
+  });
+});
