@@ -20,9 +20,14 @@ export interface StatusTarget {
   actingUser?: string;
 }
 
-/** Writes a custom status and reports what the profile shows afterwards. */
+/** Writes a custom status and reports what the profile shows afterwards; reads it back. */
 export interface StatusGateway {
   setStatus(target: StatusTarget, status: StatusValue): Promise<{ actual: StatusValue }>;
+  /**
+   * What the profile shows now (`users.profile.get`), read right before a write so a manual
+   * status whose `user_change` was lost is never overwritten. Not charged to the write budget.
+   */
+  readStatus(target: StatusTarget): Promise<{ actual: StatusValue }>;
 }
 
 /** A slot for one status write, or when to try again. */
@@ -36,7 +41,10 @@ export interface RateBudget {
   take(tokenId: string, user: string, now: number): Promise<RateSlot>;
 }
 
-/** A failed status write: retryable ones are rescheduled, final ones stop the user's writes. */
+/**
+ * A failed status write or read: retryable ones are rescheduled, final ones stop the user's
+ * writes.
+ */
 export class GatewayError extends Error {
   override name = "GatewayError";
   constructor(

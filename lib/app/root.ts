@@ -4,7 +4,7 @@ import type { Clock } from "../core/clock";
 import type { Queue } from "../core/ports";
 import { buildTimeline } from "../core/timeline";
 import type { UserKey } from "../core/types";
-import type { ServiceClient } from "../service/client";
+import { DynamoRateBudget } from "../store/dynamo-rate-budget";
 import { DynamoStore } from "../store/dynamo-store";
 import { type Config, ConfigError, loadConfig } from "./config";
 import type { StatusUseCases, SyncMessage, TransitionMessage } from "./contracts";
@@ -81,6 +81,8 @@ export interface AppOverrides {
   syncQueue?: Queue<SyncMessage>;
   fetch?: typeof fetch;
   tokens?: TokenVault;
+  /** The log every handler and use case writes to (the local stack's readable lines). */
+  log?: AppLog;
 }
 
 let overrides: AppOverrides = {};
@@ -126,7 +128,7 @@ export async function buildApp(
 ): Promise<App> {
   const config = loadConfig(env);
   const clock = parts.clock ?? systemClock;
-  const log = createLog({ level: config.LOG_LEVEL });
+  const log = parts.log ?? createLog({ level: config.LOG_LEVEL });
   const region = config.AWS_REGION;
   // dynalite accepts any credentials; give it some so the SDK never looks for real ones.
   const local = config.DYNAMODB_ENDPOINT
@@ -146,17 +148,21 @@ export async function buildApp(
       ? new LocalTokenVault(config.TOKEN_KEY)
       : lazyKmsVault(region, config.TOKEN_KMS_KEY_ID ?? ""));
   const fetchFn = parts.fetch ?? fetch;
-  let service: Promise<ServiceClient> | undefined;
-  const gateway: StatusGateway = {
-    setStatus: async (target, status) => {
-      service ??= lazy
-        .service()
-        .then(
-          ({ ServiceClient }) =>
+  let service: Promise<ServiceStatusGateway> | undefined;
+  const serviceGateway = (): Promise<ServiceStatusGateway> => {
+    service ??= lazy
+      .service()
+      .then(
+        ({ ServiceClient }) =>
+          new ServiceStatusGateway(
             new ServiceClient({ baseUrl: config.SERVICE_BASE_URL, clock, fetch: fetchFn, log }),
-        );
-      return new ServiceStatusGateway(await service).setStatus(target, status);
-    },
+          ),
+      );
+    return service;
+  };
+  const gateway: StatusGateway = {
+    setStatus: async (target, status) => (await serviceGateway()).setStatus(target, status),
+    readStatus: async (target) => (await serviceGateway()).readStatus(target),
   };
   const pilot = new StatusPilot({
     store,
@@ -165,6 +171,8 @@ export async function buildApp(
     clock,
     log,
     tokens,
+    // Spec 8.1's per-token limits across every worker, not just this Lambda's own calls.
+    rateBudget: new DynamoRateBudget(dynamo, config.TABLE_NAME),
   });
 
   let secret: Promise<string> | undefined;

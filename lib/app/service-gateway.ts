@@ -1,5 +1,5 @@
 import type { StatusValue } from "../core/types";
-import type { ServiceClient } from "../service/client";
+import type { Profile, ServiceClient } from "../service/client";
 import { isFinalAuthError, ServiceError } from "../service/errors";
 import { GatewayError, type StatusGateway, type StatusTarget } from "./ports";
 
@@ -17,9 +17,40 @@ const FINAL_PERMISSION_CODES: ReadonlySet<string> = new Set([
   "sudo_required",
 ]);
 
-/** The status gateway over the service client's `users.profile.set`. */
+const statusOf = (profile: Profile): StatusValue => ({
+  text: profile.status_text,
+  emoji: profile.status_emoji,
+  expiration: profile.status_expiration,
+});
+
+/** The service client's failure as a gateway error: retryable, final, or neither. */
+function gatewayError(error: unknown, what: "write" | "read"): GatewayError {
+  if (error instanceof ServiceError) {
+    const final = isFinalAuthError(error.code) || FINAL_PERMISSION_CODES.has(error.code);
+    return new GatewayError(
+      error.message,
+      error.code,
+      error.retryable && !final,
+      final,
+      error.retryAfterS,
+      { cause: error },
+    );
+  }
+  return new GatewayError(
+    `status ${what} failed unexpectedly`,
+    "unexpected",
+    true,
+    false,
+    undefined,
+    {
+      cause: error,
+    },
+  );
+}
+
+/** The status gateway over the service client's `users.profile.set` and `users.profile.get`. */
 export class ServiceStatusGateway implements StatusGateway {
-  constructor(private readonly client: Pick<ServiceClient, "setStatus">) {}
+  constructor(private readonly client: Pick<ServiceClient, "setStatus" | "getProfile">) {}
 
   async setStatus(target: StatusTarget, status: StatusValue): Promise<{ actual: StatusValue }> {
     try {
@@ -31,37 +62,23 @@ export class ServiceStatusGateway implements StatusGateway {
         ...(target.adminUser !== undefined ? { user: target.key.user } : {}),
         ...(target.actingUser !== undefined ? { actingUser: target.actingUser } : {}),
       });
-      return {
-        actual: {
-          text: profile.status_text,
-          emoji: profile.status_emoji,
-          expiration: profile.status_expiration,
-        },
-      };
+      return { actual: statusOf(profile) };
     } catch (error: unknown) {
-      if (error instanceof ServiceError) {
-        const final = isFinalAuthError(error.code) || FINAL_PERMISSION_CODES.has(error.code);
-        throw new GatewayError(
-          error.message,
-          error.code,
-          error.retryable && !final,
-          final,
-          error.retryAfterS,
-          {
-            cause: error,
-          },
-        );
-      }
-      throw new GatewayError(
-        "status write failed unexpectedly",
-        "unexpected",
-        true,
-        false,
-        undefined,
-        {
-          cause: error,
-        },
-      );
+      throw gatewayError(error, "write");
+    }
+  }
+
+  async readStatus(target: StatusTarget): Promise<{ actual: StatusValue }> {
+    try {
+      // Another user's profile (an admin's or a workspace token) is named by `user`.
+      const other = target.adminUser !== undefined || target.actingUser !== undefined;
+      const profile = await this.client.getProfile({
+        token: target.token,
+        ...(other ? { user: target.key.user } : {}),
+      });
+      return { actual: statusOf(profile) };
+    } catch (error: unknown) {
+      throw gatewayError(error, "read");
     }
   }
 }

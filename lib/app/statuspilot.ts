@@ -6,6 +6,7 @@ import type { Log, Queue } from "../core/ports";
 import { DEFAULT_RULES, outOfOfficeText, type UserRules, userRulesSchema } from "../core/rules";
 import {
   applyObservation,
+  applyRead,
   claimWrite,
   initialStatusState,
   overrideActive,
@@ -65,6 +66,12 @@ export interface StatusPilotOptions {
   backoffMaxS: number;
   /** Blocks that ended longer ago than this are dropped from stored timelines. */
   keepPastMs: number;
+  /**
+   * Read the profile (`users.profile.get`) before every write, so a manual status whose
+   * `user_change` was lost is left alone. Costs one read per write; reads are not charged to
+   * the write budget of spec 8.1.
+   */
+  verifyBeforeWrite: boolean;
 }
 
 export const DEFAULT_OPTIONS: StatusPilotOptions = {
@@ -79,6 +86,7 @@ export const DEFAULT_OPTIONS: StatusPilotOptions = {
   backoffBaseS: 5,
   backoffMaxS: 900,
   keepPastMs: 3_600_000,
+  verifyBeforeWrite: true,
 };
 
 /** SQS DelaySeconds maximum. */
@@ -312,19 +320,61 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           }
           return outcomeOf(decision);
         }
-        const scheduled = this.withSchedule(rec, timeline, now);
         const retry = rec.state.retry;
         if (retry !== undefined && retry.at > now) {
           // Honour Retry-After / backoff even when an event asks for a reconcile sooner.
+          const scheduled = this.withSchedule(rec, timeline, now);
           if (scheduled.changed) await this.putStatus(scheduled.rec, expected);
           return { kind: "rescheduled", at: retry.at, code: retry.code };
         }
+        let write = { decision, target, state: rec.state };
+        if (this.options.verifyBeforeWrite) {
+          // Read before claiming: the read lands in the store with the claim (one put), is
+          // older than the write it verifies, and a conflict re-reads from scratch.
+          const read = await this.readProfile(user, now);
+          if (read.kind === "failed") return read.outcome;
+          if (read.kind === "read") {
+            const applied = applyRead(rec.state, read.status, read.at);
+            const again = decideForState(applied.state, desired, now, this.options.pendingLeaseMs);
+            const againTarget = decisionStatus(again.decision);
+            if (applied.result === "manual") {
+              this.log.info("manual status found on the profile; left alone", {
+                team: key.team,
+                user: key.user,
+              });
+            }
+            if (
+              againTarget === undefined ||
+              (rejected !== undefined && sameStatus(rejected.status, againTarget))
+            ) {
+              const cleaned = withoutPassedRetry({ ...rec, state: applied.state }, now);
+              await this.putStatus(this.withSchedule(cleaned, timeline, now).rec, expected);
+              if (againTarget !== undefined) {
+                return {
+                  kind: "leave",
+                  reason: `the service refused this status (${rejected?.code})`,
+                };
+              }
+              return outcomeOf(again.decision);
+            }
+            write = { decision: again.decision, target: againTarget, state: applied.state };
+          }
+        }
+        // Claimed (and so stamped as sent) no earlier than the read it follows.
+        const claimAt = this.options.verifyBeforeWrite ? Math.max(now, this.clock.now()) : now;
+        const scheduled = this.withSchedule({ ...rec, state: write.state }, timeline, now);
         const claimed: StatusRecord = {
           ...scheduled.rec,
-          state: claimWrite(scheduled.rec.state, target, now),
+          state: claimWrite(scheduled.rec.state, write.target, claimAt),
         };
         await this.putStatus(claimed, expected);
-        return await this.send(user, target, decision, now, desired?.kind === "ooo");
+        return await this.send(
+          user,
+          write.target,
+          write.decision,
+          claimAt,
+          desired?.kind === "ooo",
+        );
       } catch (error: unknown) {
         if (error instanceof ConflictError) continue;
         throw error;
@@ -369,7 +419,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           : new GatewayError("status write failed", "unexpected", true, false, undefined, {
               cause: error,
             });
-      return this.recordFailure(key, target, failure, sentAt);
+      return this.recordFailure(key, { target, sentAt }, failure);
     }
     let recheck = false;
     try {
@@ -392,6 +442,48 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     // Another reconcile found something else due while this write was in flight.
     if (recheck) await this.reconcileUser(key);
     return outcomeOf(decision);
+  }
+
+  /**
+   * Reads what the profile shows before a write. A retryable failure is rescheduled like a
+   * failed write and a final one stops the user's writes; any other leaves the write to the
+   * events we observed, since the set itself will say what is wrong.
+   */
+  private async readProfile(
+    user: UserRecord,
+    now: number,
+  ): Promise<
+    | { kind: "read"; status: StatusValue; at: number }
+    | { kind: "failed"; outcome: ReconcileOutcome }
+    | { kind: "unverified" }
+  > {
+    const key = user.key;
+    const at = this.clock.now();
+    try {
+      const token = await this.tokens.open(user.tokenSealed);
+      const { actual } = await this.gateway.readStatus({
+        key,
+        token,
+        ...(user.adminTokenUser !== undefined ? { adminUser: user.adminTokenUser } : {}),
+      });
+      return { kind: "read", status: actual, at: Math.max(at, now) };
+    } catch (error: unknown) {
+      const failure =
+        error instanceof GatewayError
+          ? error
+          : new GatewayError("status read failed", "unexpected", true, false, undefined, {
+              cause: error,
+            });
+      if (failure.final || failure.retryable) {
+        return { kind: "failed", outcome: await this.recordFailure(key, undefined, failure) };
+      }
+      this.log.warn("status read failed; writing from the observed events", {
+        team: key.team,
+        user: key.user,
+        code: failure.code,
+      });
+      return { kind: "unverified" };
+    }
   }
 
   /** Releases a claim the rate budget stopped before sending, and schedules it for `at`. */
@@ -421,17 +513,24 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     return { kind: "rescheduled", at, code: "rate_budget" };
   }
 
+  /**
+   * Records a failed write (`write` names it and its claim) or a failed read before a write
+   * (`write` undefined: nothing was claimed or sent).
+   */
   private async recordFailure(
     key: UserKey,
-    target: StatusValue,
+    write: { target: StatusValue; sentAt: number } | undefined,
     error: GatewayError,
-    sentAt: number,
   ): Promise<ReconcileOutcome> {
+    const what = write === undefined ? "status read" : "status write";
     const log = { team: key.team, user: key.user, code: error.code };
+    // A timeout or internal error may have applied the write: it stays an attempt.
+    const release = (state: StatusState): StatusState =>
+      write === undefined ? state : releaseWrite(state, write.sentAt);
     if (error.final) {
-      this.log.warn("status write refused for good; the user must authorise again", log);
+      this.log.warn(`${what} refused for good; the user must authorise again`, log);
       await this.mutateStatus(key, (rec, now) => {
-        const state = releaseWrite(rec.state, sentAt);
+        const state = release(rec.state);
         const { nextTransitionAt: _stopped, nextIsOoo: _ooo, ...rest } = rec;
         return { ...rest, state: { ...state, needsReauth: { code: error.code, at: now } } };
       });
@@ -446,8 +545,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           Math.min(this.options.backoffMaxS, this.options.backoffBaseS * 2 ** (attempt - 1)) *
             (0.5 + jitter(`${key.team}/${key.user}/${attempt}`) / 2);
         at = now + Math.ceil(delayS * 1000);
-        // A timeout or internal error may have applied the write: it stays an attempt.
-        const state = releaseWrite(rec.state, sentAt);
+        const state = release(rec.state);
         const next = Math.min(rec.nextTransitionAt ?? Number.POSITIVE_INFINITY, at);
         return {
           ...rec,
@@ -455,18 +553,22 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           nextTransitionAt: next,
         };
       });
-      this.log.info("status write rescheduled", { ...log, at });
+      this.log.info(`${what} rescheduled`, { ...log, at });
       const now = this.clock.now();
       // Beyond the queue's longest delay the due index (nextTransitionAt = at) brings it back.
       if (at - now <= MAX_DELAY_S * 1000) await this.enqueue(key, at, "retry", now);
       return { kind: "rescheduled", at, code: error.code };
     }
+    if (write === undefined) {
+      // readProfile records only retryable and final failures.
+      return { kind: "leave", reason: `the profile could not be read (${error.code})` };
+    }
     this.log.warn("status write refused; not sending this status again", log);
     await this.mutateStatus(key, (rec, now) => {
-      const state = releaseWrite(rec.state, sentAt);
+      const state = releaseWrite(rec.state, write.sentAt);
       return {
         ...rec,
-        state: { ...state, rejected: { status: target, code: error.code, at: now } },
+        state: { ...state, rejected: { status: write.target, code: error.code, at: now } },
       };
     });
     return { kind: "leave", reason: `the service refused this status (${error.code})` };

@@ -6,12 +6,15 @@ import { EMPTY_STATUS, isEmptyStatus, type StatusValue } from "./types";
  * writes, and releasing a write whose outcome is unknown.
  */
 
-/** Where the last applied observation of the actual status came from. */
-export type ObservationSource = "ours" | "manual" | "expired" | "unknown";
+/**
+ * Where the last applied observation of the actual status came from: an event (`ours`,
+ * `manual`, `expired`), our own read of the profile right before a write (`read`), or nothing.
+ */
+export type ObservationSource = "ours" | "manual" | "expired" | "unknown" | "read";
 
 export interface Observation {
   status: StatusValue;
-  /** When the observation happened, epoch ms (an event's `event_time` × 1000, or our send). */
+  /** When the observation happened, epoch ms (an event's `event_time` × 1000, our send, or our read). */
   observedAt: number;
   source: ObservationSource;
 }
@@ -104,8 +107,12 @@ export function unresolvedAttempts(state: StatusState): AttemptedWrite[] {
   // applied it.
   const claim = state.pending;
   const claimed = claim === undefined ? [] : [{ status: claim.status, sentAt: claim.claimedAt }];
+  const observed = state.actual;
+  // A write claimed in the same millisecond as our read was sent after it.
+  const after = (at: number): boolean =>
+    at > observed.observedAt || (observed.source === "read" && at === observed.observedAt);
   return [...(state.attempts ?? []), ...claimed]
-    .filter((a) => a.sentAt > latestWrite && a.sentAt > state.actual.observedAt)
+    .filter((a) => a.sentAt > latestWrite && after(a.sentAt))
     .reverse();
 }
 
@@ -281,5 +288,76 @@ export function recordWrite(
       observedAt: Math.max(sentAt, state.actual.observedAt),
       source: "ours",
     },
+  };
+}
+
+/** What a read of the profile showed: one of our writes, nothing, or a status the user set. */
+export type ReadResult = "ours" | "empty" | "manual";
+
+/**
+ * Applies what a read of the profile showed at `readAt` (epoch ms). Unlike an event, a read is
+ * never late: it is what the profile shows now, so it settles every attempt whose outcome was
+ * unknown and is stamped as the newest observation; an older `user_change` arriving after it is
+ * stale. A status matching one of our writes, attempts or claims is ours (and is what we last
+ * wrote); an empty or expired one ends any override; anything else is a manual status the
+ * user set, even when its event was lost.
+ */
+export function applyRead(
+  state: StatusState,
+  shown: StatusValue,
+  readAt: number,
+): { state: StatusState; result: ReadResult } {
+  const observedAt = Math.max(readAt, state.actual.observedAt);
+  const status = effectiveStatus(
+    { ...shown, expiration: isEmptyStatus(shown) ? 0 : shown.expiration },
+    readAt,
+  );
+  const { override: _ended, ...withoutOverride } = state;
+  if (isEmptyStatus(status)) {
+    return {
+      state: {
+        ...withoutOverride,
+        actual: { status: { ...EMPTY_STATUS }, observedAt, source: "read" },
+      },
+      result: "empty",
+    };
+  }
+  const same = (s: StatusValue): boolean => sameStatus(s, status);
+  const attempt = state.attempts?.findLast((a) => same(a.status));
+  const claim =
+    state.pending !== undefined && same(state.pending.status) ? state.pending : undefined;
+  const written =
+    (state.lastWritten !== undefined && same(state.lastWritten)) ||
+    state.recentWrites.some((w) => same(w.status));
+  if (attempt === undefined && claim === undefined && !written) {
+    return {
+      state: {
+        ...state,
+        actual: { status, observedAt, source: "read" },
+        override: { status, since: readAt },
+      },
+      result: "manual",
+    };
+  }
+  // An attempt or an abandoned claim the profile shows was applied: record it as a write, so
+  // its late echo is ours too.
+  const sentAt = attempt?.sentAt ?? claim?.claimedAt;
+  const latest = state.recentWrites.at(-1);
+  // Kept newest last: one sent before our latest write only becomes what we last wrote.
+  const confirmed =
+    sentAt !== undefined && (latest === undefined || (!same(latest.status) && sentAt > latest.at));
+  const recentWrites = confirmed
+    ? appendWrite(state.recentWrites, { status, at: sentAt })
+    : state.recentWrites;
+  const attempts = confirmed ? state.attempts?.filter((a) => a !== attempt) : state.attempts;
+  return {
+    state: {
+      ...withoutOverride,
+      ...(attempts !== undefined ? { attempts } : {}),
+      lastWritten: status,
+      recentWrites,
+      actual: { status, observedAt, source: "read" },
+    },
+    result: "ours",
   };
 }

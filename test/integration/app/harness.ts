@@ -5,27 +5,51 @@ import { StatusPilot, type UpsertUserInput } from "../../../lib/app/statuspilot"
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
 import { silentLog } from "../../../lib/core/ports";
-import type { Block, StatusValue, UserKey } from "../../../lib/core/types";
+import { type Block, EMPTY_STATUS, type StatusValue, type UserKey } from "../../../lib/core/types";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
 import type { LocalDynamo } from "../../support/dynalite";
 
-/** A fake of our own StatusGateway port: records every write, can fail on demand. */
+/**
+ * A fake of our own StatusGateway port: one profile per user, which our writes change and the
+ * tests change as the user would (`userSets`); records every write and read, fails on demand.
+ */
 export class RecordingGateway implements StatusGateway {
   calls: Array<{ target: StatusTarget; status: StatusValue }> = [];
+  reads: StatusTarget[] = [];
   failures: GatewayError[] = [];
   /** Failures thrown after the write was applied (a timeout whose request went through). */
   failuresAfterApplying: GatewayError[] = [];
+  readFailures: GatewayError[] = [];
   /** Milliseconds each call takes, so concurrent reconciles overlap. */
   latencyMs = 0;
+  private readonly profiles = new Map<string, StatusValue>();
+
+  /** What the user's profile shows now. */
+  shown(key: UserKey): StatusValue {
+    return this.profiles.get(`${key.team}#${key.user}`) ?? { ...EMPTY_STATUS };
+  }
+
+  /** The user changes their own status (no event reaches us unless the test sends one). */
+  userSets(key: UserKey, status: StatusValue): void {
+    this.profiles.set(`${key.team}#${key.user}`, status);
+  }
 
   async setStatus(target: StatusTarget, status: StatusValue): Promise<{ actual: StatusValue }> {
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
     const failure = this.failures.shift();
     if (failure) throw failure;
     this.calls.push({ target, status });
+    this.userSets(target.key, status);
     const late = this.failuresAfterApplying.shift();
     if (late) throw late;
     return { actual: status };
+  }
+
+  async readStatus(target: StatusTarget): Promise<{ actual: StatusValue }> {
+    const failure = this.readFailures.shift();
+    if (failure) throw failure;
+    this.reads.push(target);
+    return { actual: this.shown(target.key) };
   }
 
   static failure(

@@ -28,6 +28,7 @@ describe("the shared rate budget", () => {
           writes.push({ user: target.key.user, at: h.clock.now() });
           return h.gateway.setStatus(target, status);
         },
+        readStatus: (target) => h.gateway.readStatus(target),
       },
       transitionQueue: h.queue,
       clock: h.clock,

@@ -133,6 +133,8 @@ describe("writes in flight", () => {
         h.clock.advance(1_500);
         return out;
       },
+      readStatus: (...args: Parameters<RecordingGateway["readStatus"]>) =>
+        h.gateway.readStatus(...args),
     };
     const pilot = new StatusPilot({
       store: h.store,
@@ -144,6 +146,7 @@ describe("writes in flight", () => {
     });
     await pilot.applyTimeline(key, [meeting, focus], { sourceId: "work" });
     // Act: the user set "Lunch" one second after our send; its event arrives after the record.
+    h.gateway.userSets(key, { text: "Lunch", emoji: ":taco:", expiration: 0 });
     await pilot.recordUserChange({
       eventId: "lunch-F5",
       eventTime: seconds(T0) + 1,
