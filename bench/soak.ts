@@ -23,7 +23,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   io.err(
     `soak: ${shape.users} users, seed ${shape.seed}, faults until ${new Date(shape.faultsOffAt).toISOString()}`,
   );
-  const report = await runSoak(shape, progress);
+  const report = await runSoak(shape, progress, (stall) => io.err(stall));
   io.out(formatReport(report));
   return report.passed ? 0 : 1;
 }

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo, Server } from "node:net";
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
@@ -10,6 +11,12 @@ const dynalite = createRequire(import.meta.url)("dynalite") as (options: {
 
 export interface SoakDynamo {
   endpoint: string;
+  /** Requests received and not yet answered. */
+  inFlight(): number;
+  /** The oldest unanswered requests: operation and real milliseconds waiting. */
+  oldest(limit: number): Array<{ operation: string; waitingMs: number }>;
+  /** Requests answered so far. */
+  served(): number;
   close(): Promise<void>;
 }
 
@@ -19,6 +26,20 @@ export interface SoakDynamo {
  */
 export async function startSoakDynamo(tableName: string): Promise<SoakDynamo> {
   const server = dynalite({ createTableMs: 0 });
+  // Every request is tracked until its response closes, so the soak's quiet check sees
+  // queries a handler left running and a hang names the operation it hangs on.
+  const open = new Map<number, { operation: string; since: number }>();
+  let nextId = 0;
+  let served = 0;
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const id = nextId++;
+    const target = String(req.headers["x-amz-target"] ?? "unknown");
+    open.set(id, { operation: target.replace(/^DynamoDB_\d+\./, ""), since: performance.now() });
+    res.once("close", () => {
+      open.delete(id);
+      served++;
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
@@ -36,6 +57,14 @@ export async function startSoakDynamo(tableName: string): Promise<SoakDynamo> {
   }
   return {
     endpoint,
+    inFlight: () => open.size,
+    oldest: (limit) => {
+      const now = performance.now();
+      return [...open.values()]
+        .slice(0, limit)
+        .map((r) => ({ operation: r.operation, waitingMs: Math.round(now - r.since) }));
+    },
+    served: () => served,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();

@@ -11,9 +11,11 @@ import { DelayQueue } from "../../lib/local/delay-queue";
 import { type Gateway, type HttpRoute, startGateway } from "../../lib/local/http-gateway";
 import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
 import { createLambdaContext } from "../../lib/local/lambda-context";
-import { ManualScheduler } from "../../lib/local/scheduler";
 import { signV0 } from "../../lib/webhooks";
 import { type SoakDynamo, startSoakDynamo } from "./dynamo";
+import { type EventRelay, startEventRelay } from "./event-relay";
+import { seededRng } from "./scenario";
+import { SoakScheduler } from "./scheduler";
 
 /** One `users.profile.set` (or other method) call that Statuspilot made, as the soak saw it. */
 export interface ServiceCall {
@@ -57,6 +59,8 @@ export interface HarnessOptions {
   seed: number;
   /** Prints nothing unless given. */
   onTaskError?: (error: unknown) => void;
+  /** Told what is still busy when nothing has finished for a while (real time). */
+  onStall?: (report: string) => void;
 }
 
 const TABLE = "statuspilot-soak";
@@ -90,8 +94,9 @@ export class SoakHarness {
   readonly calls: ServiceCall[] = [];
   readonly events: EventHandled[] = [];
   readonly taskErrors: string[] = [];
-  scheduler!: ManualScheduler;
+  scheduler!: SoakScheduler;
   emulator!: RunningEmulator;
+  relay!: EventRelay;
   gateway!: Gateway;
   ics!: IcsServer;
   app!: App;
@@ -103,6 +108,13 @@ export class SoakHarness {
   private dynamo!: SoakDynamo;
   private readonly realFetch = globalThis.fetch;
   private inFlight = 0;
+  /** Requests the harness itself has open (pushes, admin calls, the users' own sets). */
+  private readonly outbound = new Map<number, { what: string; since: number }>();
+  private outboundSeq = 0;
+  /** Rejecters of the dead worker's unanswered fetches, released at close. */
+  private readonly hung: Array<(error: Error) => void> = [];
+  /** What the killed invocations were still running, awaited at close. */
+  private readonly zombies: Array<Promise<unknown>> = [];
   private invocations = 0;
   private order = 0;
   private readonly sweepsAt = new Set<number>();
@@ -118,19 +130,28 @@ export class SoakHarness {
 
   async start(): Promise<void> {
     const { clock } = this.options;
-    this.scheduler = new ManualScheduler(
+    this.scheduler = new SoakScheduler({
       clock,
-      (error) => {
+      onError: (error) => {
         this.taskErrors.push(
           error instanceof Error ? `${error.name}: ${error.message}` : String(error),
         );
         this.options.onTaskError?.(error);
       },
-      () => this.settle(),
-    );
+      busy: () => this.busy(),
+      onStall: (waitedMs) => this.options.onStall?.(this.describeBusy(waitedMs)),
+    });
     this.dynamo = await startSoakDynamo(TABLE);
     this.gateway = await startGateway({ routes: this.observedRoutes(), clock, port: 0 });
     this.ics = await startIcsServer({ clock, port: 0 });
+    this.relay = await startEventRelay({
+      clock,
+      scheduler: this.scheduler,
+      target: `${this.gateway.url}/service/events`,
+      // Its own stream, so holding events does not shift the scenario's or the emulator's.
+      rng: seededRng(this.options.seed ^ 0x5eed),
+      fetch: this.realFetch,
+    });
     const signingSecret = randomBytes(24).toString("hex");
     this.emulator = await startEmulator({
       workspace: this.workspace(signingSecret),
@@ -189,7 +210,7 @@ export class SoakHarness {
   async registerUsers(): Promise<void> {
     const pilot = this.app.pilot;
     if (!pilot) throw new Error("the composition root offers no user administration");
-    for (const u of this.options.users) {
+    const register = async (u: HarnessUser) => {
       const key = { team: this.options.team, user: u.id };
       const secret = randomBytes(16).toString("hex");
       await pilot.upsertUser({
@@ -208,7 +229,13 @@ export class SoakHarness {
         sourceId: "cal1",
         reason: "manual",
       });
-    }
+    };
+    // A few at a time: an admin script would not register 200 users one round trip each.
+    const waiting = [...this.options.users];
+    const lane = async () => {
+      for (let u = waiting.shift(); u !== undefined; u = waiting.shift()) await register(u);
+    };
+    await Promise.all(Array.from({ length: 8 }, lane));
   }
 
   /** Starts the minute tick and the five-minute poll as EventBridge schedules would. */
@@ -234,22 +261,27 @@ export class SoakHarness {
     if (!hook) throw new Error(`no hook for ${user}`);
     const body = JSON.stringify({ changed: "cal1" });
     const ts = String(Math.floor(this.clock.now() / 1000));
-    const res = await this.realFetch(`${this.gateway.url}/hooks/generic/${hook.channelId}`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-statuspilot-timestamp": ts,
-        "x-statuspilot-signature": signV0(hook.secret, ts, body),
+    const res = await this.trackedFetch(
+      `push ${user}`,
+      `${this.gateway.url}/hooks/generic/${hook.channelId}`,
+      {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-statuspilot-timestamp": ts,
+          "x-statuspilot-signature": signV0(hook.secret, ts, body),
+        },
+        body,
       },
-      body,
-    });
+    );
     await res.arrayBuffer();
     return res.status;
   }
 
   /** Schedules out-of-office through the admin API. */
   async scheduleOutOfOffice(user: string, start: number, end: number): Promise<number> {
-    const res = await this.realFetch(
+    const res = await this.trackedFetch(
+      `out-of-office ${user}`,
       `${this.gateway.url}/admin/users/${this.options.team}/${user}/ooo`,
       {
         method: "POST",
@@ -268,20 +300,24 @@ export class SoakHarness {
   async setOwnStatus(user: string, status: StatusValue): Promise<boolean> {
     for (let attempt = 0; attempt < 20; attempt++) {
       try {
-        const res = await this.realFetch(`${this.emulator.apiBase}/users.profile.set`, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json; charset=utf-8",
-            authorization: `Bearer ${clientToken(user)}`,
-          },
-          body: JSON.stringify({
-            profile: {
-              status_text: status.text,
-              status_emoji: status.emoji,
-              status_expiration: status.expiration,
+        const res = await this.trackedFetch(
+          `own set ${user}`,
+          `${this.emulator.apiBase}/users.profile.set`,
+          {
+            method: "POST",
+            headers: {
+              "content-type": "application/json; charset=utf-8",
+              authorization: `Bearer ${clientToken(user)}`,
             },
-          }),
-        });
+            body: JSON.stringify({
+              profile: {
+                status_text: status.text,
+                status_emoji: status.emoji,
+                status_expiration: status.expiration,
+              },
+            }),
+          },
+        );
         const doc = (await res.json()) as { ok?: boolean };
         if (doc.ok === true) {
           this.sweepAt(status.expiration);
@@ -308,6 +344,13 @@ export class SoakHarness {
   }
 
   async close(): Promise<void> {
+    // The killed worker's fetch never answered; fail it now so the invocation ends (and the
+    // Lambda runtime's own timeout timer with it) instead of holding the process open.
+    for (const reject of this.hung.splice(0)) reject(new Error("the soak is over"));
+    await Promise.race([
+      Promise.allSettled(this.zombies),
+      new Promise((resolve) => setTimeout(resolve, 5_000).unref()),
+    ]);
     this.queues?.transition.close();
     this.queues?.sync.close();
     this.scheduler?.close();
@@ -317,6 +360,7 @@ export class SoakHarness {
       else process.env[k] = this.savedEnv[k];
     }
     await this.emulator?.close();
+    await this.relay?.close();
     await this.gateway?.close();
     await this.ics?.close();
     await this.dynamo?.close();
@@ -356,7 +400,7 @@ export class SoakHarness {
             display_information: { name: "Statuspilot" },
             settings: {
               event_subscriptions: {
-                request_url: `${this.gateway.url}/service/events`,
+                request_url: this.relay.url,
                 user_events: ["user_change"],
               },
             },
@@ -387,9 +431,15 @@ export class SoakHarness {
     const killed = new Promise<never>((_, reject) => {
       kill = reject;
     });
-    this.killers.set(id, kill);
     return this.invocation
-      .run(id, () => Promise.race([run(), killed]))
+      .run(id, () => {
+        const work = run();
+        this.killers.set(id, (error) => {
+          this.zombies.push(work.catch(() => undefined));
+          kill(error);
+        });
+        return Promise.race([work, killed]);
+      })
       .finally(() => this.killers.delete(id));
   }
 
@@ -518,7 +568,7 @@ export class SoakHarness {
           new Error("worker crashed after the service accepted the write"),
         );
         // The dead worker never reads the answer nor records the outcome.
-        return new Promise<Response>(() => {});
+        return new Promise<Response>((_, reject) => this.hung.push(reject));
       }
       return res;
     } catch (error: unknown) {
@@ -554,18 +604,56 @@ export class SoakHarness {
     };
   }
 
-  /** Waits until no request, event delivery or queue message is being handled. */
-  private async settle(): Promise<void> {
-    let quiet = 0;
-    for (let i = 0; i < 100_000 && quiet < 3; i++) {
-      const busy =
-        this.inFlight +
-        this.gateway.inFlight() +
-        this.emulator.pendingDeliveries() +
-        this.queues.transition.stats().inFlight +
-        this.queues.sync.stats().inFlight;
-      quiet = busy === 0 ? quiet + 1 : 0;
-      await new Promise((resolve) => setTimeout(resolve, busy === 0 ? 0 : 1));
+  /** Work in flight that no scheduled task awaits: the soak moves the clock only when it is 0. */
+  private busy(): number {
+    return (
+      this.inFlight +
+      this.outbound.size +
+      this.gateway.inFlight() +
+      this.emulator.pendingDeliveries() +
+      this.relay.inFlight() +
+      this.queues.transition.stats().inFlight +
+      this.queues.sync.stats().inFlight +
+      this.dynamo.inFlight()
+    );
+  }
+
+  /** What a stalled soak waits on, for the progress log. */
+  private describeBusy(waitedMs: number): string {
+    const now = performance.now();
+    const pendingCalls = this.calls
+      .filter((c) => c.outcome === "pending" && !c.crashed)
+      .slice(0, 5)
+      .map((c) => `${c.method} ${c.user}`);
+    const outbound = [...this.outbound.values()]
+      .slice(0, 5)
+      .map((o) => `${o.what} ${Math.round(now - o.since)} ms`);
+    const dynamo = this.dynamo.oldest(5).map((r) => `${r.operation} ${r.waitingMs} ms`);
+    return [
+      `soak: nothing finished for ${(waitedMs / 1000).toFixed(0)} s at simulated ${new Date(this.clock.now()).toISOString()}`,
+      `  tasks running ${this.scheduler.runningCount()}, pending ${this.scheduler.pending()}`,
+      `  service calls in flight ${this.inFlight} [${pendingCalls.join(", ")}]`,
+      `  harness requests ${this.outbound.size} [${outbound.join(", ")}]`,
+      `  gateway requests ${this.gateway.inFlight()}, event deliveries ${this.emulator.pendingDeliveries()}, relay ${this.relay.inFlight()}`,
+      `  queue batches: transition ${this.queues.transition.stats().inFlight}, sync ${this.queues.sync.stats().inFlight}`,
+      `  dynalite requests ${this.dynamo.inFlight()} [${dynamo.join(", ")}]`,
+    ].join("\n");
+  }
+
+  /** The real fetch, counted as busy until its body has been read by the caller's await. */
+  private async trackedFetch(what: string, url: string, init: RequestInit): Promise<Response> {
+    const id = this.outboundSeq++;
+    this.outbound.set(id, { what, since: performance.now() });
+    try {
+      const res = await this.realFetch(url, init);
+      // Buffered here so the request counts as busy until its answer is complete.
+      const body = await res.arrayBuffer();
+      return new Response(body.byteLength > 0 ? body : null, {
+        status: res.status,
+        headers: res.headers,
+      });
+    } finally {
+      this.outbound.delete(id);
     }
   }
 }

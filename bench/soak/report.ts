@@ -30,8 +30,10 @@ export function formatReport(report: SoakReport): string {
     `sent ${x.sent}, redelivered ${x.redelivered}, DLQ ${x.deadLettered}`;
   const info = [
     `users ${scenario.users.length}, simulated ${Math.round(s.simulatedMs / 60_000)} min, seed ${scenario.shape.seed}, wall ${(s.wallMs / 1000).toFixed(1)} s`,
+    `scheduled tasks ${s.scheduler.tasks} at ${s.scheduler.instants} instants, ${(s.scheduler.settleMs / 1000).toFixed(1)} s of wall time from each instant to quiet`,
     `service calls ${s.calls}: ${outcomes}`,
     `user_change deliveries handled ${s.eventsHandled}, dropped by the service ${s.eventsDropped}`,
+    `user_change deliveries held back ${s.eventsHeld.held} (up to ${Math.round(s.eventsHeld.maxHeldMs / 1000)} s of simulated time), released ${s.eventsHeld.released}, refused on release ${s.eventsHeld.lost}`,
     `manual actions ${s.manualActions}, calendar edits ${s.edits}, out-of-office blocks ${s.ooo} (slowest ${Math.round(s.oooMaxLatencyMs / 1000)} s)`,
     `manual statuses overwritten because their user_change was dropped: ${c.blindOverwrites.length}`,
     `transition queue: ${q(s.transitionQueue)}; sync queue: ${q(s.syncQueue)}`,

@@ -7,6 +7,7 @@ import {
   type ManualAction,
   type OutOfOfficeProbe,
 } from "./checks";
+import type { EventRelayStats } from "./event-relay";
 import { SoakHarness } from "./harness";
 import {
   desiredStatusAt,
@@ -15,12 +16,19 @@ import {
   type Scenario,
   type SoakShape,
 } from "./scenario";
+import type { SoakSchedulerStats } from "./scheduler";
 
 const MIN = 60_000;
 
-/** The issue's fault mix: failed calls, held calls, and dropped, duplicated, delayed events. */
+/**
+ * The issue's fault mix in the service: failed calls, held calls, dropped and duplicated events.
+ * Late events come from the harness's relay instead, late in simulated time (EVENT_HOLD).
+ */
 export const SOAK_FAULTS =
-  "internal_error=0.1,ratelimited=0.05,timeout=0.02,drop_event=0.2,duplicate_event=0.1,delay_event_ms=0..25";
+  "internal_error=0.1,ratelimited=0.05,timeout=0.02,drop_event=0.2,duplicate_event=0.1";
+
+/** While faults are on, this share of deliveries reaches the endpoint up to 3 simulated min late. */
+export const EVENT_HOLD = { rate: 0.15, maxMs: 180_000 };
 
 /**
  * How late an out-of-office block may appear and still count as on time. The client backs off
@@ -54,6 +62,8 @@ export interface SoakReport {
     callOutcomes: Record<string, number>;
     eventsHandled: number;
     eventsDropped: number;
+    /** Deliveries the relay held back and released later in simulated time. */
+    eventsHeld: EventRelayStats;
     eventDuplicatesIgnored: number;
     manualActions: number;
     edits: number;
@@ -64,6 +74,7 @@ export interface SoakReport {
     /** Slowest out-of-office block, from its start to the write that showed it. */
     oooMaxLatencyMs: number;
     taskErrors: string[];
+    scheduler: SoakSchedulerStats;
   };
   /** Whether every required count is zero and the crash was recovered from. */
   passed: boolean;
@@ -73,12 +84,20 @@ export interface SoakReport {
 export async function runSoak(
   shape: SoakShape,
   progress: (line: string) => void = () => {},
+  /** Where a stall report goes (what the run still waits on); nowhere unless given. */
+  warn: (report: string) => void = () => {},
 ): Promise<SoakReport> {
   const started = performance.now();
   const scenario = generateScenario(shape);
   const clock = new ManualClock(shape.dayStart - 15 * MIN);
   const users = scenario.users.map((u) => ({ id: u.id, tz: u.tz, feedPath: `/feeds/${u.id}.ics` }));
-  const h = new SoakHarness({ clock, team: scenario.team, users, seed: shape.seed });
+  const h = new SoakHarness({
+    clock,
+    team: scenario.team,
+    users,
+    seed: shape.seed,
+    onStall: warn,
+  });
   const manual: ManualAction[] = [];
   const probes: OutOfOfficeProbe[] = [];
   const at = (instant: number, task: () => Promise<unknown> | unknown) =>
@@ -92,8 +111,14 @@ export async function runSoak(
     await h.scheduler.advanceTo(shape.dayStart - MIN);
     progress(`${scenario.users.length} users registered and synced`);
 
-    at(shape.dayStart, () => h.emulator.setFaults(SOAK_FAULTS));
-    at(shape.faultsOffAt, () => h.emulator.setFaults(""));
+    at(shape.dayStart, () => {
+      h.emulator.setFaults(SOAK_FAULTS);
+      h.relay.setHold(EVENT_HOLD);
+    });
+    at(shape.faultsOffAt, () => {
+      h.emulator.setFaults("");
+      h.relay.setHold({ rate: 0, maxMs: 0 });
+    });
     h.crash = { user: scenario.crash.user, after: scenario.crash.after };
     for (const u of scenario.users) {
       for (const edit of u.edits) {
@@ -183,6 +208,7 @@ export async function runSoak(
       callOutcomes,
       eventsHandled: h.events.length,
       eventsDropped: deliveries.filter((d) => d.outcome === "dropped").length,
+      eventsHeld: h.relay.stats(),
       eventDuplicatesIgnored: 0,
       manualActions: manual.length,
       edits: scenario.users.reduce((n, u) => n + u.edits.length, 0),
@@ -197,6 +223,7 @@ export async function runSoak(
       },
       oooMaxLatencyMs: Math.max(0, ...probes.map((p) => p.latencyMs ?? 0)),
       taskErrors: h.taskErrors,
+      scheduler: h.scheduler.stats(),
     };
     const required = [
       checks.halfClears,
