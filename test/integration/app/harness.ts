@@ -1,7 +1,11 @@
 import type { TransitionMessage } from "../../../lib/app/contracts";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
 import { GatewayError, type StatusGateway, type StatusTarget } from "../../../lib/app/ports";
-import { StatusPilot, type UpsertUserInput } from "../../../lib/app/statuspilot";
+import {
+  StatusPilot,
+  type StatusPilotOptions,
+  type UpsertUserInput,
+} from "../../../lib/app/statuspilot";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
 import { silentLog } from "../../../lib/core/ports";
@@ -98,7 +102,7 @@ export interface Harness {
 
 let counter = 0;
 
-export function harness(dynamo: LocalDynamo): Harness {
+export function harness(dynamo: LocalDynamo, options: Partial<StatusPilotOptions> = {}): Harness {
   const store = new DynamoStore(dynamo.client, dynamo.tableName);
   const gateway = new RecordingGateway();
   const queue = new MemoryQueue();
@@ -112,6 +116,7 @@ export function harness(dynamo: LocalDynamo): Harness {
     log: silentLog,
     tokens: vault,
     newId: () => `ooo-${++counter}`,
+    options,
   });
   const team = `T${++counter}`;
   return {

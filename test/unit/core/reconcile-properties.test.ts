@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type Decision, decideForState, decisionStatus } from "../../../lib/core/decide";
 import {
   applyObservation,
+  applyRead,
   claimWrite,
   effectiveStatus,
   initialStatusState,
@@ -25,6 +26,10 @@ import { type Block, isEmptyStatus, type StatusValue } from "../../../lib/core/t
  * after the service applied our write: the other order cannot be told from this one without
  * the echo. For the same reason the echo of a write whose outcome we could not record (the
  * call failed, or the record step did) is delayed but never lost.
+ *
+ * With read-before-write on, every write is preceded by a read of the service's profile, and
+ * the user's own events may be lost too: then no manual status may ever be overwritten, known
+ * or not.
  */
 
 const LEASE_MS = 30_000;
@@ -40,6 +45,7 @@ type Command =
   | { t: "user"; manual: number | null; expiresInMin: number | null }
   | { t: "deliver"; index: number; duplicate: boolean }
   | { t: "drop"; index: number }
+  | { t: "lose"; index: number }
   | { t: "reconcile" }
   | { t: "land" }
   | { t: "finish"; outcome: "ok" | "failed" | "record_fails"; applied: boolean };
@@ -89,7 +95,18 @@ interface PendingEvent {
   kept?: boolean;
 }
 
-type Invariant = "clear_shape" | "set_expiration" | "manual_kept" | "one_write" | "echo_ours";
+type Invariant =
+  | "clear_shape"
+  | "set_expiration"
+  | "manual_kept"
+  | "manual_never_overwritten"
+  | "one_write"
+  | "echo_ours";
+
+interface SimulationOptions {
+  /** Read the profile before every write (the reconciler's `verifyBeforeWrite`). */
+  verify: boolean;
+}
 
 class Simulation {
   now = Date.UTC(2025, 2, 3, 8, 0, 0);
@@ -107,6 +124,8 @@ class Simulation {
   epochWrites: StatusValue[] = [];
   nextEventId = 0;
   violations: Array<{ invariant: Invariant; message: string }> = [];
+
+  constructor(readonly options: SimulationOptions = { verify: false }) {}
 
   of(invariant: Invariant): string[] {
     return this.violations.filter((v) => v.invariant === invariant).map((v) => v.message);
@@ -168,13 +187,21 @@ class Simulation {
       this.now,
       LEASE_MS,
     );
-    const status = decisionStatus(decision);
+    let status = decisionStatus(decision);
     if (inFlight !== undefined) {
       if (recheck === true) this.recheck = true;
       return;
     }
     if (status === undefined || this.inFlight !== undefined) return;
-    this.check(decision, status);
+    let write = decision;
+    if (this.options.verify) {
+      // The read shows the service's profile as it is now, lost events or not.
+      this.state = applyRead(this.state, this.service, this.now).state;
+      write = decideForState(this.state, this.desiredNow(), this.now, LEASE_MS).decision;
+      status = decisionStatus(write);
+      if (status === undefined) return;
+    }
+    this.check(write, status);
     this.state = claimWrite(this.state, status, this.now);
     this.inFlight = { status, sentAt: this.now, landed: false };
   }
@@ -235,6 +262,12 @@ class Simulation {
       this.violations.push({
         invariant: "manual_kept",
         message: "overwrote an active manual status we knew about",
+      });
+    }
+    if (manualShowing) {
+      this.violations.push({
+        invariant: "manual_never_overwritten",
+        message: "overwrote an active manual status, known or not",
       });
     }
     if (this.epochWrites.some((w) => !sameStatus(w, status))) {
@@ -331,6 +364,13 @@ class Simulation {
         if (victim !== undefined) this.events.splice(this.events.indexOf(victim), 1);
         return;
       }
+      case "lose": {
+        // A user's own change whose event never arrives.
+        const users = this.events.filter((e) => !e.ours);
+        const victim = users[command.index % Math.max(1, users.length)];
+        if (victim !== undefined) this.events.splice(this.events.indexOf(victim), 1);
+        return;
+      }
       case "reconcile":
         this.reconcile();
         return;
@@ -374,11 +414,23 @@ class Simulation {
 }
 
 const days = fc.array(commandArb, { minLength: 1, maxLength: 60 });
-const RUNS = { numRuns: 3000 };
+const RUNS = { numRuns: Number(process.env.SIM_RUNS ?? 3000) };
+
+/** Days on which the user's own events may be lost as well as our echoes. */
+const lossyDays = fc.array(
+  fc.oneof(
+    { arbitrary: commandArb, weight: 9 },
+    {
+      arbitrary: fc.record({ t: fc.constant("lose" as const), index: fc.nat() }),
+      weight: 2,
+    },
+  ),
+  { minLength: 1, maxLength: 60 },
+);
 
 /** Runs one random day to the end, events settled. */
-function simulate(commands: Command[]): Simulation {
-  const sim = new Simulation();
+function simulate(commands: Command[], options?: SimulationOptions): Simulation {
+  const sim = new Simulation(options);
   for (const command of commands) sim.run(command);
   sim.settle();
   return sim;
@@ -525,5 +577,60 @@ describe("reconciliation over random days of events", () => {
     expect(set.state.override?.status).toEqual(manual);
     expect(cleared.result).toBe("cleared");
     expect(cleared.state.override).toBeUndefined();
+  });
+});
+
+describe("reconciliation with read-before-write, over days where user events are lost too", () => {
+  const VERIFY = { verify: true };
+
+  it("never overwrites or clears an active manual status, even one whose event was lost", () => {
+    fc.assert(
+      fc.property(lossyDays, (commands) => {
+        // Prepare / Act
+        const sim = simulate(commands, VERIFY);
+        // Assess
+        expect(sim.of("manual_never_overwritten")).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it("does overwrite a manual status whose event was lost when it does not read first", () => {
+    // Prepare: the same days without the read (the canary: the property above can fail).
+    const unverified = fc.property(
+      lossyDays,
+      (commands) => simulate(commands).of("manual_never_overwritten").length === 0,
+    );
+    // Act
+    const result = fc.check(unverified, { numRuns: 3000, seed: 7 });
+    // Assess
+    expect(result.failed).toBe(true);
+  });
+
+  it("keeps every other invariant: clear shape, set expiration, one write, own echoes", () => {
+    fc.assert(
+      fc.property(lossyDays, (commands) => {
+        // Prepare / Act
+        const sim = simulate(commands, VERIFY);
+        // Assess
+        expect(sim.of("clear_shape")).toEqual([]);
+        expect(sim.of("set_expiration")).toEqual([]);
+        expect(sim.of("one_write")).toEqual([]);
+        expect(sim.of("echo_ours")).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+
+  it("converges to the desired status once events stop arriving out of order, none lost", () => {
+    fc.assert(
+      fc.property(days, (commands) => {
+        // Prepare / Act
+        const sim = simulate(commands, VERIFY);
+        // Assess
+        expect(sim.converged()).toBe(true);
+      }),
+      RUNS,
+    );
   });
 });
