@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { channelIdSchema, sourceIdSchema, workspaceIdSchema } from "../../lib/webhooks";
 import {
   HttpRefusal,
   httpHandler,
@@ -6,38 +7,47 @@ import {
   parseJsonBody,
   parseWith,
   requireAdmin,
+  requireMethod,
 } from "../shared/http";
 
+// Bounds keep every value inside DynamoDB's key and item limits, so bad input is a 400.
+const secretSchema = z.string().min(1).max(1024);
 const userBodySchema = z
   .object({
-    tz: z.string().min(1),
-    token: z.string().min(1),
-    adminTokenUser: z.string().min(1).optional(),
-    emails: z.array(z.string()).optional(),
-    sources: z.array(
-      z
-        .object({
-          id: z.string().min(1),
-          url: z.string().min(1),
-          kind: z.enum(["ics", "google", "graph", "generic"]),
-          secret: z.string().min(1).optional(),
-        })
-        .strict(),
-    ),
+    tz: z.string().min(1).max(64),
+    token: secretSchema,
+    adminTokenUser: workspaceIdSchema.optional(),
+    emails: z.array(z.string().max(254)).max(20).optional(),
+    sources: z
+      .array(
+        z
+          .object({
+            id: sourceIdSchema,
+            url: z.string().min(1).max(2048),
+            kind: z.enum(["ics", "google", "graph", "generic"]),
+            secret: secretSchema.optional(),
+          })
+          .strict(),
+      )
+      .max(20),
     rules: z.record(z.string(), z.unknown()).optional(),
     mode: z.enum(["auto", "paused"]).default("auto"),
   })
   .strict();
 const channelBodySchema = z
   .object({
-    team: z.string().min(1),
-    user: z.string().min(1),
-    sourceId: z.string().min(1),
-    secret: z.string().min(1).optional(),
+    team: workspaceIdSchema,
+    user: workspaceIdSchema,
+    sourceId: sourceIdSchema,
+    secret: secretSchema.optional(),
   })
   .strict();
-const userPathSchema = z.object({ team: z.string().min(1), user: z.string().min(1) });
-const channelPathSchema = z.object({ channelId: z.string().min(1).max(256) });
+const userPathSchema = z.object({ team: workspaceIdSchema, user: workspaceIdSchema });
+const channelPathSchema = z.object({ channelId: channelIdSchema });
+
+/** The methods routes.ts declares for a user, and for a channel. */
+export const USER_METHODS = ["GET", "PUT"] as const;
+export const CHANNEL_METHODS = ["PUT"] as const;
 
 /**
  * PUT/GET /admin/users/{team}/{user} and PUT /admin/channels/{channelId}: onboarding on a
@@ -47,6 +57,7 @@ const channelPathSchema = z.object({ channelId: z.string().min(1).max(256) });
 export const handler = httpHandler(async (req, app) => {
   requireAdmin(req, app);
   if (req.params.channelId !== undefined) {
+    requireMethod(req, CHANNEL_METHODS);
     const { channelId } = parseWith(channelPathSchema, req.params);
     const body = parseJsonBody(channelBodySchema, req.rawBody);
     const key = { team: body.team, user: body.user };
@@ -61,6 +72,7 @@ export const handler = httpHandler(async (req, app) => {
     });
     return json(200, { channelId, team: key.team, user: key.user, sourceId: body.sourceId });
   }
+  requireMethod(req, USER_METHODS);
   const key = parseWith(userPathSchema, req.params);
   if (req.method === "GET") {
     const user = await app.admin.getUser(key);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { entryIdSchema, workspaceIdSchema } from "../../lib/webhooks";
 import {
   BadRequest,
   httpHandler,
@@ -6,6 +7,7 @@ import {
   parseJsonBody,
   parseWith,
   requireAdmin,
+  requireMethod,
 } from "../shared/http";
 
 const instant = z.union([
@@ -20,23 +22,28 @@ const scheduleSchema = z
     emoji: z
       .string()
       .regex(/^:[a-z0-9_+-]+:$/, "emoji must be in :name: form")
+      .max(100)
       .optional(),
   })
   .strict();
 const pathSchema = z.object({
-  team: z.string().min(1),
-  user: z.string().min(1),
-  id: z.string().optional(),
+  team: workspaceIdSchema,
+  user: workspaceIdSchema,
+  id: entryIdSchema.optional(),
 });
+
+/** The methods routes.ts declares: on the collection, and on one entry. */
+export const COLLECTION_METHODS = ["GET", "POST"] as const;
+export const ENTRY_METHODS = ["DELETE"] as const;
 
 /** GET/POST /admin/users/{team}/{user}/ooo and DELETE …/ooo/{id} (IAM, or x-api-key locally). */
 export const handler = httpHandler(async (req, app) => {
   requireAdmin(req, app);
+  requireMethod(req, req.params.id === undefined ? COLLECTION_METHODS : ENTRY_METHODS);
   const { team, user, id } = parseWith(pathSchema, req.params);
   const key = { team, user };
   if (req.method === "GET") return json(200, { entries: await app.useCases.listOutOfOffice(key) });
-  if (req.method === "DELETE") {
-    if (!id) throw new BadRequest("missing out-of-office id in the path", "/id");
+  if (id !== undefined) {
     const cancelled = await app.useCases.cancelOutOfOffice(key, id);
     return cancelled ? json(200, { cancelled: id }) : json(404, { error: "not_found", id });
   }

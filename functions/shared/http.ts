@@ -7,6 +7,7 @@ import type {
 import { z } from "zod";
 import { AppError, InvalidInputError } from "../../lib/app/errors";
 import { type App, getApp } from "../../lib/app/root";
+import { StoreError } from "../../lib/store/errors";
 import {
   constantTimeEqual,
   header,
@@ -72,6 +73,42 @@ export class HttpRefusal extends Error {
   ) {
     super(message);
   }
+}
+
+/** A method the route does not declare: 405 with an `Allow` header naming those it does. */
+export class MethodNotAllowed extends HttpRefusal {
+  override name = "MethodNotAllowed";
+  constructor(
+    readonly method: string,
+    readonly allow: readonly string[],
+  ) {
+    super(
+      405,
+      "method_not_allowed",
+      `${method.slice(0, 16)} is not allowed here; use ${allow.join(" or ")}`,
+    );
+  }
+}
+
+/**
+ * Refuses any method but `allow` before the body is read. API Gateway routes only declared
+ * methods, but the local gateway and other routes on the same function reach the handler too.
+ */
+export function requireMethod(req: HttpRequest, allow: readonly string[]): void {
+  if (!allow.includes(req.method)) throw new MethodNotAllowed(req.method, allow);
+}
+
+/**
+ * DynamoDB refused the request's shape (a key over its size limits, an item too large): the
+ * input is at fault, and a retry would fail the same way. Outages and throttling are not this.
+ */
+export function isStoreValidationFailure(error: unknown): boolean {
+  return (
+    error instanceof StoreError &&
+    error.code === "dynamodb_failed" &&
+    error.cause instanceof Error &&
+    error.cause.name === "ValidationException"
+  );
 }
 
 export const json = (statusCode: number, body: unknown): HttpResult => ({
@@ -148,30 +185,87 @@ const APP_ERROR_STATUS: Record<AppError["code"], number> = {
   unknown_entry: 404,
 };
 
-/** Maps errors to HTTP; anything unexpected is logged (without the body) and answered 500. */
-export function errorToResult(error: unknown, app: App | undefined): HttpResult {
+/** How a refused request is answered: a 4xx, a JSON body with its code, maybe an Allow. */
+interface Refusal {
+  status: number;
+  body: { error: string; message?: string; pointer?: string };
+  allow?: string;
+}
+
+/** The refusal for an error that refuses the request, or undefined for anything else. */
+function refusalOf(error: unknown): Refusal | undefined {
   if (error instanceof WebhookInputError) {
-    return json(400, { error: error.code, message: error.message, pointer: error.pointer });
+    return {
+      status: 400,
+      body: { error: error.code, message: error.message, pointer: error.pointer },
+    };
   }
   if (error instanceof WebhookError) {
-    return json(webhookStatus(error.code), { error: error.code, message: error.message });
+    return {
+      status: webhookStatus(error.code),
+      body: { error: error.code, message: error.message },
+    };
   }
   if (error instanceof InvalidInputError) {
-    return json(400, { error: error.code, message: error.message, pointer: error.pointer });
+    return {
+      status: 400,
+      body: { error: error.code, message: error.message, pointer: error.pointer },
+    };
   }
   if (error instanceof AppError) {
-    return json(APP_ERROR_STATUS[error.code], { error: error.code, message: error.message });
+    return {
+      status: APP_ERROR_STATUS[error.code],
+      body: { error: error.code, message: error.message },
+    };
   }
   if (error instanceof BadRequest) {
-    return json(400, { error: "bad_request", message: error.message, pointer: error.pointer });
+    const body = { error: "bad_request", message: error.message };
+    return {
+      status: 400,
+      body: error.pointer === undefined ? body : { ...body, pointer: error.pointer },
+    };
+  }
+  if (error instanceof MethodNotAllowed) {
+    return {
+      status: 405,
+      body: { error: error.code, message: error.message },
+      allow: error.allow.join(", "),
+    };
   }
   if (error instanceof HttpRefusal) {
-    return json(error.status, { error: error.code, message: error.message });
+    return { status: error.status, body: { error: error.code, message: error.message } };
   }
-  app?.log.error("handler failed", {
-    error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
-  });
-  return json(500, { error: "internal_error" });
+  if (isStoreValidationFailure(error)) {
+    const message = "an identifier or value in the request is too large or malformed";
+    return { status: 400, body: { error: "invalid_input", message } };
+  }
+  return undefined;
+}
+
+/**
+ * Maps errors to HTTP. A refusal is logged as one line with its status and code (never the
+ * message, which may quote input); anything unexpected is logged and answered 500.
+ */
+export function errorToResult(error: unknown, app: App | undefined): HttpResult {
+  const refusal = refusalOf(error);
+  if (refusal === undefined) {
+    app?.log.error("handler failed", {
+      error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+    });
+    return json(500, { error: "internal_error" });
+  }
+  if (isStoreValidationFailure(error)) {
+    // A safety net behind the schemas' bounds: a schema should have said why, so say it here.
+    const cause = (error as StoreError).cause as Error;
+    app?.log.warn("store refused the request's input", {
+      error: { name: cause.name, message: cause.message.slice(0, 200) },
+    });
+  }
+  app?.log.info("request refused", { status: refusal.status, error: refusal.body.error });
+  const result = json(refusal.status, refusal.body);
+  return refusal.allow === undefined
+    ? result
+    : { ...result, headers: { ...result.headers, allow: refusal.allow } };
 }
 
 /**

@@ -8,6 +8,9 @@ import type { Clock } from "../core/clock";
 import type { Log, Queue } from "../core/ports";
 import type { UserChange, UserKey } from "../core/types";
 
+/** Which hook a channel id belongs to. */
+export type ChannelKind = "google" | "graph" | "generic";
+
 /** A calendar push channel bound to one source (Google channel, Graph subscription, generic id). */
 export interface ChannelBinding {
   team: string;
@@ -15,6 +18,11 @@ export interface ChannelBinding {
   sourceId: string;
   /** Google channel token, Graph clientState, or the generic hook's HMAC secret. */
   secret?: string;
+  /**
+   * The hook the channel was bound for. When present, a push through any other hook is refused
+   * as an unknown channel; bindings stored without it are accepted by every hook.
+   */
+  kind?: ChannelKind;
 }
 
 /** The parts of the composition root the webhook use cases call (lib/app/root's App has them). */

@@ -3,13 +3,14 @@ import type { OutOfOfficeEntry } from "../app/contracts";
 import { AppError } from "../app/errors";
 import type { WebhookDeps } from "./deps";
 import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "./http";
+import { workspaceIdSchema } from "./ids";
 import { OooCommandError, parseOooCommand } from "./ooo-command";
 import { header, verifyV0 } from "./signature";
 
 const slashCommandSchema = z
   .object({
-    team_id: z.string().min(1),
-    user_id: z.string().min(1),
+    team_id: workspaceIdSchema,
+    user_id: workspaceIdSchema,
     command: z.literal("/ooo"),
     text: z.string().default(""),
   })

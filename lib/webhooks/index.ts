@@ -1,6 +1,6 @@
 export type { GooglePush } from "./calendar-push";
 export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./calendar-push";
-export type { ChannelBinding, WebhookDeps } from "./deps";
+export type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 export type { WebhookErrorCode } from "./errors";
 export { StaleTimestampError, WebhookError, WebhookInputError, webhookStatus } from "./errors";
 export {
@@ -8,17 +8,32 @@ export {
   handleGenericHook,
   handleGooglePush,
   handleGraphNotification,
+  MAX_GRAPH_FAILURES,
+  MAX_GRAPH_LOOKUPS,
 } from "./handle-calendar-push";
 export { formatEntry, handleOooCommand, NOT_SET_UP } from "./handle-ooo-command";
 export type { ServiceEventOptions } from "./handle-service-event";
 export { ACK_DEADLINE_MS, handleServiceEvent } from "./handle-service-event";
 export type { WebhookReply, WebhookRequest } from "./http";
 export { jsonReply, parseInput, parseJsonInput, textReply } from "./http";
+export {
+  channelIdSchema,
+  entryIdSchema,
+  eventIdSchema,
+  isChannelId,
+  MAX_ENTRY_ID_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_SOURCE_ID_LENGTH,
+  sourceIdSchema,
+  WORKSPACE_ID,
+  workspaceIdSchema,
+} from "./ids";
 export type { OooCommand } from "./ooo-command";
 export { OOO_USAGE, OooCommandError, parseOooCommand, zonedToEpoch } from "./ooo-command";
 export {
   envelopeSchema,
   eventCallbackSchema,
+  MAX_TYPE_LENGTH,
   RecentIds,
   toUserChange,
   urlVerificationSchema,

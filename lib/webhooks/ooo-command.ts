@@ -1,4 +1,5 @@
 import type { OutOfOfficeInput } from "../app/contracts";
+import { MAX_ENTRY_ID_LENGTH } from "./ids";
 
 export const OOO_USAGE =
   "usage: /ooo YYYY-MM-DD[THH:MM] [to YYYY-MM-DD[THH:MM]] [message] · /ooo until YYYY-MM-DD [message] · /ooo list · /ooo cancel ID";
@@ -84,8 +85,15 @@ export function parseOooCommand(text: string, opts: { now: number; zone: string 
   if (first === undefined || first === "help") throw new OooCommandError(OOO_USAGE);
   if (first === "list" && rest.length === 0) return { kind: "list" };
   if (first === "cancel") {
-    if (rest.length !== 1 || !rest[0]) throw new OooCommandError("usage: /ooo cancel ID");
-    return { kind: "cancel", id: rest[0] };
+    const id = rest[0];
+    if (rest.length !== 1 || !id) throw new OooCommandError("usage: /ooo cancel ID");
+    // Longer ids were never issued (and would overflow the store's sort key).
+    if (id.length > MAX_ENTRY_ID_LENGTH) {
+      throw new OooCommandError(
+        `No out-of-office with that id: ids are at most ${MAX_ENTRY_ID_LENGTH} characters.`,
+      );
+    }
+    return { kind: "cancel", id };
   }
   let start: number;
   let end: number;

@@ -1,5 +1,10 @@
 import { z } from "zod";
 import type { UserChange } from "../core/types";
+import { eventIdSchema, workspaceIdSchema } from "./ids";
+
+/** Longest event or envelope `type` accepted; the reply echoes it when ignoring the event. */
+export const MAX_TYPE_LENGTH = 64;
+const typeSchema = z.string().min(1).max(MAX_TYPE_LENGTH);
 
 /** `url_verification`: the service checks the request URL by asking us to echo the challenge. */
 export const urlVerificationSchema = z.object({
@@ -20,9 +25,10 @@ export const userChangeEventSchema = z
     type: z.literal("user_change"),
     user: z
       .object({
-        id: z.string().min(1),
-        team_id: z.string().min(1).optional(),
-        tz: z.string().min(1).optional(),
+        id: workspaceIdSchema,
+        team_id: workspaceIdSchema.optional(),
+        // IANA names are short; the longest is under 40 characters.
+        tz: z.string().min(1).max(64).optional(),
         profile: profileSchema,
       })
       .loose(),
@@ -32,15 +38,15 @@ export const userChangeEventSchema = z
 export const eventCallbackSchema = z
   .object({
     type: z.literal("event_callback"),
-    team_id: z.string().min(1),
-    event_id: z.string().min(1),
+    team_id: workspaceIdSchema,
+    event_id: eventIdSchema,
     event_time: z.number().int().nonnegative(),
-    event: z.object({ type: z.string().min(1) }).loose(),
+    event: z.object({ type: typeSchema }).loose(),
   })
   .loose();
 
 /** Anything with a `type`: the envelope's own shape is checked once the type is known. */
-export const envelopeSchema = z.object({ type: z.string().min(1) }).loose();
+export const envelopeSchema = z.object({ type: typeSchema }).loose();
 
 /** Reduces a `user_change` callback to what reconciliation needs. */
 export function toUserChange(

@@ -206,8 +206,9 @@ describe("calendar hooks under fuzzing", () => {
           ),
           fault: signatureFault,
           // The service's secret and the source's feed secret are not this hook's secret. (A
-          // Google channel's token does verify a generic push naming that channel's id: the
-          // lookup does not tell channel kinds apart. That only re-syncs the same source.)
+          // Google channel's token still verifies a generic push naming that channel's id while
+          // stored bindings carry no kind; bindings with a kind are refused across hooks. It
+          // only re-syncs the same source.)
           secret: fc.constantFrom(SECRETS.genericHook, SECRETS.signing, SECRETS.sourceSecret),
           wire: garbageBody,
           noise: noiseHeaders,
@@ -236,12 +237,9 @@ describe("calendar hooks under fuzzing", () => {
     });
   });
 
-  // BUG: an id longer than DynamoDB's 2048-byte partition key reaches the store unchecked;
-  // dynalite (and DynamoDB) answer ValidationException, the store throws StoreError and
-  // functions/shared/http.ts errorToResult answers 500. Reached through X-Goog-Channel-ID, a
-  // Graph subscriptionId and the generic {sourceId}. Fix: bound channel ids at the edge
-  // (e.g. `.max(256)` on graphNotificationSchema.subscriptionId and a length check before
-  // findChannel in lib/webhooks/handle-calendar-push.ts, answering 404 unknown_channel).
+  // An id longer than DynamoDB's 2048-byte partition key must not reach the store (it would
+  // answer ValidationException). Channel ids are at most 255 characters, through
+  // X-Goog-Channel-ID, a Graph subscriptionId and the generic {sourceId} alike.
   const oversizedCases = OVERSIZED_IDS.flatMap((id) => [
     {
       via: "X-Goog-Channel-ID",
@@ -276,7 +274,7 @@ describe("calendar hooks under fuzzing", () => {
       }),
     },
   ]);
-  it.fails.each(oversizedCases)(
+  it.each(oversizedCases)(
     "refuses a $length-character channel id in $via with 4xx instead of a 500",
     async ({ event }) => {
       await sendAndExpectRefusal(stack, handler, event);

@@ -270,12 +270,12 @@ export const noiseHeaders = fc.dictionary(
 );
 
 /**
- * Ids longer than a DynamoDB partition key may be (2048 bytes). Kept out of `pathValue`
- * because every endpoint answers them with a 500 today; the `it.fails` cases pin that down.
+ * Ids longer than a DynamoDB partition key may be (2048 bytes). Kept out of `pathValue` so
+ * each endpoint has its own named case proving they are refused before the store.
  */
 export const OVERSIZED_IDS = ["b".repeat(2049), "c".repeat(70_000)] as const;
 
-/** An out-of-office id longer than a DynamoDB sort key may be (1024 bytes): a 500 today too. */
+/** An out-of-office id longer than a DynamoDB sort key may be (1024 bytes). */
 export const OVERSIZED_ENTRY_ID = "a".repeat(1025);
 
 /** Path parameter values: ordinary, empty, long, key-separator-laden and odd unicode. */
