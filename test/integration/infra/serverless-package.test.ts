@@ -105,8 +105,23 @@ describe("serverless.yml packaged offline with osls", () => {
     const all = roleStatements().flatMap(({ statement }) => [statement.Action].flat().map(String));
     // Assess
     expect(all).not.toContain("dynamodb:TransactWriteItems");
-    expect(all).not.toContain("dynamodb:UpdateItem");
     expect(all).not.toContain("dynamodb:ConditionCheckItem");
+    // UpdateItem is the shared rate budget's: only functions that reconcile may write a status.
+    const updating = ofType("AWS::IAM::Role")
+      .map(([role]) => role)
+      .filter((role) => actionsOf(role).includes("dynamodb:UpdateItem"))
+      .sort();
+    expect(updating).toEqual([
+      "AdminOooRole",
+      "AdminUsersRole",
+      "OooCommandRole",
+      "ServiceEventsRole",
+      "SyncWorkerRole",
+      "TransitionWorkerRole",
+    ]);
+    for (const role of updating) {
+      expect(resourcesOf(role, "dynamodb:UpdateItem"), role).not.toContain("/index/");
+    }
     expect(actionsOf("CalendarHooksRole").filter((a) => a.startsWith("dynamodb:"))).toEqual([
       "dynamodb:GetItem",
     ]);
