@@ -5,7 +5,10 @@ import { describe, expect, it } from "vitest";
 import type { SyncMessage } from "../../../lib/app/contracts";
 import { ManualClock } from "../../../lib/core/clock";
 import {
+  type ChannelBinding,
   handleCalendarPush,
+  MAX_GRAPH_FAILURES,
+  signV0,
   type WebhookDeps,
   WebhookError,
   type WebhookRequest,
@@ -19,8 +22,16 @@ const fixtureBody = (name: string): string =>
     }
   ).body;
 
-/** In-memory fakes of our own ports: one Graph subscription, a log and a sync queue. */
-function fakes() {
+const GRAPH_BINDING: ChannelBinding = {
+  team: "T0DEMO",
+  user: "U001",
+  sourceId: "outlook",
+  secret: "graph-client-state",
+};
+
+/** In-memory fakes of our own ports: channel bindings (one Graph subscription), a log, a queue. */
+function fakes(channels: Record<string, ChannelBinding> = { "sub-graph-1": GRAPH_BINDING }) {
+  const lookups: string[] = [];
   const logged: Array<{ level: string; message: string; data?: Record<string, unknown> }> = [];
   const syncs: SyncMessage[] = [];
   const record = (level: string) => (message: string, data?: Record<string, unknown>) =>
@@ -37,10 +48,10 @@ function fakes() {
     signingSecret: async () => "unused",
     useCases: {} as WebhookDeps["useCases"],
     admin: {
-      findChannel: async (id: string) =>
-        id === "sub-graph-1"
-          ? { team: "T0DEMO", user: "U001", sourceId: "outlook", secret: "graph-client-state" }
-          : undefined,
+      findChannel: async (id: string) => {
+        lookups.push(id);
+        return channels[id];
+      },
       userZone: async () => "UTC",
     },
     transitionQueue: { send: async () => undefined },
@@ -49,7 +60,7 @@ function fakes() {
       return true;
     },
   } satisfies WebhookDeps;
-  return { deps, logged, syncs };
+  return { deps, logged, syncs, lookups };
 }
 
 const graphRequest = (rawBody: string): WebhookRequest => ({
@@ -99,5 +110,167 @@ describe("handleCalendarPush for Microsoft Graph", () => {
     await expect(
       handleCalendarPush({ ...graphRequest(""), path: "/hooks/other" }, deps),
     ).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+const graphBody = (notes: Array<Record<string, unknown>>): string =>
+  JSON.stringify({ value: notes });
+
+describe("handleCalendarPush for Microsoft Graph, at the cost of one request", () => {
+  it("reads at most MAX_GRAPH_FAILURES subscriptions and logs one line for 1,000 unknown ones", async () => {
+    // Prepare
+    const { deps, logged, syncs, lookups } = fakes();
+    const notes = Array.from({ length: 1000 }, (_, i) => ({
+      subscriptionId: `forged-${i}`,
+      clientState: "guess",
+    }));
+    // Act
+    const failure = handleCalendarPush(graphRequest(graphBody(notes)), deps);
+    // Assess
+    await expect(failure).rejects.toMatchObject({ code: "bad_client_state" });
+    expect(lookups).toHaveLength(MAX_GRAPH_FAILURES);
+    expect(syncs).toEqual([]);
+    expect(logged).toEqual([
+      {
+        level: "warn",
+        message: "graph notifications skipped",
+        data: {
+          notifications: 1000,
+          subscriptions: 1000,
+          unknownSubscription: MAX_GRAPH_FAILURES,
+          badClientState: 0,
+          notLookedUp: 1000 - MAX_GRAPH_FAILURES,
+        },
+      },
+    ]);
+  });
+
+  it("reads a subscription named 1,000 times once, and re-syncs its source once", async () => {
+    // Prepare
+    const { deps, syncs, lookups } = fakes();
+    const note = { subscriptionId: "sub-graph-1", clientState: "graph-client-state" };
+    // Act
+    const reply = await handleCalendarPush(
+      graphRequest(graphBody(Array.from({ length: 1000 }, () => note))),
+      deps,
+    );
+    // Assess
+    expect(reply).toEqual({ status: 202, json: { ok: true, queued: 1 } });
+    expect(lookups).toEqual(["sub-graph-1"]);
+    expect(syncs).toHaveLength(1);
+  });
+
+  it("still re-syncs a genuine subscription that follows a few forged ones, and counts them", async () => {
+    // Prepare
+    const { deps, logged, syncs } = fakes();
+    const forged = Array.from({ length: MAX_GRAPH_FAILURES - 1 }, (_, i) => ({
+      subscriptionId: `forged-${i}`,
+    }));
+    const notes = [
+      ...forged,
+      { subscriptionId: "sub-graph-1", clientState: "wrong" },
+      { subscriptionId: "sub-graph-1", clientState: "graph-client-state" },
+    ];
+    // Act
+    const reply = await handleCalendarPush(graphRequest(graphBody(notes)), deps);
+    // Assess
+    expect(reply).toEqual({ status: 202, json: { ok: true, queued: 1 } });
+    expect(syncs.map((m) => m.sourceId)).toEqual(["outlook"]);
+    expect(logged.filter((l) => l.level === "warn")).toEqual([
+      expect.objectContaining({
+        message: "graph notifications skipped",
+        data: expect.objectContaining({
+          unknownSubscription: MAX_GRAPH_FAILURES - 1,
+          badClientState: 1,
+        }),
+      }),
+    ]);
+  });
+
+  it("refuses a subscription id longer than 255 characters with 400 and reads nothing", async () => {
+    // Prepare
+    const { deps, lookups } = fakes();
+    // Act
+    const failure = handleCalendarPush(
+      graphRequest(graphBody([{ subscriptionId: "s".repeat(256), clientState: "x" }])),
+      deps,
+    );
+    // Assess
+    await expect(failure).rejects.toMatchObject({
+      code: "bad_request",
+      pointer: "/value/0/subscriptionId",
+    });
+    expect(lookups).toEqual([]);
+  });
+});
+
+describe("handleCalendarPush channel ids and kinds", () => {
+  const NOW_S = 1_767_268_800;
+  const genericRequest = (channelId: string, secret: string): WebhookRequest => ({
+    path: `/hooks/generic/${channelId}`,
+    headers: {
+      "x-statuspilot-timestamp": String(NOW_S),
+      "x-statuspilot-signature": signV0(secret, NOW_S, "{}"),
+    },
+    query: {},
+    params: { sourceId: channelId },
+    rawBody: "{}",
+  });
+  const googleRequest = (channelId: string, token: string): WebhookRequest => ({
+    path: "/hooks/google",
+    headers: {
+      "x-goog-channel-id": channelId,
+      "x-goog-channel-token": token,
+      "x-goog-resource-state": "exists",
+    },
+    query: {},
+    params: {},
+    rawBody: "",
+  });
+  const google: ChannelBinding = { ...GRAPH_BINDING, secret: "google-token", kind: "google" };
+
+  it("refuses a generic push naming a Google channel signed with that channel's token", async () => {
+    // Prepare
+    const { deps, syncs } = fakes({ "chan-1": google });
+    deps.clock.set(NOW_S * 1000);
+    // Act
+    const failure = handleCalendarPush(genericRequest("chan-1", "google-token"), deps);
+    // Assess
+    await expect(failure).rejects.toMatchObject({ code: "unknown_channel" });
+    expect(syncs).toEqual([]);
+  });
+
+  it("accepts the same channel through its own hook", async () => {
+    const { deps, syncs } = fakes({ "chan-1": google });
+    const reply = await handleCalendarPush(googleRequest("chan-1", "google-token"), deps);
+    expect(reply).toEqual({ status: 200, json: { ok: true, queued: true } });
+    expect(syncs).toHaveLength(1);
+  });
+
+  it("accepts a binding stored without a kind through any hook, as before kinds existed", async () => {
+    // Prepare
+    const { deps, syncs } = fakes({ office: { ...GRAPH_BINDING, secret: "hook-secret" } });
+    deps.clock.set(NOW_S * 1000);
+    // Act
+    const reply = await handleCalendarPush(genericRequest("office", "hook-secret"), deps);
+    // Assess
+    expect(reply.status).toBe(200);
+    expect(syncs).toHaveLength(1);
+  });
+
+  it("answers an over-long channel id with unknown_channel without a read", async () => {
+    // Prepare
+    const { deps, lookups } = fakes();
+    const long = "c".repeat(2049);
+    // Act
+    const viaGoogle = handleCalendarPush(googleRequest(long, "t"), deps);
+    const viaGeneric = handleCalendarPush(genericRequest(long, "t"), deps);
+    // Assess
+    await expect(viaGoogle).rejects.toMatchObject({
+      code: "unknown_channel",
+      message: expect.stringContaining("1-255 characters"),
+    });
+    await expect(viaGeneric).rejects.toMatchObject({ code: "unknown_channel" });
+    expect(lookups).toEqual([]);
   });
 });
