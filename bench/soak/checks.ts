@@ -46,7 +46,10 @@ export interface CheckResult {
   halfClears: Violation[];
   setsWithoutFutureExpiration: Violation[];
   manualOverwritten: Violation[];
-  /** Overwrites of a manual status whose user_change never reached Statuspilot (dropped). */
+  /**
+   * Overwrites of a manual status whose user_change never reached Statuspilot (dropped or still
+   * held back). The reconciler reads the profile before every write, so these count too.
+   */
   blindOverwrites: Violation[];
   doubleWrites: Violation[];
   oooMissed: Violation[];
@@ -132,7 +135,7 @@ export function checkInvariants(input: CheckInput): CheckResult {
           sameStatus(e.status, m.status),
       );
       (told ? result.manualOverwritten : result.blindOverwrites).push({
-        check: told ? "manual status overwritten" : "manual status overwritten (event dropped)",
+        check: told ? "manual status overwritten" : "manual status overwritten (user_change lost)",
         user: user.id,
         at: over.at,
         detail: `${fmt(m.status)} replaced by ${fmt(over.status)}`,
@@ -196,4 +199,18 @@ export function checkInvariants(input: CheckInput): CheckResult {
     }
   }
   return result;
+}
+
+/** Every violation that fails the run, in the order the report lists them. */
+export function requiredViolations(result: CheckResult): Violation[] {
+  return [
+    ...result.halfClears,
+    ...result.setsWithoutFutureExpiration,
+    ...result.manualOverwritten,
+    ...result.blindOverwrites,
+    ...result.doubleWrites,
+    ...result.oooMissed,
+    ...result.oooLate,
+    ...result.diverged,
+  ];
 }

@@ -1,3 +1,4 @@
+import { requiredViolations } from "./checks";
 import type { SoakReport } from "./run";
 
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 19);
@@ -10,6 +11,7 @@ export function formatReport(report: SoakReport): string {
     ["half-clears", String(c.halfClears.length), "0"],
     ["sets without a future expiration", String(c.setsWithoutFutureExpiration.length), "0"],
     ["manual statuses overwritten", String(c.manualOverwritten.length), "0"],
+    ["manual statuses overwritten, their user_change lost", String(c.blindOverwrites.length), "0"],
     ["two different writes for one transition", String(c.doubleWrites.length), "0"],
     ["out-of-office blocks missed", String(c.oooMissed.length), "0"],
     ["out-of-office blocks late (> 3 min)", String(c.oooLate.length), "0"],
@@ -35,21 +37,12 @@ export function formatReport(report: SoakReport): string {
     `user_change deliveries handled ${s.eventsHandled}, dropped by the service ${s.eventsDropped}`,
     `user_change deliveries held back ${s.eventsHeld.held} (up to ${Math.round(s.eventsHeld.maxHeldMs / 1000)} s of simulated time), released ${s.eventsHeld.released}, refused on release ${s.eventsHeld.lost}`,
     `manual actions ${s.manualActions}, calendar edits ${s.edits}, out-of-office blocks ${s.ooo} (slowest ${Math.round(s.oooMaxLatencyMs / 1000)} s)`,
-    `manual statuses overwritten because their user_change was dropped: ${c.blindOverwrites.length}`,
     `transition queue: ${q(s.transitionQueue)}; sync queue: ${q(s.syncQueue)}`,
     s.crash.at === undefined
       ? "crash: not injected"
       : `crash: transition worker for ${s.crash.user} killed at ${hhmm(s.crash.at)} UTC after the service accepted its write; redelivered ${s.crash.redelivered ? "yes" : "no"}`,
   ];
-  const details = [
-    ...c.halfClears,
-    ...c.setsWithoutFutureExpiration,
-    ...c.manualOverwritten,
-    ...c.doubleWrites,
-    ...c.oooMissed,
-    ...c.oooLate,
-    ...c.diverged,
-  ]
+  const details = requiredViolations(c)
     .slice(0, 20)
     .map((v) => `  ${v.check}: ${v.user} at ${hhmm(v.at)} ${v.detail}`);
   const errors = s.taskErrors.slice(0, 10).map((e) => `  task error: ${e}`);

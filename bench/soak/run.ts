@@ -6,6 +6,7 @@ import {
   checkInvariants,
   type ManualAction,
   type OutOfOfficeProbe,
+  requiredViolations,
 } from "./checks";
 import type { EventRelayStats } from "./event-relay";
 import { SoakHarness } from "./harness";
@@ -225,17 +226,8 @@ export async function runSoak(
       taskErrors: h.taskErrors,
       scheduler: h.scheduler.stats(),
     };
-    const required = [
-      checks.halfClears,
-      checks.setsWithoutFutureExpiration,
-      checks.manualOverwritten,
-      checks.doubleWrites,
-      checks.oooMissed,
-      checks.oooLate,
-      checks.diverged,
-    ];
     const passed =
-      required.every((list) => list.length === 0) &&
+      requiredViolations(checks).length === 0 &&
       checks.deadLettered === 0 &&
       recovered &&
       h.taskErrors.length === 0;

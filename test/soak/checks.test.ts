@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CheckInput, checkInvariants } from "../../bench/soak/checks";
+import { type CheckInput, checkInvariants, requiredViolations } from "../../bench/soak/checks";
 import type { ServiceCall } from "../../bench/soak/harness";
 import type { Scenario, UserPlan } from "../../bench/soak/scenario";
 
@@ -109,7 +109,7 @@ describe("soak invariant checks", () => {
     expect(result.doubleWrites).toHaveLength(1);
   });
 
-  it("counts an overwrite of a manual status the system was told about, and a blind one apart", () => {
+  it("counts an overwrite of a manual status the system was told about, and a blind one apart, both failing the run", () => {
     // Prepare
     const lunch = { text: "Lunch", emoji: ":sandwich:", expiration: (T0 + 50 * MIN) / 1000 };
     const manual = [
@@ -140,6 +140,10 @@ describe("soak invariant checks", () => {
     expect(knew.manualOverwritten).toHaveLength(1);
     expect(blind.manualOverwritten).toEqual([]);
     expect(blind.blindOverwrites).toHaveLength(1);
+    expect(requiredViolations(knew).map((v) => v.check)).toEqual(["manual status overwritten"]);
+    expect(requiredViolations(blind).map((v) => v.check)).toEqual([
+      "manual status overwritten (user_change lost)",
+    ]);
   });
 
   it("reports a user whose profile still shows a finished block's status as diverged", () => {
