@@ -2,12 +2,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
-import { functionEntries } from "../infra/build";
+import { buildBundles, functionEntries, repoRoot } from "../infra/build";
 import { formatTable, quantile, round } from "./support/stats";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 export interface BundleRow {
   fn: string;
@@ -22,7 +20,8 @@ const banner = {
   js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
 };
 
-async function bundle(entry: string, outfile: string, baseline: boolean): Promise<number> {
+/** The baseline: the same handler, unminified, without tree-shaking or lazy-module stubs. */
+async function bundleBaseline(entry: string, outfile: string): Promise<number> {
   await build({
     entryPoints: [path.join(repoRoot, entry)],
     outfile,
@@ -33,9 +32,8 @@ async function bundle(entry: string, outfile: string, baseline: boolean): Promis
     banner,
     logLevel: "silent",
     legalComments: "none",
-    // Ours: exactly infra/build.ts's settings. Baseline: the same handler with every
-    // @aws-sdk/* client pulled in whole (their full export surface), not minified.
-    ...(baseline ? { minify: false, treeShaking: false } : { minify: true, treeShaking: true }),
+    minify: false,
+    treeShaking: false,
   });
   return (await stat(outfile)).size;
 }
@@ -60,47 +58,48 @@ function initMs(file: string, runs: number): number {
 }
 
 /**
- * Every function's bundle as infra/build.ts makes it (esbuild, tree-shaken, minified), its size
- * and its cold module init in fresh Node processes; against a baseline of the same handler
- * bundled without tree-shaking or minification, so each @aws-sdk/* client it imports comes in
- * whole (every command of the client, not only those used).
+ * Every function's bundle exactly as infra/build.ts makes it (its `buildBundles`: esbuild,
+ * tree-shaken, minified, the composition root's unused lazy modules stubbed out), its size and
+ * its cold module init in fresh Node processes; against a baseline of the same handler bundled
+ * without tree-shaking, minification or stubs, so every @aws-sdk/* client and library it can
+ * reach comes in whole.
  */
 export async function runBundleBench(opts: { quick?: boolean }): Promise<{
   rows: BundleRow[];
   table: string;
 }> {
-  const runs = opts.quick ? 3 : 7;
+  const runs = opts.quick ? 3 : 5;
   const names = opts.quick
     ? ["transitionWorker", "serviceEvents", "health"]
     : Object.keys(functionEntries);
   const dir = await mkdtemp(path.join(tmpdir(), "statuspilot-bundles-"));
   try {
+    const ours = new Map((await buildBundles(repoRoot, dir)).map((r) => [r.name, r.bytes]));
     const rows: BundleRow[] = [];
     for (const fn of names) {
       const entry = functionEntries[fn];
-      if (!entry) continue;
-      const ours = path.join(dir, fn, "index.mjs");
+      const bytes = ours.get(fn);
+      if (!entry || bytes === undefined) continue;
       const base = path.join(dir, `${fn}-baseline`, "index.mjs");
-      const bytes = await bundle(entry, ours, false);
-      const baselineBytes = await bundle(entry, base, true);
+      const baselineBytes = await bundleBaseline(entry, base);
       rows.push({
         fn,
         bytes,
-        initMs: round(initMs(ours, runs)),
+        initMs: round(initMs(path.join(dir, fn, "index.mjs"), runs)),
         baselineBytes,
         baselineInitMs: round(initMs(base, runs)),
       });
     }
-    const kb = (b: number) => `${round(b / 1024)} KB`;
+    const kib = (b: number) => `${round(b / 1024, 0)} KiB`;
     const table = formatTable(
-      `bundles: esbuild as infra/build.ts (tree-shaken, minified) vs the same handler unminified without tree-shaking (whole SDK clients); init = import in a fresh node, median of ${runs}`,
+      `bundles: infra/build.ts's buildBundles (tree-shaken, minified, unused lazy modules stubbed) vs the same handler unminified without tree-shaking or stubs; init = import in a fresh node, median of ${runs}`,
       ["function", "bundle", "init", "baseline bundle", "baseline init", "× smaller", "× faster"],
       rows.map((r) => [
         r.fn,
-        kb(r.bytes),
-        `${r.initMs} ms`,
-        kb(r.baselineBytes),
-        `${r.baselineInitMs} ms`,
+        kib(r.bytes),
+        `${round(r.initMs, 0)} ms`,
+        kib(r.baselineBytes),
+        `${round(r.baselineInitMs, 0)} ms`,
         String(round(r.baselineBytes / r.bytes)),
         String(round(r.baselineInitMs / r.initMs)),
       ]),

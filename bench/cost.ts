@@ -1,15 +1,19 @@
+import { fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
 import { expand } from "../lib/calendar/expand";
-import { type DemoEvent, renderIcs } from "../lib/local/demo-feed";
+import { ManualClock } from "../lib/core/clock";
+import { renderIcs } from "../lib/local/demo-feed";
+import { startIcsServer } from "../lib/local/ics-server";
+import { type CostSample, DAY, eventsFor, MONTH_START } from "./support/cost-sim";
 import type { Invocation } from "./support/lambda-meter";
-import { type BenchUser, startBenchStack } from "./support/stack";
 import { formatTable, quantile, round, sum } from "./support/stats";
-import { benchUserId } from "./support/workspace";
 
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-/** A Monday, 00:00 UTC; the simulation starts here (400 ms off the second, as schedules are). */
-const MONTH_START = Date.parse("2026-03-02T00:00:00Z");
 
 /** AWS list prices, us-east-1, on-demand, as of 2025 (US$). */
 export const PRICES = {
@@ -18,7 +22,6 @@ export const PRICES = {
   lambdaGbSecond: 0.0000133334,
   dynamoReadUnit: 0.125 / 1e6,
   dynamoWriteUnit: 0.625 / 1e6,
-  /** Standard queue; each message costs a send, a receive and a delete. */
   sqsRequest: 0.4 / 1e6,
   httpApiRequest: 1.0 / 1e6,
   kmsRequest: 0.03 / 1e4,
@@ -27,92 +30,81 @@ export const PRICES = {
 const MEMORY_GB = 0.5;
 /** An instance idle this long is assumed reclaimed, so the next invocation is a cold start. */
 const WARM_MS = 15 * MINUTE;
+/** EventBridge runs the tick every minute and the poll every 5 minutes, once per deployment. */
+const TICKS_PER_DAY = 1440;
+const POLLS_PER_DAY = 288;
+/**
+ * Lambda's SQS event source long-polls each queue with at least 5 pollers, 20 s waits: about
+ * 5 × 3 × 1,440 receives a day per queue even when it is empty. Two queues, per deployment.
+ */
+const IDLE_RECEIVES_PER_DAY = 2 * 5 * 3 * 1440;
 
 export interface CostOptions {
   users: number;
   days: number;
-  /** Users of the deployment the fixed tick and poll costs are shared by (1,000 by default). */
+  /** Users of the deployment that share the tick, the poll and the queues' batches (1,000). */
   deploymentUsers?: number;
   /** Cold module-init time per function (from the bundle benchmark); 300 ms when unknown. */
   initMs?: Record<string, number>;
+  /** Worker processes the users are split over (default: one per core, at most `users`). */
+  workers?: number;
 }
 
-/** One user's calendar: meetings shifted by `shift` minutes so users do not all move at once. */
-function eventsFor(i: number, days: number, upTo: number): DemoEvent[] {
-  const shift = (i % 4) * 15 * MINUTE;
-  const user = benchUserId(i);
-  const events: DemoEvent[] = [];
-  const at = (day: number, h: number, m = 0) => MONTH_START + day * DAY + h * HOUR + m * MINUTE;
-  for (let d = 0; d < days; d++) {
-    const weekday = d % 7; // 0 = Monday
-    if (weekday >= 5 || (d >= 14 && d <= 18)) continue; // weekend; out-of-office week
-    const ev = (name: string, h: number, m: number, minutes: number, summary = "Meeting") => ({
-      uid: `${name}-${d}-${user}@bench`,
-      summary,
-      start: at(d, h, m) + shift,
-      end: at(d, h, m) + shift + minutes * MINUTE,
-      busyStatus: "BUSY" as const,
-    });
-    const moved = weekday === 1 && at(d, 8) <= upTo; // Tuesdays at 08:00 the last one moves
-    const cancelled = weekday === 3 && at(d, 11, 15) + shift <= upTo; // Thursdays, mid-meeting
-    events.push(
-      ev("standup", 9, 30, 30),
-      ev("sync", 10, 0, 30), // back to back with the stand-up
-      { ...ev("review", 11, 0, 60), ...(cancelled ? { cancelled: true } : {}) },
-      ev("lunch-talk", 13, 0, 30),
-      ev("planning", 14, 0, 45),
-      ev("one-on-one", 16, moved ? 30 : 0, 30),
-    );
-    if (weekday === 2) events.push(ev("focus", 14, 45, 75, "Focus time"));
-  }
-  if (days > 18) {
-    events.push({
-      uid: `ooo-${user}@bench`,
-      summary: "Out of office",
-      start: MONTH_START + 14 * DAY,
-      end: MONTH_START + 19 * DAY,
-      busyStatus: "OOF",
-    });
-  }
-  return events;
+/** An SQS event source as serverless.yml declares it. */
+interface SqsSource {
+  batchSize: number;
+  windowS: number;
 }
 
-/** Busy blocks of a calendar after merging back-to-back runs of the same status. */
-function busyBlocks(events: DemoEvent[]): number {
-  const live = events
-    .filter((e) => !e.cancelled)
-    .map((e) => ({ start: e.start, end: e.end, kind: e.summary }))
-    .sort((a, b) => a.start - b.start);
-  let blocks = 0;
-  let last: { end: number; kind: string } | undefined;
-  for (const e of live) {
-    if (!last || e.start > last.end || e.kind !== last.kind) blocks++;
-    last = { end: Math.max(e.end, last && e.start <= last.end ? last.end : 0), kind: e.kind };
-  }
-  return blocks;
+/** Reads the SQS event sources' batch size and batching window from serverless.yml. */
+function sqsSources(): Record<"syncWorker" | "transitionWorker", SqsSource> {
+  const doc = parse(readFileSync(path.join(repoRoot, "serverless.yml"), "utf8"), {
+    logLevel: "silent",
+  }) as { functions?: Record<string, { events?: Array<{ sqs?: Record<string, unknown> }> }> };
+  const of = (fn: string): SqsSource => {
+    const sqs = doc.functions?.[fn]?.events?.find((e) => e.sqs)?.sqs ?? {};
+    const n = (v: unknown, fallback: number) => (typeof v === "number" ? v : fallback);
+    return { batchSize: n(sqs.batchSize, 10), windowS: n(sqs.maximumBatchingWindow, 0) };
+  };
+  return { syncWorker: of("syncWorker"), transitionWorker: of("transitionWorker") };
+}
+
+export interface FunctionRow {
+  fn: string;
+  unbatched: number;
+  batched: number;
+  /** What drives the count, in words with the measured parts. */
+  drivers: string;
 }
 
 export interface CostResult {
   users: number;
   days: number;
+  workers: number;
   userDays: number;
+  deploymentUsers: number;
   busyBlocksPerUserDay: number;
   profileSetsPerUserDay: number;
+  profileGetsPerUserDay: number;
   setsPerBusyBlock: number;
+  transitionsPerBusyBlock: number;
   readsPerUserDay: number;
   writesPerUserDay: number;
   readUnitsPerUserDay: number;
   writeUnitsPerUserDay: number;
   queueMessagesPerUserDay: number;
-  invocationsPerUserDay: Record<string, number>;
+  sqsRequestsPerUserDay: number;
+  functions: FunctionRow[];
   invocationsTotalPerUserDay: number;
-  /** With SQS batching: messages visible at the same instant share an invocation. */
   invocationsBatchedPerUserDay: number;
+  /** Batched invocations if the sync queue's batch size were 10. */
+  invocationsBatchedAtSyncBatch10: number;
+  sqs: Record<"syncWorker" | "transitionWorker", SqsSource>;
   gbSecondsPerUserDay: number;
+  coldStartsPerDeploymentDay: number;
   usdPerUserMonth: number;
   usdBreakdown: Record<string, number>;
   poll: {
-    /** Real time of one run (fetch and expand the feed) on this machine. */
     runMs: number;
     invocationsPerUserDay: number;
     profileSetsPerUserDay: number;
@@ -121,208 +113,261 @@ export interface CostResult {
     usdPerUserMonth: number;
   };
   fewerInvocations: number;
-  idleTickReads: number;
-  deploymentUsers: number;
+  idleRunReads: number;
+  /** Real seconds: the slowest worker's simulation, and the whole benchmark. */
+  simulationS: number;
   wallS: number;
 }
 
-/** One poll-bot run: fetch the whole feed and expand today's events, median of 15 (warm). */
-async function pollWorkMs(url: string, at: number): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < 15; i++) {
-    const t0 = performance.now();
-    const text = await (await fetch(url)).text();
-    expand(text, { from: at - DAY, to: at, userZone: "UTC" });
-    times.push(performance.now() - t0);
-  }
-  return quantile(times, 0.5);
+/** Runs one worker process over `indices` and resolves with its counts. */
+function runWorker(indices: number[], days: number): Promise<CostSample> {
+  return new Promise((resolve, reject) => {
+    const child = fork(
+      path.join(repoRoot, "bench/support/cost-worker.ts"),
+      [JSON.stringify({ indices, days })],
+      {
+        cwd: repoRoot,
+        execArgv: ["--import", "tsx"],
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      },
+    );
+    let result: { ok: true; sample: CostSample } | { ok: false; error: string } | undefined;
+    child.on("message", (m) => {
+      result = m as typeof result;
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (result?.ok) resolve(result.sample);
+      else reject(new Error(`cost worker failed (exit ${code}): ${result?.error ?? "no result"}`));
+    });
+  });
 }
 
-const batched = (list: Invocation[], fn: string, size: number): number => {
-  const byInstant = new Map<number, number>();
-  for (const i of list) if (i.fn === fn) byInstant.set(i.at, (byInstant.get(i.at) ?? 0) + 1);
-  return sum([...byInstant.values()].map((n) => Math.ceil(n / size)));
+/** One poll-bot run: fetch the whole feed and expand today's events, median of 15 (warm). */
+async function pollWorkMs(ics: string, at: number): Promise<number> {
+  const server = await startIcsServer({ clock: new ManualClock(at), feeds: { "/cal.ics": ics } });
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < 15; i++) {
+      const t0 = performance.now();
+      const text = await (await fetch(server.feedUrl("/cal.ics"))).text();
+      await expand(text, { from: at - DAY, to: at, userZone: "UTC" });
+      times.push(performance.now() - t0);
+    }
+    return quantile(times, 0.5);
+  } finally {
+    await server.close();
+  }
+}
+
+const countBy = (values: string[]): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const v of values) out[v] = (out[v] ?? 0) + 1;
+  return out;
 };
 
+/** Cold starts: a function's first invocation, and any after it sat idle longer than WARM_MS. */
+function coldStarts(invocations: Invocation[]): Record<string, number> {
+  const byFn = new Map<string, number[]>();
+  for (const i of invocations) byFn.set(i.fn, [...(byFn.get(i.fn) ?? []), i.at]);
+  const out: Record<string, number> = {};
+  for (const [fn, ats] of byFn) {
+    ats.sort((a, b) => a - b);
+    out[fn] = ats.filter((at, k) => k === 0 || at - (ats[k - 1] as number) > WARM_MS).length;
+  }
+  return out;
+}
+
 /**
- * A month of realistic calendars for `users` users on the local stack (simulated clock): six
- * meetings a weekday with a back-to-back pair, a weekly focus block, a week out of office, a
- * meeting moved every Tuesday and one cancelled while showing every Thursday (each edit pushed
- * through the signed generic hook). Everything is counted, then priced per user-month.
+ * A month of realistic calendars (bench/support/cost-sim.ts) for `users` users on the local
+ * stack on a simulated clock, split over worker processes; every call, read, write, message and
+ * invocation counted, then priced per user-month for a deployment of `deploymentUsers` users.
  */
 export async function runCostBench(options: CostOptions): Promise<CostResult> {
   const t0 = performance.now();
   const { users: n, days } = options;
-  const start = MONTH_START + 400;
-  const end = MONTH_START + days * DAY;
-  const feed = (i: number, upTo: number) => renderIcs(eventsFor(i, days, upTo), start);
-  const users: BenchUser[] = Array.from({ length: n }, (_, i) => ({
-    user: benchUserId(i),
-    tz: "UTC",
-    ics: feed(i, start),
-  }));
-  // Ticks that can find something due: a calendar edge in the next 70 s, or just after an edit.
-  const edgeMinutes = new Set<number>();
-  for (let i = 0; i < n; i++) {
-    for (const e of [...eventsFor(i, days, 0), ...eventsFor(i, days, end)]) {
-      edgeMinutes.add(Math.floor(e.start / MINUTE));
-      edgeMinutes.add(Math.floor(e.end / MINUTE));
-    }
-  }
-  const edits: number[] = [];
-  for (let d = 0; d < days; d++) {
-    if (d % 7 === 1 && !(d >= 14 && d <= 18)) edits.push(MONTH_START + d * DAY + 8 * HOUR);
-    if (d % 7 === 3 && !(d >= 14 && d <= 18)) {
-      for (const s of new Set(Array.from({ length: Math.min(n, 4) }, (_, i) => i * 15))) {
-        edits.push(MONTH_START + d * DAY + 11 * HOUR + 15 * MINUTE + s * MINUTE);
-      }
-    }
-  }
-  edits.sort((a, b) => a - b);
-  for (const e of edits) for (let m = 0; m < 3; m++) edgeMinutes.add(Math.floor(e / MINUTE) + m);
-  let measuringIdle = true;
-  const tickFilter = (at: number) => {
-    if (measuringIdle) return true;
-    const m = Math.floor(at / MINUTE);
-    return edgeMinutes.has(m) || edgeMinutes.has(m + 1) || edgeMinutes.has(m - 1);
-  };
+  const deployment = options.deploymentUsers ?? 1000;
+  const workers = Math.max(1, Math.min(n, options.workers ?? availableParallelism()));
+  const groups = Array.from({ length: workers }, (_, w) =>
+    Array.from({ length: n }, (_, i) => i).filter((i) => i % workers === w),
+  );
+  const samples = await Promise.all(groups.map((g) => runWorker(g, days)));
+  const simulationS = Math.max(...samples.map((s) => s.wallS));
 
-  const bench = await startBenchStack({ start, users, hooks: true, tickFilter });
-  try {
-    // The cost of a tick that finds nothing: three ticks before anything is due.
-    bench.resetMeters();
-    await bench.advanceTo(start + 3 * MINUTE);
-    const idle = bench.meters().dynamo;
-    const idleTickReads = idle.reads / 3;
-    const idleTickReadUnits = idle.readUnits / 3;
-    measuringIdle = false;
-    bench.resetMeters();
-    for (const at of edits) {
-      await bench.advanceTo(at);
-      for (let i = 0; i < n; i++) {
-        const text = feed(i, at);
-        if (text !== feed(i, at - 1)) {
-          bench.setFeed(benchUserId(i), text);
-          await bench.push(benchUserId(i));
-        }
-      }
-    }
-    await bench.advanceTo(end);
-    const m = bench.meters();
-    const userDays = n * ((end - (start + 3 * MINUTE)) / DAY);
-    const perUserDay = (x: number) => x / userDays;
-    const byFn: Record<string, number> = {};
-    for (const i of m.invocations) byFn[i.fn] = (byFn[i.fn] ?? 0) + 1;
-    // The tick and the poll run per deployment, not per user: count them as the deployment's
-    // share (1,440 and 288 a day over `deploymentUsers`), at the DynamoDB cost of an idle run.
-    const deployment = options.deploymentUsers ?? 1000;
-    const scheduleRuns = (byFn.tick ?? 0) + (byFn.poll ?? 0);
-    byFn.tick = (1440 * userDays) / deployment;
-    byFn.poll = (288 * userDays) / deployment;
-    const variableReads = m.dynamo.reads - scheduleRuns * idleTickReads;
-    const variableReadUnits = m.dynamo.readUnits - scheduleRuns * idleTickReadUnits;
-    const fixedReads = (byFn.tick + byFn.poll) * idleTickReads;
-    const fixedReadUnits = (byFn.tick + byFn.poll) * idleTickReadUnits;
-    const invocationsTotal = sum(Object.values(byFn));
-    const batchedTotal =
-      invocationsTotal -
-      (byFn.transitionWorker ?? 0) -
-      (byFn.syncWorker ?? 0) +
-      batched(m.invocations, "transitionWorker", 10) +
-      batched(m.invocations, "syncWorker", 5);
-    // GB-seconds: handler time as measured here, plus module init at each cold start.
-    const lastAt = new Map<string, number>();
-    let coldMs = 0;
-    for (const inv of [...m.invocations].sort((a, b) => a.at - b.at)) {
-      const prev = lastAt.get(inv.fn);
-      if (prev === undefined || inv.at - prev > WARM_MS) coldMs += options.initMs?.[inv.fn] ?? 300;
-      lastAt.set(inv.fn, inv.at);
-    }
-    const tickMs = quantile(
-      m.invocations.filter((i) => i.fn === "tick").map((i) => i.ms),
+  const U = sum(samples.map((s) => s.userDays));
+  const perUserDay = (x: number) => x / U;
+  const invocations = samples.flatMap((s) => s.invocations);
+  const of = (fn: string) => invocations.filter((i) => i.fn === fn);
+  const messages = (fn: string) => sum(of(fn).map((i) => i.messages ?? 1));
+  const reasons = (fn: string) => countBy(of(fn).flatMap((i) => i.reasons ?? []));
+  const sqs = sqsSources();
+
+  // Per user-day, unbatched (one message per invocation) and as a deployment batches them.
+  const syncReasons = reasons("syncWorker");
+  const pollSyncs = syncReasons.poll ?? 0;
+  const otherSyncs = messages("syncWorker") - pollSyncs;
+  const transitionReasons = reasons("transitionWorker");
+  const sets = samples
+    .flatMap((s) => s.serviceCalls)
+    .filter((c) => c.method === "users.profile.set");
+  const gets = samples
+    .flatMap((s) => s.serviceCalls)
+    .filter((c) => c.method === "users.profile.get");
+  const okSets = sets.filter((c) => c.outcome === "ok").length;
+  const expiryClears = sum(samples.map((s) => s.expiryClears));
+  const pushes = sum(samples.map((s) => s.pushes));
+  const blocks = sum(samples.map((s) => s.blocks));
+  const fmt = (r: Record<string, number>) =>
+    Object.entries(r)
+      .map(([k, v]) => `${k} ${round(perUserDay(v), 2)}`)
+      .join(", ");
+  const functions: FunctionRow[] = [
+    {
+      fn: "tick",
+      unbatched: TICKS_PER_DAY / deployment,
+      batched: TICKS_PER_DAY / deployment,
+      drivers: `1,440 a day per deployment, shared by ${deployment} users`,
+    },
+    {
+      fn: "poll",
+      unbatched: POLLS_PER_DAY / deployment,
+      batched: POLLS_PER_DAY / deployment,
+      drivers: `288 a day per deployment, shared by ${deployment} users`,
+    },
+    {
+      fn: "syncWorker",
+      unbatched: perUserDay(pollSyncs + otherSyncs),
+      batched: perUserDay(pollSyncs / sqs.syncWorker.batchSize + otherSyncs),
+      drivers: `messages by reason: ${fmt(syncReasons)}; a poll's fan-out in batches of ${sqs.syncWorker.batchSize}, others alone`,
+    },
+    {
+      fn: "transitionWorker",
+      unbatched: perUserDay(messages("transitionWorker")),
+      batched: perUserDay(messages("transitionWorker")),
+      drivers: `messages by reason: ${fmt(transitionReasons)}; ${round(messages("transitionWorker") / blocks, 2)} per busy block; each alone (due at its own second)`,
+    },
+    {
+      fn: "serviceEvents",
+      unbatched: perUserDay(of("serviceEvents").length),
+      batched: perUserDay(of("serviceEvents").length),
+      drivers: `the service's user_change for each accepted set (${round(perUserDay(okSets), 2)}) and each expiry clear (${round(perUserDay(expiryClears), 2)}); HTTP, one each`,
+    },
+    {
+      fn: "calendarHooks",
+      unbatched: perUserDay(of("calendarHooks").length),
+      batched: perUserDay(of("calendarHooks").length),
+      drivers: `calendar pushes (${round(perUserDay(pushes), 2)} edits); HTTP, one each`,
+    },
+  ];
+  const unbatchedTotal = sum(functions.map((f) => f.unbatched));
+  const batchedTotal = sum(functions.map((f) => f.batched));
+  const batchedAt10 =
+    batchedTotal - perUserDay(pollSyncs / sqs.syncWorker.batchSize - pollSyncs / 10);
+  const sqsBatches = sum(functions.filter((f) => f.fn.endsWith("Worker")).map((f) => f.batched));
+
+  // DynamoDB: what the simulation measured, minus its own ticks and polls at an idle run's
+  // cost, plus the deployment's share of its ticks and polls at that cost.
+  const scheduleRuns = of("tick").length + of("poll").length;
+  const idleReads = sum(samples.map((s) => s.idleRun.reads)) / samples.length;
+  const idleReadUnits = sum(samples.map((s) => s.idleRun.readUnits)) / samples.length;
+  const fixedRuns = (TICKS_PER_DAY + POLLS_PER_DAY) / deployment;
+  const reads =
+    perUserDay(sum(samples.map((s) => s.dynamo.reads)) - scheduleRuns * idleReads) +
+    fixedRuns * idleReads;
+  const readUnits =
+    perUserDay(sum(samples.map((s) => s.dynamo.readUnits)) - scheduleRuns * idleReadUnits) +
+    fixedRuns * idleReadUnits;
+  const writes = perUserDay(sum(samples.map((s) => s.dynamo.writes)));
+  const writeUnits = perUserDay(sum(samples.map((s) => s.dynamo.writeUnits)));
+  const queueMessages = perUserDay(
+    sum(samples.map((s) => s.queueMessages.transition + s.queueMessages.sync)),
+  );
+  // Each message is sent once; each batch is received and deleted once; plus idle long polls.
+  const sqsRequests = queueMessages + 2 * sqsBatches + IDLE_RECEIVES_PER_DAY / deployment;
+
+  // GB-seconds: handler time measured here (one message at a time), the deployment's share of
+  // the ticks and polls at their median, and module init at each cold start of the deployment.
+  const median = (fn: string) =>
+    quantile(
+      of(fn).map((i) => i.ms),
       0.5,
-    );
-    const handlerMs =
-      sum(m.invocations.filter((i) => i.fn !== "tick" && i.fn !== "poll").map((i) => i.ms)) +
-      (byFn.tick + byFn.poll) * tickMs;
-    const gbSeconds = ((handlerMs + coldMs) / 1000) * MEMORY_GB;
-    const sets = m.profileSets.filter((c) => c.outcome === "ok");
-    const blocks = sum(Array.from({ length: n }, (_, i) => busyBlocks(eventsFor(i, days, end))));
-    const sqsMessages = m.queueMessages.transition + m.queueMessages.sync;
-    const httpRequests = (byFn.serviceEvents ?? 0) + (byFn.calendarHooks ?? 0);
-    const month = 30;
-    const usd = {
-      lambda:
-        perUserDay(batchedTotal) * PRICES.lambdaRequest +
-        perUserDay(gbSeconds) * PRICES.lambdaGbSecond,
-      dynamodb:
-        perUserDay(variableReadUnits + fixedReadUnits) * PRICES.dynamoReadUnit +
-        perUserDay(m.dynamo.writeUnits) * PRICES.dynamoWriteUnit,
-      sqs: perUserDay(sqsMessages * 3) * PRICES.sqsRequest,
-      httpApi: perUserDay(httpRequests) * PRICES.httpApiRequest,
-      // The user's token is opened (KMS Decrypt) for each set, a channel secret for each hook.
-      kms: perUserDay(m.profileSets.length + (byFn.calendarHooks ?? 0)) * PRICES.kmsRequest,
-    };
-    const usdPerUserMonth = sum(Object.values(usd)) * month;
+    ) || 0;
+  const handlerMs =
+    perUserDay(
+      sum(invocations.filter((i) => i.fn !== "tick" && i.fn !== "poll").map((i) => i.ms)),
+    ) +
+    (TICKS_PER_DAY * median("tick") + POLLS_PER_DAY * median("poll")) / deployment;
+  // The tick and the poll run every minute or five for the whole deployment: always warm.
+  const colds = coldStarts(invocations.filter((i) => i.fn !== "tick" && i.fn !== "poll"));
+  const coldMsPerDay =
+    sum(Object.entries(colds).map(([fn, k]) => k * (options.initMs?.[fn] ?? 300))) / days;
+  const gbSeconds = ((handlerMs + coldMsPerDay / deployment) / 1000) * MEMORY_GB;
 
-    // The poll-every-minute baseline: one invocation per user-minute that fetches and parses
-    // the calendar (timed here on the same feed), then sets the status when it changed and
-    // clears it when the block ends: no expiration, no database, no queue.
-    const pollMs = await pollWorkMs(bench.ics.feedUrl(`/cal/${benchUserId(0)}.ics`), end);
-    const pollInvocations = 1440;
-    const pollGbSeconds = pollInvocations * (pollMs / 1000) * MEMORY_GB;
-    const busyMinutes = sum(
-      Array.from({ length: n }, (_, i) =>
-        sum(
-          eventsFor(i, days, end)
-            .filter((e) => !e.cancelled)
-            .map((e) => (e.end - e.start) / MINUTE),
-        ),
-      ),
-    );
-    const pollSets = (2 * blocks) / userDays;
-    const pollUsd =
-      (pollInvocations * PRICES.lambdaRequest + pollGbSeconds * PRICES.lambdaGbSecond) * month;
+  const month = 30;
+  const usd = {
+    lambda: batchedTotal * PRICES.lambdaRequest + gbSeconds * PRICES.lambdaGbSecond,
+    dynamodb: readUnits * PRICES.dynamoReadUnit + writeUnits * PRICES.dynamoWriteUnit,
+    sqs: sqsRequests * PRICES.sqsRequest,
+    httpApi:
+      perUserDay(of("serviceEvents").length + of("calendarHooks").length) * PRICES.httpApiRequest,
+    // The user's token is opened (KMS Decrypt) for each call to the service, a secret per hook.
+    kms: perUserDay(sets.length + gets.length + pushes) * PRICES.kmsRequest,
+  };
+  const usdPerUserMonth = sum(Object.values(usd)) * month;
 
-    const invocationsPerUserDay = Object.fromEntries(
-      Object.entries(byFn).map(([k, v]) => [k, round(perUserDay(v), 2)]),
-    );
-    return {
-      users: n,
-      days,
-      userDays: round(userDays, 2),
-      busyBlocksPerUserDay: round(blocks / userDays, 2),
-      profileSetsPerUserDay: round(perUserDay(m.profileSets.length), 2),
-      setsPerBusyBlock: round(sets.length / blocks, 2),
-      readsPerUserDay: round(perUserDay(variableReads + fixedReads), 1),
-      writesPerUserDay: round(perUserDay(m.dynamo.writes), 1),
-      readUnitsPerUserDay: round(perUserDay(variableReadUnits + fixedReadUnits), 1),
-      writeUnitsPerUserDay: round(perUserDay(m.dynamo.writeUnits), 1),
-      queueMessagesPerUserDay: round(perUserDay(sqsMessages), 1),
-      invocationsPerUserDay,
-      invocationsTotalPerUserDay: round(perUserDay(invocationsTotal), 1),
-      invocationsBatchedPerUserDay: round(perUserDay(batchedTotal), 1),
-      gbSecondsPerUserDay: round(perUserDay(gbSeconds), 3),
-      usdPerUserMonth: round(usdPerUserMonth, 5),
-      usdBreakdown: Object.fromEntries(
-        Object.entries(usd).map(([k, v]) => [k, round(v * month, 6)]),
-      ),
-      poll: {
-        runMs: round(pollMs),
-        invocationsPerUserDay: pollInvocations,
-        profileSetsPerUserDay: round(pollSets, 2),
-        profileSetsEveryMinutePerUserDay: round(busyMinutes / userDays, 1),
-        gbSecondsPerUserDay: round(pollGbSeconds, 2),
-        usdPerUserMonth: round(pollUsd, 5),
-      },
-      fewerInvocations: round(pollInvocations / perUserDay(batchedTotal), 1),
-      idleTickReads: round(idleTickReads, 1),
-      deploymentUsers: deployment,
-      wallS: round((performance.now() - t0) / 1000),
-    };
-  } finally {
-    await bench.close();
-  }
+  // The poll-every-minute baseline, per user: one invocation a minute that fetches the feed and
+  // expands today (timed here on user 0's feed, warm), sets the status when the block it is in
+  // changes and clears it when the block ends; it remembers what it set in instance memory, so
+  // no database, no queue, no profile reads.
+  const end = MONTH_START + days * DAY;
+  const pollMs = await pollWorkMs(renderIcs(eventsFor(0, days, end), MONTH_START), end);
+  const pollGbSeconds = 1440 * (pollMs / 1000) * MEMORY_GB;
+  const busyMinutes = sum(samples.map((s) => s.busyMinutes));
+  const pollUsd = (1440 * PRICES.lambdaRequest + pollGbSeconds * PRICES.lambdaGbSecond) * month;
+
+  return {
+    users: n,
+    days,
+    workers,
+    userDays: round(U, 2),
+    deploymentUsers: deployment,
+    busyBlocksPerUserDay: round(perUserDay(blocks), 2),
+    profileSetsPerUserDay: round(perUserDay(sets.length), 2),
+    profileGetsPerUserDay: round(perUserDay(gets.length), 2),
+    setsPerBusyBlock: round(okSets / blocks, 2),
+    transitionsPerBusyBlock: round(messages("transitionWorker") / blocks, 2),
+    readsPerUserDay: round(reads, 1),
+    writesPerUserDay: round(writes, 1),
+    readUnitsPerUserDay: round(readUnits, 1),
+    writeUnitsPerUserDay: round(writeUnits, 1),
+    queueMessagesPerUserDay: round(queueMessages, 1),
+    sqsRequestsPerUserDay: round(sqsRequests, 1),
+    functions: functions.map((f) => ({
+      ...f,
+      unbatched: round(f.unbatched, 2),
+      batched: round(f.batched, 2),
+    })),
+    invocationsTotalPerUserDay: round(unbatchedTotal, 1),
+    invocationsBatchedPerUserDay: round(batchedTotal, 1),
+    invocationsBatchedAtSyncBatch10: round(batchedAt10, 1),
+    sqs,
+    gbSecondsPerUserDay: round(gbSeconds, 3),
+    coldStartsPerDeploymentDay: round(sum(Object.values(colds)) / days, 1),
+    usdPerUserMonth: round(usdPerUserMonth, 5),
+    usdBreakdown: Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, round(v * month, 6)])),
+    poll: {
+      runMs: round(pollMs),
+      invocationsPerUserDay: 1440,
+      profileSetsPerUserDay: round(perUserDay(2 * blocks), 2),
+      profileSetsEveryMinutePerUserDay: round(perUserDay(busyMinutes), 1),
+      gbSecondsPerUserDay: round(pollGbSeconds, 2),
+      usdPerUserMonth: round(pollUsd, 5),
+    },
+    fewerInvocations: round(1440 / batchedTotal, 1),
+    idleRunReads: round(idleReads, 1),
+    simulationS: round(simulationS),
+    wallS: round((performance.now() - t0) / 1000),
+  };
 }
 
 export function costTable(r: CostResult): string {
@@ -333,14 +378,16 @@ export function costTable(r: CostResult): string {
       String(r.poll.profileSetsPerUserDay),
     ],
     ["  per busy block (incl. explicit clears)", String(r.setsPerBusyBlock), "2 (set + clear)"],
-    ["DynamoDB reads (request units)", `${r.readsPerUserDay} (${r.readUnitsPerUserDay})`, "0"],
-    ["DynamoDB writes (request units)", `${r.writesPerUserDay} (${r.writeUnitsPerUserDay})`, "0"],
-    ["queue messages", String(r.queueMessagesPerUserDay), "0"],
+    ["users.profile.get calls (read before write)", String(r.profileGetsPerUserDay), "0"],
+    ["DynamoDB reads (read units)", `${r.readsPerUserDay} (${r.readUnitsPerUserDay})`, "0"],
+    ["DynamoDB writes (write units)", `${r.writesPerUserDay} (${r.writeUnitsPerUserDay})`, "0"],
     [
-      "Lambda invocations (SQS-batched)",
-      `${r.invocationsTotalPerUserDay} (${r.invocationsBatchedPerUserDay})`,
-      String(r.poll.invocationsPerUserDay),
+      "queue messages (SQS requests)",
+      `${r.queueMessagesPerUserDay} (${r.sqsRequestsPerUserDay})`,
+      "0",
     ],
+    ["Lambda invocations, one per message", String(r.invocationsTotalPerUserDay), "1440"],
+    ["Lambda invocations, SQS-batched", String(r.invocationsBatchedPerUserDay), "1440"],
     [
       "Lambda GB-seconds",
       String(r.gbSecondsPerUserDay),
@@ -348,22 +395,36 @@ export function costTable(r: CostResult): string {
     ],
     ["US$ per user-month", String(r.usdPerUserMonth), String(r.poll.usdPerUserMonth)],
   ];
-  const perFn = Object.entries(r.invocationsPerUserDay)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(", ");
+  const total = r.invocationsBatchedPerUserDay;
+  const byFn = formatTable(
+    "Lambda invocations per user-day by function",
+    ["function", "one per message", "batched", "share", "what drives them"],
+    r.functions.map((f) => [
+      f.fn,
+      String(f.unbatched),
+      String(f.batched),
+      `${Math.round((f.batched / total) * 100)}%`,
+      f.drivers,
+    ]),
+  );
+  const top = [...r.functions].sort((a, b) => b.batched - a.batched).slice(0, 3);
   const usd = Object.entries(r.usdBreakdown)
     .map(([k, v]) => `${k} $${v}`)
     .join(", ");
+  const goal = r.fewerInvocations >= 50 ? "met" : "NOT met";
   return [
     formatTable(
-      `calls and cost per user-day: ${r.users} users × ${r.days} days (${r.busyBlocksPerUserDay} busy blocks per user-day), local stack on a simulated clock`,
+      `calls and cost per user-day: ${r.users} users × ${r.days} days in ${r.workers} processes (${r.busyBlocksPerUserDay} busy blocks per user-day), local stack on a simulated clock; deployment of ${r.deploymentUsers} users`,
       ["per user-day", "statuspilot", "poll every minute"],
       rows,
     ),
-    `invocations by function per user-day: ${perFn} (tick and poll: 1,440 and 288 a day per deployment, shared by ${r.deploymentUsers} users; ${r.idleTickReads} reads each)`,
+    byFn,
+    `Lambda invocations: ${r.fewerInvocations}× fewer than polling (goal ≥ 50×: ${goal}); most are ${top.map((f) => `${f.fn} ${f.batched}`).join(", ")}; with the sync queue's batch size at 10: ${r.invocationsBatchedAtSyncBatch10} (${round(1440 / r.invocationsBatchedAtSyncBatch10, 1)}× fewer)`,
+    `sets per busy block ${r.setsPerBusyBlock} (goal ≤ 1); transition messages per busy block ${r.transitionsPerBusyBlock}; a poll bot that sets every minute while busy makes ${r.poll.profileSetsEveryMinutePerUserDay} sets a day`,
     `statuspilot US$ per user-month by service: ${usd}`,
-    `Lambda invocations: ${r.fewerInvocations}× fewer than polling (goal ≥ 50×); sets per busy block ${r.setsPerBusyBlock} (goal ≤ 1); a poll bot that sets every minute while busy makes ${r.poll.profileSetsEveryMinutePerUserDay} sets a day`,
-    "GB-seconds: handler time measured here plus module init at each cold start (an instance idle 15 min is assumed gone); the poll bot's runs are warm",
-    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests (3 per message); HTTP API $1.00/M; KMS $0.03/10k",
+    `model: SQS event sources from serverless.yml (sync batch ${r.sqs.syncWorker.batchSize}, transition batch ${r.sqs.transitionWorker.batchSize}, batching window ${r.sqs.syncWorker.windowS} s / ${r.sqs.transitionWorker.windowS} s); a poll's sync messages for the deployment arrive together and fill whole batches; transitions, pushes and events are each alone; tick and poll once per deployment (${r.idleRunReads} reads a run); SQS: a send per message, a receive and a delete per batch, ${IDLE_RECEIVES_PER_DAY} empty long-poll receives a day per deployment`,
+    `GB-s: handler time measured here one message at a time (a loaded machine overstates it), plus module init at each cold start (${r.coldStartsPerDeploymentDay} a day, counted on the simulated users' invocations: an instance idle 15 min is gone, tick and poll stay warm; a larger deployment has fewer gaps, scale-out not modelled); the poll bot's runs are warm and it keeps what it set in memory (no database, no profile reads)`,
+    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (a Decrypt per service call and per hook)",
+    `(simulation ${r.simulationS} s in the slowest process)`,
   ].join("\n");
 }

@@ -28,6 +28,13 @@ export interface HerdResult {
   latenessP50S: number;
   latenessP99S: number;
   latenessMaxS: number;
+  /**
+   * End to end: the simulated lateness plus the real time from the instant's tasks starting to
+   * the emulator recording the set (handlers, DynamoDB and HTTP on this machine, 50 at once).
+   */
+  endToEndP50S: number;
+  endToEndP99S: number;
+  endToEndMaxS: number;
   /** users.profile.set calls the emulator received, per user. */
   callsPerUser: number;
   ratelimited: number;
@@ -75,9 +82,14 @@ export async function runHerd(options: HerdOptions): Promise<HerdResult> {
   const isOoo = (i: number) => oooEvery > 0 && i % oooEvery === 0;
   const users = Array.from({ length: options.users }, (_, i) => herdUser(i, isOoo(i)));
   const oooIds = new Set(users.filter((_, i) => isOoo(i)).map((u) => u.user));
+  // Real time at which each simulated instant started, and at which each call was recorded.
+  const instantStartedAt = new Map<number, number>();
+  const recordedAt = new Map<number, number>();
   const bench = await startBenchStack({
     start: STACK_START,
     users,
+    onInstant: (at) => instantStartedAt.set(at, performance.now()),
+    onServiceCall: (call) => recordedAt.set(call.seq, performance.now()),
     ...(options.adminToken ? { adminToken: true } : {}),
     // One admin token: a batch of 10 at a time, as one SQS batch is handled in order.
     concurrency: options.adminToken ? 10 : 50,
@@ -87,8 +99,9 @@ export async function runHerd(options: HerdOptions): Promise<HerdResult> {
     await bench.advanceTo(HERD_START - MINUTE / 2);
     bench.resetMeters();
     const t0 = performance.now();
-    // The admin token's 30 users per minute need users/30 minutes; give it room to finish.
-    const budgetMinutes = options.adminToken ? Math.ceil(options.users / 30) + 2 : 2;
+    // The shared budget lets one token set 15 users per fixed minute (half of spec 8.1's 30 per
+    // rolling minute), so users/15 minutes; give it room to finish.
+    const budgetMinutes = options.adminToken ? Math.ceil(options.users / 15) + 2 : 2;
     for (let m = 0; m < budgetMinutes; m++) {
       await bench.advanceTo(HERD_START + (m + 1) * MINUTE);
       const done = new Set(okSets(bench.profileSets()).map((c) => c.user ?? c.caller));
@@ -104,6 +117,10 @@ export async function runHerd(options: HerdOptions): Promise<HerdResult> {
       if (who !== "" && who !== BENCH_ADMIN && !firstSetOf.has(who)) firstSetOf.set(who, c);
     }
     const lateness = [...firstSetOf.values()].map((c) => (c.at - HERD_START) / 1000);
+    const endToEnd = [...firstSetOf.values()].map((c) => {
+      const real = (recordedAt.get(c.seq) ?? 0) - (instantStartedAt.get(c.at) ?? 0);
+      return (c.at - HERD_START + real) / 1000;
+    });
     const profiles = bench.emulator.state().profiles;
     const allSet = users.every((u) => (profiles[u.user]?.status_text ?? "") !== "");
     const perMinute: number[] = [];
@@ -122,6 +139,9 @@ export async function runHerd(options: HerdOptions): Promise<HerdResult> {
       latenessP50S: round(quantile(lateness, 0.5), 3),
       latenessP99S: round(quantile(lateness, 0.99), 3),
       latenessMaxS: round(Math.max(0, ...lateness), 3),
+      endToEndP50S: round(quantile(endToEnd, 0.5), 2),
+      endToEndP99S: round(quantile(endToEnd, 0.99), 2),
+      endToEndMaxS: round(Math.max(0, ...endToEnd), 2),
       callsPerUser: round(calls.length / options.users, 3),
       ratelimited: calls.filter((c) => c.outcome === "ratelimited").length,
       allSet,
@@ -156,6 +176,7 @@ export function herdTable(results: HerdResult[]): string {
     `${r.users} users, ${r.token} token${r.oooUsers > 0 ? ` (${r.oooUsers} OOO)` : ""}`,
     `${r.allSetAfterS} s`,
     `${r.latenessP50S} / ${r.latenessP99S} / ${r.latenessMaxS} s`,
+    `${r.endToEndP50S} / ${r.endToEndP99S} / ${r.endToEndMaxS} s`,
     String(r.callsPerUser),
     String(r.ratelimited),
     r.allSet ? "yes" : "NO",
@@ -168,7 +189,8 @@ export function herdTable(results: HerdResult[]): string {
       [
         "run",
         "all set after",
-        "lateness p50/p99/max",
+        "scheduled p50/p99/max",
+        "end to end p50/p99/max",
         "calls/user",
         "ratelimited",
         "all set",
@@ -178,10 +200,13 @@ export function herdTable(results: HerdResult[]): string {
       rows,
     ),
   ];
+  lines.push(
+    "scheduled: the emulator's simulated time of each user's first set minus 09:00:00 (the clock stands still while handlers run); end to end: that plus the real time from the instant's queue messages becoming visible to the emulator recording the set, with every handler, dynalite and the emulator sharing one Node process (50 messages at once), so it is an upper bound for handler time and ignores Lambda's scale-out",
+  );
   for (const r of results.filter((x) => x.token === "admin")) {
     lines.push(
       `admin token, statuses set per minute after 09:00: ${r.setsPerMinute.join(", ")}` +
-        ` (spec 8.1: 30 users/min); out-of-office users set in the first minute:` +
+        ` (spec 8.1: at most 30 users in any rolling minute; the shared budget takes 15 per fixed minute); out-of-office users set in the first minute:` +
         ` ${r.oooInFirstMinute} of ${r.oooUsers} (${Math.round(r.oooShareOfFirstMinute * 100)}% of` +
         ` that minute's sets, ${Math.round((r.oooUsers / r.users) * 100)}% of users);` +
         ` transition invocations per user: ${round(r.transitionInvocations / r.users, 2)}`,

@@ -8,12 +8,33 @@ export interface Invocation {
   at: number;
   /** Real handler time on this machine. */
   ms: number;
+  /** Queue messages in the event (SQS batches), absent for other events. */
+  messages?: number;
+  /** The `reason` of each queue message (SyncMessage / TransitionMessage). */
+  reasons?: string[];
+}
+
+/** Queue messages and their reasons, when the event is an SQS batch. */
+function describeEvent(event: unknown): Pick<Invocation, "messages" | "reasons"> {
+  const records = (event as { Records?: unknown } | undefined)?.Records;
+  if (!Array.isArray(records)) return {};
+  const reasons = records.map((r: unknown) => {
+    try {
+      const body = JSON.parse(String((r as { body?: unknown }).body)) as { reason?: unknown };
+      return typeof body.reason === "string" ? body.reason : "?";
+    } catch {
+      return "?";
+    }
+  });
+  return { messages: records.length, reasons };
 }
 
 // biome-ignore lint/complexity/noBannedTypes: handlers are whatever middy built.
 export type Loader = () => Promise<{ handler: Function }>;
 
 let log: Invocation[] = [];
+/** Invocations per function since the process started (never reset). */
+const counts = new Map<string, number>();
 /**
  * Wraps a function's handler loader so each invocation is recorded: function name, simulated
  * start (on `clock`), and real handler time.
@@ -29,11 +50,15 @@ export const timed =
         try {
           return await handler(...args);
         } finally {
-          log.push({ fn, at, ms: performance.now() - t0 });
+          log.push({ fn, at, ms: performance.now() - t0, ...describeEvent(args[0]) });
+          counts.set(fn, (counts.get(fn) ?? 0) + 1);
         }
       },
     };
   };
+
+/** Invocations of `fn` since the process started: a cheap change detector. */
+export const invocationCount = (fn: string): number => counts.get(fn) ?? 0;
 
 /** Invocations since the last reset. */
 export const invocations = (): Invocation[] => [...log];

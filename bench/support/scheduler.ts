@@ -24,6 +24,8 @@ export class ConcurrentManualScheduler implements Scheduler {
     private readonly onError: (error: unknown) => void,
     /** Waits for work the tasks set off outside the scheduler (HTTP deliveries). */
     private readonly settle: () => Promise<void>,
+    /** Told each simulated instant just before its tasks start (to time them in real time). */
+    private readonly onInstant: (at: number) => void = () => {},
   ) {}
 
   at(epochMs: number, task: Task): () => void {
@@ -60,6 +62,7 @@ export class ConcurrentManualScheduler implements Scheduler {
       const due = this.timers.filter((t) => t.at === nextAt).sort((a, b) => a.seq - b.seq);
       this.timers = this.timers.filter((t) => t.at !== nextAt);
       if (nextAt > this.clock.now()) this.clock.set(nextAt);
+      this.onInstant(nextAt);
       let next = 0;
       const worker = async () => {
         for (let i = next++; i < due.length; i = next++) await this.run((due[i] as Timer).task);

@@ -19,6 +19,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
 import { type CallRecord, type RunningEmulator, startEmulator } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
+import { POLL_AFTER_MS } from "../../functions/schedule/poll";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
 import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root";
 import { ManualClock } from "../../lib/core/clock";
@@ -40,7 +41,14 @@ import {
   installDynamoMeter,
   resetDynamoCounts,
 } from "./dynamo-meter";
-import { type Invocation, invocations, type Loader, resetInvocations, timed } from "./lambda-meter";
+import {
+  type Invocation,
+  invocationCount,
+  invocations,
+  type Loader,
+  resetInvocations,
+  timed,
+} from "./lambda-meter";
 import { ConcurrentManualScheduler } from "./scheduler";
 import {
   BENCH_ADMIN,
@@ -76,7 +84,16 @@ export interface BenchStackOptions {
    * nothing due; `meters().skippedTicks` counts them so their cost can be added back.
    */
   tickFilter?: (at: number) => boolean;
+  /**
+   * Skip a 5-minute poll when every user's calendar was checked less than 15 minutes ago, so it
+   * cannot find anything due; `meters().skippedPolls` counts them (each costs an idle poll).
+   */
+  skipIdlePolls?: boolean;
   log?: Log;
+  /** Told each simulated instant just before its tasks start. */
+  onInstant?: (at: number) => void;
+  /** Told each call the emulator answers, as it records it (for real-time lateness). */
+  onServiceCall?: (call: CallRecord) => void;
 }
 
 export interface Meters {
@@ -85,10 +102,16 @@ export interface Meters {
   /** Messages sent to each queue (after de-duplication). */
   queueMessages: { transition: number; sync: number };
   profileSets: CallRecord[];
+  /** Every users.profile.set and users.profile.get call (read-before-write included). */
+  serviceCalls: CallRecord[];
   /** Event deliveries from the service to our events endpoint. */
   eventDeliveries: number;
+  /** Statuses the service cleared itself at their expiration (each echoed as user_change). */
+  expiryClears: number;
   /** Minute ticks skipped by `tickFilter`. */
   skippedTicks: number;
+  /** Polls skipped by `skipIdlePolls`. */
+  skippedPolls: number;
 }
 
 export interface BenchStack {
@@ -129,6 +152,8 @@ export async function eachLimited<T>(
 const feedPath = (user: string) => `/cal/${user}.ics`;
 const TABLE_NAME = "statuspilot-bench";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** One turn of the event loop: pending I/O callbacks run before it resolves. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const scheduledEvent = (now: number, rule: string): ScheduledEvent => ({
   version: "0",
@@ -179,6 +204,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
           error: error instanceof Error ? error.message : String(error),
         }),
       () => settle(),
+      options.onInstant,
     );
     closers.push(() => scheduler.close());
 
@@ -190,12 +216,22 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     });
     closers.push(() => gateway.close());
     const emulator: RunningEmulator = await startEmulator({
-      workspace: benchWorkspace(options.users.length, `${gateway.url}/service/events`),
+      workspace: benchWorkspace(
+        options.users.map((u) => u.user),
+        `${gateway.url}/service/events`,
+      ),
       port: 0,
       clock,
       // The bench sweeps at each expiry instant itself, on the simulated clock.
       expirySweepMs: 0,
       eventRetryDelaysMs: [0, 50, 100],
+      log: {
+        ...log,
+        info(message, data) {
+          if (message === "call" && data) options.onServiceCall?.(data as unknown as CallRecord);
+          log.info(message, data);
+        },
+      },
     });
     closers.push(() => emulator.close());
 
@@ -222,6 +258,27 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         return handler(event, createLambdaContext({ functionName: fn, clock, timeoutMs: 60_000 }));
       };
     };
+    // When each user's calendar was last checked: a sync message handled without failure
+    // records the check (or found a later one had), so the poll cannot find it due for 15 min.
+    const checkedAt = new Map<string, number>();
+    const syncWorker = lambda<SQSEvent>("syncWorker");
+    const noteChecks = (event: SQSEvent, result: unknown) => {
+      const failed = new Set(
+        (
+          (result as { batchItemFailures?: Array<{ itemIdentifier?: string }> } | undefined)
+            ?.batchItemFailures ?? []
+        ).map((f) => f.itemIdentifier),
+      );
+      for (const record of event.Records) {
+        if (failed.has(record.messageId)) continue;
+        try {
+          const message = JSON.parse(record.body) as { user?: unknown };
+          if (typeof message.user === "string") checkedAt.set(message.user, clock.now());
+        } catch {
+          // Not ours to judge here: the worker has reported it.
+        }
+      }
+    };
     const queues = {
       transition: new DelayQueue<TransitionMessage>({
         name: "statuspilot-bench-transition",
@@ -232,7 +289,11 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       sync: new DelayQueue<SyncMessage>({
         name: "statuspilot-bench-sync",
         scheduler,
-        consume: lambda<SQSEvent>("syncWorker"),
+        consume: async (event: SQSEvent) => {
+          const result = await syncWorker(event);
+          noteChecks(event, result);
+          return result;
+        },
         log,
       }),
     };
@@ -249,29 +310,43 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     if (!pilot) throw new Error("the composition root offers no user administration");
 
     // The service clears a status at its expiration; sweep at those instants of simulated time.
+    // Reading the emulator's state copies every profile, so it is read only after new echoes of
+    // sets (every set the service accepts is echoed to serviceEvents), not after every instant.
     const sweepsAt = new Set<number>();
+    let expiryClears = 0;
+    let echoesScanned = -1;
     const scheduleExpirySweeps = () => {
+      const echoes = invocationCount("serviceEvents");
+      if (echoes === echoesScanned) return;
+      echoesScanned = echoes;
       for (const profile of Object.values(emulator.state().profiles)) {
         const at = profile.status_expiration * 1000;
         if (profile.status_expiration <= 0 || at <= clock.now() || sweepsAt.has(at)) continue;
         sweepsAt.add(at);
         scheduler.at(at, async () => {
           sweepsAt.delete(at);
-          await emulator.sweepExpired();
+          expiryClears += await emulator.sweepExpired();
         });
       }
     };
+    const busy = () =>
+      gateway.inFlight() +
+      emulator.pendingDeliveries() +
+      queues.transition.stats().inFlight +
+      queues.sync.stats().inFlight;
     settle = async () => {
       // Quiet twice in a row: an event delivery can start just after the set that caused it.
+      // While nothing is in flight, a turn of the event loop is enough to tell; while something
+      // is, wait a millisecond at a time rather than spin against the work itself.
       let quiet = 0;
       for (let i = 0; i < 20_000 && quiet < 2; i++) {
-        const busy =
-          gateway.inFlight() +
-          emulator.pendingDeliveries() +
-          queues.transition.stats().inFlight +
-          queues.sync.stats().inFlight;
-        quiet = busy === 0 ? quiet + 1 : 0;
-        await sleep(1);
+        if (busy() === 0) {
+          quiet++;
+          await turn();
+        } else {
+          quiet = 0;
+          await sleep(1);
+        }
       }
       scheduleExpirySweeps();
     };
@@ -303,7 +378,17 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       if (options.tickFilter && !options.tickFilter(clock.now())) skippedTicks++;
       else await runTick(event);
     };
-    const poll = lambda<ScheduledEvent>("poll");
+    const runPoll = lambda<ScheduledEvent>("poll");
+    let skippedPolls = 0;
+    const pollCannotFindAnything = () =>
+      options.users.every(
+        (u) =>
+          (checkedAt.get(u.user) ?? Number.NEGATIVE_INFINITY) > clock.now() - POLL_AFTER_MS + 1000,
+      );
+    const poll = async (event: ScheduledEvent) => {
+      if (options.skipIdlePolls && pollCannotFindAnything()) skippedPolls++;
+      else await runPoll(event);
+    };
     const every = (ms: number, rule: string, fn: (e: ScheduledEvent) => Promise<unknown>) => {
       const fire = (at: number) => {
         scheduler.at(at, async () => {
@@ -324,11 +409,12 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       transition: queues.transition.stats().sent,
       sync: queues.sync.stats().sent,
     });
-    const profileSets = () =>
+    const serviceCalls = () =>
       emulator
         .calls()
         .slice(callsFrom)
-        .filter((c) => c.method === "users.profile.set");
+        .filter((c) => c.method === "users.profile.set" || c.method === "users.profile.get");
+    const profileSets = () => serviceCalls().filter((c) => c.method === "users.profile.set");
     const resetMeters = () => {
       resetDynamoCounts();
       resetInvocations();
@@ -336,6 +422,8 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       deliveriesFrom = emulator.state().deliveries.length;
       queuesFrom = queueTotals();
       skippedTicks = 0;
+      skippedPolls = 0;
+      expiryClears = 0;
     };
     resetMeters();
 
@@ -372,6 +460,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       profileSets,
       meters: () => {
         const totals = queueTotals();
+        const calls = serviceCalls();
         return {
           dynamo: dynamoCounts(),
           invocations: invocations(),
@@ -379,9 +468,12 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
             transition: totals.transition - queuesFrom.transition,
             sync: totals.sync - queuesFrom.sync,
           },
-          profileSets: profileSets(),
+          profileSets: calls.filter((c) => c.method === "users.profile.set"),
+          serviceCalls: calls,
           eventDeliveries: emulator.state().deliveries.length - deliveriesFrom,
+          expiryClears,
           skippedTicks,
+          skippedPolls,
         };
       },
       resetMeters,

@@ -11,12 +11,11 @@ export const benchUserId = (i: number): string => `U${String(i + 1).padStart(5, 
 export const benchTokenOf = (user: string): string => `xoxp-bench-${user}`;
 
 /**
- * An emulator workspace on a paid plan with `n` members, each with a user token of their own,
- * one admin (whose token may set any member's status), and the Statuspilot app subscribed to
- * `user_change`.
+ * An emulator workspace on a paid plan with the given members, each with a user token of their
+ * own, one admin (whose token may set any member's status), and the Statuspilot app subscribed
+ * to `user_change`.
  */
-export function benchWorkspace(n: number, eventsUrl: string): Workspace {
-  const members = Array.from({ length: n }, (_, i) => benchUserId(i));
+export function benchWorkspace(members: readonly string[], eventsUrl: string): Workspace {
   const scopes = ["users.profile:write", "users.profile:read"];
   return parseWorkspace(
     {

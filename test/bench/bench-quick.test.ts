@@ -35,12 +35,21 @@ describe("statuspilot bench --quick", () => {
     expect(out).toContain("all three identical: yes");
     expect(out).toMatch(/^transitionWorker\s+\d/m);
     const perUser = out.match(/^100 users, per-user token\s+.*$/m)?.[0] ?? "";
-    expect(perUser.split(/\s{2,}/).slice(3, 6)).toEqual(["1", "0", "yes"]);
+    expect(perUser.split(/\s{2,}/).slice(4, 7)).toEqual(["1", "0", "yes"]);
     const admin = out.match(/^60 users, admin token.*$/m)?.[0] ?? "";
-    expect(admin.split(/\s{2,}/).slice(3, 6)).toEqual(["1", "0", "yes"]);
-    expect(out).toMatch(/statuses set per minute after 09:00: 30, 30 /);
+    expect(admin.split(/\s{2,}/).slice(4, 7)).toEqual(["1", "0", "yes"]);
+    // One admin token: never more than spec 8.1's 30 users a minute, and all 60 get set.
+    const perMinute = (out.match(/statuses set per minute after 09:00: ([\d, ]+) \(/)?.[1] ?? "")
+      .split(", ")
+      .map(Number);
+    expect(perMinute.every((n) => n > 0 && n <= 30)).toBe(true);
+    expect(perMinute.reduce((a, b) => a + b, 0)).toBe(60);
     expect(out).toMatch(/^ {2}per busy block \(incl\. explicit clears\)\s+1\s/m);
     expect(out).toMatch(/^US\$ per user-month\s+\d/m);
+    // The cost table breaks invocations down by function and states whether the goal is met.
+    expect(out).toMatch(/^syncWorker\s+\d/m);
+    expect(out).toMatch(/^serviceEvents\s+\d/m);
+    expect(out).toMatch(/fewer than polling \(goal ≥ 50×: (met|NOT met)\)/);
   }, 240_000);
 
   it("refuses an unknown argument with usage and exit code 64", async () => {
