@@ -15,7 +15,7 @@ import {
   type StatusState,
   sameStatus,
 } from "../core/status-state";
-import { desiredAt, nextTransitionAfter, resolveSegments, type Segment } from "../core/timeline";
+import { desiredAt, nextWakeAfter, resolveSegments, type Segment } from "../core/timeline";
 import type { Block, StatusValue, UserChange, UserKey } from "../core/types";
 import { ConflictError } from "../store/errors";
 import { POLL_INTERVAL_MS } from "../store/items/user";
@@ -965,7 +965,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     now: number,
   ): { rec: StatusRecord; changed: boolean } {
     const candidates: number[] = [];
-    const edge = nextTransitionAfter(timeline, now);
+    const edge = nextWakeAfter(timeline, now);
     if (edge !== undefined) candidates.push(edge);
     const override = rec.state.override?.status;
     if (override !== undefined && override.expiration > 0 && override.expiration * 1000 > now) {

@@ -115,3 +115,16 @@ export function nextTransitionAfter(timeline: Block[], t: number): number | unde
   }
   return best;
 }
+
+/**
+ * The next instant strictly after t at which Statuspilot must act: a block start. A block's end
+ * needs no wake-up, because every set carries `status_expiration` = that end and the service
+ * clears the status itself; a back-to-back successor starts at that same instant anyway.
+ */
+export function nextWakeAfter(timeline: Block[], t: number): number | undefined {
+  let best: number | undefined;
+  for (const b of timeline) {
+    if (b.start > t && (best === undefined || b.start < best)) best = b.start;
+  }
+  return best;
+}

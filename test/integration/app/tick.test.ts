@@ -37,17 +37,32 @@ describe("tick", () => {
     ]);
   });
 
-  it("moves a user's next transition forward after it fired", async () => {
+  it("moves a user's next transition forward to the next block start after it fired", async () => {
     // Prepare
     const h = harness(dynamo);
     h.clock.set(T0 - 10 * MIN);
     const e = await h.addUser("E");
+    const meeting = block(T0 + 2 * MIN, T0 + 30 * MIN);
+    const later = block(T0 + 60 * MIN, T0 + 90 * MIN);
+    await h.pilot.applyTimeline(e, [meeting, later], { sourceId: "work" });
+    // Act
+    h.clock.set(meeting.start);
+    await h.pilot.reconcileUser(e);
+    // Assess: the meeting's end needs no wake-up (its status_expiration clears it)
+    expect((await h.pilot.getStatusView(e))?.nextTransitionAt).toBe(later.start);
+  });
+
+  it("schedules no wake-up at the end of the last block, which the service's expiration clears", async () => {
+    // Prepare
+    const h = harness(dynamo);
+    h.clock.set(T0 - 10 * MIN);
+    const e = await h.addUser("F");
     const meeting = block(T0 + 2 * MIN, T0 + 30 * MIN);
     await h.pilot.applyTimeline(e, [meeting], { sourceId: "work" });
     // Act
     h.clock.set(meeting.start);
     await h.pilot.reconcileUser(e);
     // Assess
-    expect((await h.pilot.getStatusView(e))?.nextTransitionAt).toBe(meeting.end);
+    expect((await h.pilot.getStatusView(e))?.nextTransitionAt).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import {
   buildTimeline,
   desiredAt,
   nextTransitionAfter,
+  nextWakeAfter,
   resolveSegments,
   type Segment,
 } from "../../../lib/core/timeline";
@@ -156,5 +157,10 @@ describe("desiredAt / nextTransitionAfter", () => {
     expect(nextTransitionAfter(timeline, T0)).toBe(T0 + 9 * H);
     expect(nextTransitionAfter(timeline, T0 + 9 * H)).toBe(T0 + 10 * H);
     expect(nextTransitionAfter(timeline, T0 + 12 * H)).toBeUndefined();
+  });
+  it("wakes only at block starts, since each block's expiration clears it at its end", () => {
+    expect(nextWakeAfter(timeline, T0)).toBe(T0 + 9 * H);
+    expect(nextWakeAfter(timeline, T0 + 9 * H)).toBe(T0 + 11 * H);
+    expect(nextWakeAfter(timeline, T0 + 11 * H)).toBeUndefined();
   });
 });
