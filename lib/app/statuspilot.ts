@@ -951,7 +951,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
         start: e.start,
         end: e.end,
         kind: "ooo",
-        text: outOfOfficeText(e.text, e.end, tz, rules.locale),
+        text: outOfOfficeText(e.text, e.end, tz, rules.locale, e.start),
         emoji: e.emoji,
       });
     }

@@ -95,7 +95,7 @@ export function buildTimeline(
   }
   return resolveSegments(segments, { bridgeGapMinutes: opts.rules.bridgeGapMinutes }).map((b) =>
     b.kind === "ooo"
-      ? { ...b, text: outOfOfficeText(b.text, b.end, opts.tz, opts.rules.locale) }
+      ? { ...b, text: outOfOfficeText(b.text, b.end, opts.tz, opts.rules.locale, b.start) }
       : b,
   );
 }
