@@ -210,6 +210,7 @@ export class SoakHarness {
   async registerUsers(): Promise<void> {
     const pilot = this.app.pilot;
     if (!pilot) throw new Error("the composition root offers no user administration");
+    const position = new Map(this.options.users.map((u, i) => [u.id, i]));
     const register = async (u: HarnessUser) => {
       const key = { team: this.options.team, user: u.id };
       const secret = randomBytes(16).toString("hex");
@@ -223,12 +224,18 @@ export class SoakHarness {
       const channelId = `${key.team}.${u.id}.cal1`;
       await pilot.putChannel(channelId, { key, sourceId: "cal1", secret });
       this.hooks.set(u.id, { channelId, secret });
-      await this.queues.sync.send({
-        team: key.team,
-        user: u.id,
-        sourceId: "cal1",
-        reason: "manual",
-      });
+      await this.queues.sync.send(
+        {
+          team: key.team,
+          user: u.id,
+          sourceId: "cal1",
+          reason: "manual",
+        },
+        // First syncs spread over the 10 minutes after registration, three seconds apart, as
+        // users connecting their calendars would; 200 feeds parsed in one instant only measure
+        // the event loop's lag (their fetches time out in real time).
+        { delaySeconds: ((position.get(u.id) ?? 0) * 3) % 600 },
+      );
     };
     // A few at a time: an admin script would not register 200 users one round trip each.
     const waiting = [...this.options.users];

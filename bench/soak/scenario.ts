@@ -267,7 +267,8 @@ export function desiredTimelineAt(user: UserPlan, t: number): Block[] {
       start: o.start,
       end: o.end,
       kind: "ooo",
-      text: outOfOfficeText(DEFAULT_RULES.ooo.text, o.end, user.tz),
+      // As the reconciler words it: the date is left out when the block ends the day it starts.
+      text: outOfOfficeText(DEFAULT_RULES.ooo.text, o.end, user.tz, undefined, o.start),
       emoji: DEFAULT_RULES.ooo.emoji,
     });
   }

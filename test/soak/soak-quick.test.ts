@@ -14,6 +14,8 @@ describe("statuspilot soak --quick", () => {
     expect(report).toContain("half-clears");
     expect(report).toMatch(/worker crash mid-reconcile recovered\s+yes/);
     expect(report).toMatch(/service calls \d+: .*internal_error/);
+    expect(report).toMatch(/user_change deliveries held back [1-9]\d* .*refused on release 0/);
+    expect(report).toMatch(/manual statuses overwritten, their user_change lost\s+0\s+0/);
     expect(report).toContain("soak passed");
     expect(code).toBe(0);
   }, 120_000);
