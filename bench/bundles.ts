@@ -69,9 +69,7 @@ export async function runBundleBench(opts: { quick?: boolean }): Promise<{
   table: string;
 }> {
   const runs = opts.quick ? 3 : 5;
-  const names = opts.quick
-    ? ["transitionWorker", "serviceEvents", "health"]
-    : Object.keys(functionEntries);
+  const names = opts.quick ? ["transitionWorker", "health"] : Object.keys(functionEntries);
   const dir = await mkdtemp(path.join(tmpdir(), "statuspilot-bundles-"));
   try {
     const ours = new Map((await buildBundles(repoRoot, dir)).map((r) => [r.name, r.bytes]));

@@ -11,7 +11,7 @@ export const SIZES: Record<
   BenchSize,
   { herd: number; adminHerd: number; costUsers: number; costDays: number }
 > = {
-  quick: { herd: 100, adminHerd: 60, costUsers: 1, costDays: 2 },
+  quick: { herd: 100, adminHerd: 45, costUsers: 1, costDays: 2 },
   default: { herd: 1000, adminHerd: 300, costUsers: 4, costDays: 30 },
   full: { herd: 10_000, adminHerd: 900, costUsers: 100, costDays: 30 },
 };

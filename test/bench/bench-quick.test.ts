@@ -36,14 +36,14 @@ describe("statuspilot bench --quick", () => {
     expect(out).toMatch(/^transitionWorker\s+\d/m);
     const perUser = out.match(/^100 users, per-user token\s+.*$/m)?.[0] ?? "";
     expect(perUser.split(/\s{2,}/).slice(4, 7)).toEqual(["1", "0", "yes"]);
-    const admin = out.match(/^60 users, admin token.*$/m)?.[0] ?? "";
+    const admin = out.match(/^45 users, admin token.*$/m)?.[0] ?? "";
     expect(admin.split(/\s{2,}/).slice(4, 7)).toEqual(["1", "0", "yes"]);
-    // One admin token: never more than spec 8.1's 30 users a minute, and all 60 get set.
+    // One admin token: never more than spec 8.1's 30 users a minute, and all 45 get set.
     const perMinute = (out.match(/statuses set per minute after 09:00: ([\d, ]+) \(/)?.[1] ?? "")
       .split(", ")
       .map(Number);
     expect(perMinute.every((n) => n > 0 && n <= 30)).toBe(true);
-    expect(perMinute.reduce((a, b) => a + b, 0)).toBe(60);
+    expect(perMinute.reduce((a, b) => a + b, 0)).toBe(45);
     expect(out).toMatch(/^ {2}per busy block \(incl\. explicit clears\)\s+1\s/m);
     expect(out).toMatch(/^US\$ per user-month\s+\d/m);
     // The cost table breaks invocations down by function and states whether the goal is met.
