@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { channelIdSchema, sourceIdSchema, workspaceIdSchema } from "../../lib/webhooks";
 import {
+  BadRequest,
   HttpRefusal,
   httpHandler,
   json,
@@ -40,6 +41,8 @@ const channelBodySchema = z
     user: workspaceIdSchema,
     sourceId: sourceIdSchema,
     secret: secretSchema.optional(),
+    // Optional only so a re-bind of a channel stored before kinds existed may omit it.
+    kind: z.enum(["google", "graph", "generic"]).optional(),
   })
   .strict();
 const userPathSchema = z.object({ team: workspaceIdSchema, user: workspaceIdSchema });
@@ -65,12 +68,28 @@ export const handler = httpHandler(async (req, app) => {
     if (!user?.sources.some((s) => s.id === body.sourceId)) {
       throw new HttpRefusal(404, "unknown_source", `no source ${body.sourceId} for that user`);
     }
+    // Without a kind any hook would accept the channel (with its secret): new ones need one.
+    const existing = body.kind === undefined ? await app.admin.findChannel(channelId) : undefined;
+    if (body.kind === undefined && existing === undefined) {
+      throw new BadRequest(
+        "/kind: required for a new channel (google, graph or generic: the hook it is for)",
+        "/kind",
+      );
+    }
+    const kind = body.kind ?? existing?.kind;
     await app.admin.putChannel(channelId, {
       key,
       sourceId: body.sourceId,
       ...(body.secret !== undefined ? { secret: body.secret } : {}),
+      ...(body.kind !== undefined ? { kind: body.kind } : {}),
     });
-    return json(200, { channelId, team: key.team, user: key.user, sourceId: body.sourceId });
+    return json(200, {
+      channelId,
+      team: key.team,
+      user: key.user,
+      sourceId: body.sourceId,
+      ...(kind !== undefined ? { kind } : {}),
+    });
   }
   requireMethod(req, USER_METHODS);
   const key = parseWith(userPathSchema, req.params);

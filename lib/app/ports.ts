@@ -116,11 +116,19 @@ export interface OutOfOfficeRecord extends OutOfOfficeEntry {
   key: UserKey;
 }
 
+/** Which hook a push channel belongs to (Google channel, Graph subscription, generic hook). */
+export type ChannelKind = "google" | "graph" | "generic";
+
 export interface ChannelRecord {
   channelId: string;
   key: UserKey;
   sourceId: string;
   secretSealed?: string;
+  /**
+   * The hook the channel was bound for; pushes through any other hook are refused. Records
+   * written before kinds existed have none and are accepted by every hook.
+   */
+  kind?: ChannelKind;
   version: number;
 }
 

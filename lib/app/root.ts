@@ -11,10 +11,16 @@ import type { StatusUseCases, SyncMessage, TransitionMessage } from "./contracts
 import { LocalTokenVault } from "./local-token-vault";
 import type { AppLog } from "./logger";
 import { createLog } from "./logger";
-import type { StatusGateway, TokenVault } from "./ports";
+import type { ChannelKind, StatusGateway, TokenVault } from "./ports";
 import { ServiceStatusGateway } from "./service-gateway";
 import { SqsQueue } from "./sqs-queue";
-import { StatusPilot, type StatusView, type UpsertUserInput, type UserView } from "./statuspilot";
+import {
+  type ChannelBindingInput,
+  StatusPilot,
+  type StatusView,
+  type UpsertUserInput,
+  type UserView,
+} from "./statuspilot";
 import type { ExpandFn, Expansion, SyncOutcome } from "./sync";
 import { createSyncRequester, type SyncDeps, syncSource } from "./sync";
 import { systemClock } from "./system-clock";
@@ -38,6 +44,8 @@ export interface ChannelBinding {
   sourceId: string;
   /** Google channel token, Graph clientState, or the generic hook's HMAC secret. */
   secret?: string;
+  /** The hook it was bound for; other hooks refuse it. Absent on bindings stored before kinds. */
+  kind?: ChannelKind;
 }
 
 /** The user-administration functions the handlers call (StatusPilot implements them). */
@@ -47,10 +55,7 @@ export interface UserAdmin {
   getUser(key: UserKey): Promise<UserView | undefined>;
   getStatusView(key: UserKey): Promise<StatusView | undefined>;
   /** Binds a Google channel / Graph subscription / generic hook id to a user's source. */
-  putChannel(
-    channelId: string,
-    binding: { key: UserKey; sourceId: string; secret?: string },
-  ): Promise<void>;
+  putChannel(channelId: string, binding: ChannelBindingInput): Promise<void>;
   findChannel(channelId: string): Promise<ChannelBinding | undefined>;
   /** The user's IANA zone, for reading dates in `/ooo` commands. */
   userZone(key: UserKey): Promise<string | undefined>;

@@ -31,6 +31,7 @@ import type {
 } from "./contracts";
 import { InvalidInputError, UnknownUserError } from "./errors";
 import {
+  type ChannelKind,
   GatewayError,
   type RateBudget,
   type SourceKind,
@@ -152,6 +153,17 @@ export interface ChannelView {
   user: string;
   sourceId: string;
   secret?: string;
+  /** The hook the channel was bound for; absent on bindings stored before kinds existed. */
+  kind?: ChannelKind;
+}
+
+/** What `putChannel` binds a channel id to. */
+export interface ChannelBindingInput {
+  key: UserKey;
+  sourceId: string;
+  secret?: string;
+  /** Omitted: a re-bind keeps the stored kind, a new binding has none (accepted by every hook). */
+  kind?: ChannelKind;
 }
 
 export interface SourceView {
@@ -845,19 +857,18 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     };
   }
 
-  async putChannel(
-    channelId: string,
-    binding: { key: UserKey; sourceId: string; secret?: string },
-  ): Promise<void> {
+  async putChannel(channelId: string, binding: ChannelBindingInput): Promise<void> {
     const secretSealed =
       binding.secret === undefined ? undefined : await this.tokens.seal(binding.secret);
     const existing = await this.store.getChannel(channelId);
+    const kind = binding.kind ?? existing?.kind;
     await this.store.putChannel(
       {
         channelId,
         key: binding.key,
         sourceId: binding.sourceId,
         ...(secretSealed !== undefined ? { secretSealed } : {}),
+        ...(kind !== undefined ? { kind } : {}),
         version: existing?.version ?? 0,
       },
       existing?.version,
@@ -874,6 +885,7 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
       user: c.key.user,
       sourceId: c.sourceId,
       ...(secret !== undefined ? { secret } : {}),
+      ...(c.kind !== undefined ? { kind: c.kind } : {}),
     };
   }
 

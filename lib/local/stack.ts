@@ -12,7 +12,7 @@ import type { Log } from "../core/ports";
 import { silentLog } from "../core/ports";
 import type { UserKey } from "../core/types";
 import { createTableInput } from "../store/table";
-import { routeAppLog } from "./app-log";
+import { sinkAppLog } from "./app-log";
 import { DelayQueue } from "./delay-queue";
 import { LOCAL_CREDENTIALS, type LocalDynamo, startLocalDynamo } from "./dynamo";
 import { ConfigError, isAddressInUse, PortInUseError } from "./errors";
@@ -129,7 +129,7 @@ interface LocalUserAdmin {
   }): Promise<unknown>;
   putChannel(
     channelId: string,
-    binding: { key: UserKey; sourceId: string; secret?: string },
+    binding: { key: UserKey; sourceId: string; secret?: string; kind: "generic" },
   ): Promise<void>;
   getStatusView?(key: UserKey): Promise<unknown>;
 }
@@ -343,10 +343,14 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     });
 
     resetApp();
-    setAppOverrides({ clock, transitionQueue: queues.transition, syncQueue: queues.sync });
+    setAppOverrides({
+      clock,
+      transitionQueue: queues.transition,
+      syncQueue: queues.sync,
+      ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
+    });
     closers.push(() => resetApp());
     const app = await getApp();
-    if (options.appLog) routeAppLog(app.log, options.appLog, options.logLevel ?? "WARN");
     observeOutcomes(app, {
       clock,
       live,
@@ -525,6 +529,8 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
           key: { team: u.team, user: u.user },
           sourceId: s.id,
           secret: s.secret,
+          // So a Google or Graph hook naming this id is refused, whatever it is signed with.
+          kind: "generic",
         });
         hooks.set(`${u.user}/${s.id}`, { channelId, secret: s.secret });
         hookList.push({

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler } from "../../functions/http/calendar";
+import { getApp } from "../../lib/app/root";
 import {
   apiEvent,
   contentType,
@@ -12,7 +13,7 @@ import {
   signatureFault,
   signatureHeaders,
 } from "./support/requests";
-import { CHANNELS, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
+import { ALICE, CHANNELS, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
 import { contentTypeOf, fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
 let stack: FuzzStack;
@@ -43,6 +44,30 @@ const graphValidation: NoOp = (res) =>
 describe("calendar hooks under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack();
+    // Bound again as admin PUT now binds new channels: each for the hook it belongs to.
+    const pilot = (await getApp()).pilot;
+    if (!pilot) throw new Error("the composition root built no StatusPilot");
+    const source = { key: ALICE, sourceId: "office" };
+    await pilot.putChannel(CHANNELS.google, {
+      ...source,
+      secret: SECRETS.googleToken,
+      kind: "google",
+    });
+    await pilot.putChannel(CHANNELS.graph, {
+      ...source,
+      secret: SECRETS.graphClientState,
+      kind: "graph",
+    });
+    await pilot.putChannel(CHANNELS.generic, {
+      ...source,
+      secret: SECRETS.genericHook,
+      kind: "generic",
+    });
+    await pilot.putChannel(CHANNELS.genericNoSecret, {
+      key: ALICE,
+      sourceId: "private",
+      kind: "generic",
+    });
   });
   afterAll(async () => stack?.close());
 
@@ -202,14 +227,19 @@ describe("calendar hooks under fuzzing", () => {
             fc.constant(CHANNELS.generic),
             fc.constant(CHANNELS.genericNoSecret),
             fc.constant(CHANNELS.google),
+            fc.constant(CHANNELS.graph),
             pathValue,
           ),
           fault: signatureFault,
-          // The service's secret and the source's feed secret are not this hook's secret. (A
-          // Google channel's token still verifies a generic push naming that channel's id while
-          // stored bindings carry no kind; bindings with a kind are refused across hooks. It
-          // only re-syncs the same source.)
-          secret: fc.constantFrom(SECRETS.genericHook, SECRETS.signing, SECRETS.sourceSecret),
+          // The service's secret and the source's feed secret are not this hook's secret, and
+          // a Google channel's token signs nothing here: its binding is for the Google hook.
+          secret: fc.constantFrom(
+            SECRETS.genericHook,
+            SECRETS.signing,
+            SECRETS.sourceSecret,
+            SECRETS.googleToken,
+            SECRETS.graphClientState,
+          ),
           wire: garbageBody,
           noise: noiseHeaders,
         }),

@@ -1,4 +1,5 @@
-import type { ChannelRecord } from "../../app/ports";
+import type { ChannelKind, ChannelRecord } from "../../app/ports";
+import { CorruptItemError } from "../errors";
 import { type Item, n, readN, readS, s } from "./codec";
 
 /** Calendar push channel → user lookup (Google channel id, Graph subscription, hook id). */
@@ -18,6 +19,7 @@ export function channelToItem(c: ChannelRecord): Item {
     version: n(c.version),
   };
   if (c.secretSealed !== undefined) item.secretSealed = s(c.secretSealed);
+  if (c.kind !== undefined) item.kind = s(c.kind);
   return item;
 }
 
@@ -27,6 +29,18 @@ export function channelFromItem(item: Item): ChannelRecord {
     key: { team: readS(item, "team"), user: readS(item, "user") },
     sourceId: readS(item, "sourceId"),
     ...(item.secretSealed !== undefined ? { secretSealed: readS(item, "secretSealed") } : {}),
+    ...(item.kind !== undefined ? { kind: readChannelKind(item) } : {}),
     version: readN(item, "version"),
   };
+}
+
+const CHANNEL_KINDS: readonly ChannelKind[] = ["google", "graph", "generic"];
+
+function readChannelKind(item: Item): ChannelKind {
+  const kind = readS(item, "kind");
+  const known = CHANNEL_KINDS.find((k) => k === kind);
+  if (known === undefined) {
+    throw new CorruptItemError("/kind", `channel ${readS(item, "channelId")} has kind ${kind}`);
+  }
+  return known;
 }

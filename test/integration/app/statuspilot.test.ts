@@ -312,6 +312,22 @@ describe("users", () => {
     });
   });
 
+  it("keeps a channel's kind when it is bound again without one", async () => {
+    // Prepare
+    const h = harness(dynamo);
+    const key = await h.addUser("U17k");
+    await h.pilot.putChannel("chan-17k", { key, sourceId: "g", secret: "t1", kind: "google" });
+    // Act
+    await h.pilot.putChannel("chan-17k", { key, sourceId: "g", secret: "t2" });
+    // Assess
+    expect(await h.pilot.findChannel("chan-17k")).toEqual({
+      ...key,
+      sourceId: "g",
+      secret: "t2",
+      kind: "google",
+    });
+  });
+
   it("records a source's sync and offers it to the poll again only when it is stale", async () => {
     // Prepare
     const h = harness(dynamo);

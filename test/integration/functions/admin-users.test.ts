@@ -1,7 +1,9 @@
+import { createHmac } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler as adminUsers } from "../../../functions/http/admin-users";
 import { handler as calendarHooks } from "../../../functions/http/calendar";
+import { getApp } from "../../../lib/app/root";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 let stack: Stack;
@@ -12,6 +14,17 @@ const call = async (
 ): Promise<APIGatewayProxyStructuredResultV2> =>
   (await handler(event, ctx)) as APIGatewayProxyStructuredResultV2;
 const bodyOf = (res: APIGatewayProxyStructuredResultV2) => JSON.parse(res.body ?? "{}");
+
+/** The fixture's PUT /admin/channels for `channelId`, its body with `extra` (e.g. a kind). */
+const putChannel = (channelId: string, extra: Record<string, unknown>): APIGatewayProxyEventV2 => {
+  const fixture = eventFixture("admin-put-channel.json");
+  return {
+    ...fixture,
+    rawPath: `/admin/channels/${channelId}`,
+    pathParameters: { channelId },
+    body: JSON.stringify({ ...JSON.parse(fixture.body ?? "{}"), ...extra }),
+  };
+};
 
 describe("admin onboarding routes against dynalite and the emulator", () => {
   beforeAll(async () => {
@@ -47,12 +60,76 @@ describe("admin onboarding routes against dynalite and the emulator", () => {
     };
     stack.clock.advance(60_000);
     // Act
-    const bound = await call(adminUsers, eventFixture("admin-put-channel.json"));
+    const bound = await call(adminUsers, putChannel("chan-work-1", { kind: "google" }));
     const pushed = await call(calendarHooks, { ...push, headers });
     // Assess
     expect(bound.statusCode).toBe(200);
+    expect(bodyOf(bound)).toMatchObject({ channelId: "chan-work-1", kind: "google" });
     expect(pushed.statusCode).toBe(200);
     expect(bodyOf(pushed)).toEqual({ ok: true, queued: true });
+  });
+
+  it("refuses a generic push naming a Google channel's id, even signed with its token", async () => {
+    // Prepare
+    await call(adminUsers, eventFixture("admin-put-user.json"));
+    await call(adminUsers, putChannel("chan-work-g", { kind: "google" }));
+    const body = JSON.stringify({ changed: true });
+    const ts = Math.floor(stack.clock.now() / 1000);
+    const mac = createHmac("sha256", "channel-token-1").update(`v0:${ts}:${body}`).digest("hex");
+    const generic = eventFixture("hooks-generic.json");
+    const queuedBefore = stack.syncs.sent.length;
+    // Act
+    const pushed = await call(calendarHooks, {
+      ...generic,
+      rawPath: "/hooks/generic/chan-work-g",
+      pathParameters: { sourceId: "chan-work-g" },
+      headers: {
+        ...generic.headers,
+        "content-length": String(body.length),
+        "x-statuspilot-timestamp": String(ts),
+        "x-statuspilot-signature": `v0=${mac}`,
+      },
+      body,
+    });
+    // Assess
+    expect(pushed.statusCode).toBe(404);
+    expect(bodyOf(pushed)).toMatchObject({ error: "unknown_channel" });
+    expect(stack.syncs.sent.length).toBe(queuedBefore);
+  });
+
+  it("requires a kind for a new channel and lets a re-bind keep the stored one", async () => {
+    // Prepare
+    await call(adminUsers, eventFixture("admin-put-user.json"));
+    // Act
+    const kindless = await call(adminUsers, putChannel("chan-work-new", {}));
+    const bad = await call(adminUsers, putChannel("chan-work-new", { kind: "carrier" }));
+    const first = await call(adminUsers, putChannel("chan-work-new", { kind: "graph" }));
+    const again = await call(adminUsers, putChannel("chan-work-new", {}));
+    // Assess
+    expect(kindless.statusCode).toBe(400);
+    expect(bodyOf(kindless)).toMatchObject({ error: "bad_request", pointer: "/kind" });
+    expect(bad.statusCode).toBe(400);
+    expect(bodyOf(bad)).toMatchObject({ error: "bad_request", pointer: "/kind" });
+    expect(first.statusCode).toBe(200);
+    expect(again.statusCode).toBe(200);
+    expect(bodyOf(again)).toMatchObject({ channelId: "chan-work-new", kind: "graph" });
+  });
+
+  it("re-binds a channel stored before kinds existed without asking for one", async () => {
+    // Prepare
+    await call(adminUsers, eventFixture("admin-put-user.json"));
+    const pilot = (await getApp()).pilot;
+    await pilot?.putChannel("chan-work-old", {
+      key: { team: "T0DEMO", user: "U002" },
+      sourceId: "work",
+      secret: "old-token",
+    });
+    // Act
+    const again = await call(adminUsers, putChannel("chan-work-old", {}));
+    // Assess
+    expect(again.statusCode).toBe(200);
+    expect(bodyOf(again)).not.toHaveProperty("kind");
+    expect(await pilot?.findChannel("chan-work-old")).toMatchObject({ secret: "channel-token-1" });
   });
 
   it("answers a channel for a source the user lacks with 404, and a bad user body with 400", async () => {

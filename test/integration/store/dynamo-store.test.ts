@@ -1,4 +1,4 @@
-import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StatusRecord, UserRecord } from "../../../lib/app/ports";
 import { initialStatusState } from "../../../lib/core/status-state";
@@ -166,6 +166,54 @@ describe("DynamoStore", () => {
       version: 1,
     });
     expect(await store.getChannel("ch-unknown")).toBeUndefined();
+  });
+
+  it("keeps the hook a channel was bound for", async () => {
+    // Act
+    await store.putChannel(
+      {
+        channelId: "ch-kind",
+        key: { team: "T1", user: "U-ch" },
+        sourceId: "g",
+        secretSealed: "sealed",
+        kind: "google",
+        version: 0,
+      },
+      undefined,
+    );
+    const raw = await dynamo.client.send(
+      new GetItemCommand({
+        TableName: dynamo.tableName,
+        Key: { PK: { S: "CHANNEL#ch-kind" }, SK: { S: "CHANNEL" } },
+      }),
+    );
+    // Assess
+    expect((await store.getChannel("ch-kind"))?.kind).toBe("google");
+    expect(raw.Item?.kind).toEqual({ S: "google" });
+  });
+
+  it("reads a channel stored with a kind it does not know as a corrupt item", async () => {
+    // Prepare
+    await dynamo.client.send(
+      new PutItemCommand({
+        TableName: dynamo.tableName,
+        Item: {
+          PK: { S: "CHANNEL#ch-odd" },
+          SK: { S: "CHANNEL" },
+          type: { S: "channel" },
+          channelId: { S: "ch-odd" },
+          team: { S: "T1" },
+          user: { S: "U-ch" },
+          sourceId: { S: "g" },
+          kind: { S: "carrier-pigeon" },
+          version: { N: "1" },
+        },
+      }),
+    );
+    // Act
+    const read = store.getChannel("ch-odd");
+    // Assess
+    await expect(read).rejects.toMatchObject({ code: "corrupt_item", pointer: "/kind" });
   });
 
   it("lists users whose sources are due for a poll, never paused ones", async () => {

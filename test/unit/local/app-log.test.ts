@@ -1,12 +1,11 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLog } from "../../../lib/app/logger";
+import { describe, expect, it } from "vitest";
 import type { Log } from "../../../lib/core/ports";
-import { routeAppLog } from "../../../lib/local/app-log";
+import { sinkAppLog } from "../../../lib/local/app-log";
 
-type Record_ = { level: string; message: string; data: Record<string, unknown> | undefined };
+type SinkRecord = { level: string; message: string; data: Record<string, unknown> | undefined };
 
 const capturingSink = () => {
-  const records: Record_[] = [];
+  const records: SinkRecord[] = [];
   const put = (level: string) => (message: string, data?: Record<string, unknown>) =>
     records.push({ level, message, data });
   const sink: Log = {
@@ -18,20 +17,12 @@ const capturingSink = () => {
   return { sink, records };
 };
 
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-describe("routeAppLog", () => {
-  it("sends the app's records to the sink instead of the Powertools JSON logger", () => {
+describe("sinkAppLog", () => {
+  it("sends the app's records to the sink", () => {
     // Prepare
-    const appLog = createLog({ level: "DEBUG" });
-    // The Powertools logger is what prints JSON lines; it must not be reached.
-    const jsonWarn = vi.spyOn(appLog.logger, "warn").mockImplementation(() => {});
-    const jsonError = vi.spyOn(appLog.logger, "error").mockImplementation(() => {});
     const { sink, records } = capturingSink();
+    const appLog = sinkAppLog(sink, "WARN");
     // Act
-    routeAppLog(appLog, sink, "WARN");
     appLog.warn("acknowledged before recording finished", { retry: false });
     appLog.error("handler failed");
     // Assess
@@ -39,15 +30,12 @@ describe("routeAppLog", () => {
       { level: "warn", message: "acknowledged before recording finished", data: { retry: false } },
       { level: "error", message: "handler failed", data: {} },
     ]);
-    expect(jsonWarn).not.toHaveBeenCalled();
-    expect(jsonError).not.toHaveBeenCalled();
   });
 
   it("drops records below the level", () => {
     // Prepare
-    const appLog = createLog({ level: "DEBUG" });
     const { sink, records } = capturingSink();
-    routeAppLog(appLog, sink, "WARN");
+    const appLog = sinkAppLog(sink, "WARN");
     // Act
     appLog.debug("tick", { enqueued: 0 });
     appLog.info("sync done");
@@ -57,15 +45,27 @@ describe("routeAppLog", () => {
 
   it("carries the keys appended per invocation until they are reset", () => {
     // Prepare
-    const appLog = createLog({ level: "SILENT" });
     const { sink, records } = capturingSink();
-    routeAppLog(appLog, sink, "INFO");
+    const appLog = sinkAppLog(sink, "INFO");
     // Act
     appLog.appendKeys({ user: "U001" });
+    appLog.appendKeys({ sourceId: "cal1" });
     appLog.info("reconciled", { outcome: "set" });
     appLog.resetKeys();
     appLog.info("tick");
     // Assess
-    expect(records.map((r) => r.data)).toEqual([{ user: "U001", outcome: "set" }, {}]);
+    expect(records.map((r) => r.data)).toEqual([
+      { user: "U001", sourceId: "cal1", outcome: "set" },
+      {},
+    ]);
+  });
+
+  it("keeps its Powertools logger silent, so no JSON line is printed beside the sink's", () => {
+    // Prepare
+    const { sink } = capturingSink();
+    // Act
+    const appLog = sinkAppLog(sink, "DEBUG");
+    // Assess
+    expect(appLog.logger.getLevelName()).toBe("SILENT");
   });
 });
