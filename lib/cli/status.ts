@@ -23,6 +23,18 @@ const describeStatus = (s: unknown): string => {
   return `"${shown}"${exp}`;
 };
 
+/** Where an observation of the actual status came from (lib/core's ObservationSource). */
+const SOURCE_WORDS: Record<string, string> = {
+  ours: "set by Statuspilot",
+  manual: "set by hand",
+  expired: "cleared when it expired",
+  // The reconciler read the profile right before a write.
+  read: "seen on the profile",
+  unknown: "not seen yet",
+};
+
+const describeSource = (source: string): string => SOURCE_WORDS[source] ?? source;
+
 /** Renders a value of the status view: statuses as statuses, instants as ISO, the rest as JSON. */
 const describe = (key: string, value: unknown): string => {
   if (value === null || value === undefined) return "none";
@@ -30,10 +42,7 @@ const describe = (key: string, value: unknown): string => {
   if (isRecord(value) && ("text" in value || "emoji" in value)) return describeStatus(value);
   // An observation: { status, observedAt, source }.
   if (isRecord(value) && isRecord(value.status)) {
-    const source =
-      typeof value.source === "string"
-        ? ` (${value.source === "ours" ? "ours" : `set by ${value.source}`})`
-        : "";
+    const source = typeof value.source === "string" ? ` (${describeSource(value.source)})` : "";
     return `${describeStatus(value.status)}${source}`;
   }
   return typeof value === "string" ? value : JSON.stringify(value);
