@@ -169,7 +169,11 @@ const countBy = (values: string[]): Record<string, number> => {
 /** Cold starts: a function's first invocation, and any after it sat idle longer than WARM_MS. */
 function coldStarts(invocations: Invocation[]): Record<string, number> {
   const byFn = new Map<string, number[]>();
-  for (const i of invocations) byFn.set(i.fn, [...(byFn.get(i.fn) ?? []), i.at]);
+  for (const i of invocations) {
+    const ats = byFn.get(i.fn);
+    if (ats) ats.push(i.at);
+    else byFn.set(i.fn, [i.at]);
+  }
   const out: Record<string, number> = {};
   for (const [fn, ats] of byFn) {
     ats.sort((a, b) => a - b);
