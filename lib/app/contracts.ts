@@ -76,7 +76,7 @@ export interface UserAdministration {
   userZone(key: UserKey): Promise<string | undefined>;
   putChannel(
     channelId: string,
-    binding: { key: UserKey; sourceId: string; secret?: string },
+    binding: import("./statuspilot").ChannelBindingInput,
   ): Promise<void>;
   findChannel(channelId: string): Promise<import("./statuspilot").ChannelView | undefined>;
   /** Sources not synced since `before` (epoch ms), through the poll index. */
