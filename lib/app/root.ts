@@ -139,7 +139,13 @@ export async function buildApp(
   const local = config.DYNAMODB_ENDPOINT
     ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: LOCAL_CREDENTIALS }
     : {};
-  const dynamo = new DynamoDBClient({ region, ...local });
+  // Bounded per attempt, so a DynamoDB that never answers fails the invocation (and the queue
+  // retries it) long before the Lambda's own timeout.
+  const dynamo = new DynamoDBClient({
+    region,
+    ...local,
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
+  });
   const store = new DynamoStore(dynamo, config.TABLE_NAME);
 
   const transitionQueue =
