@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo, Server } from "node:net";
+import type { AddressInfo } from "node:net";
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createTableInput } from "../../lib/store/table";
 
@@ -26,6 +26,10 @@ export interface SoakDynamo {
  */
 export async function startSoakDynamo(tableName: string): Promise<SoakDynamo> {
   const server = dynalite({ createTableMs: 0 });
+  // Node closes idle keep-alive sockets after 5 s; the SDK may reuse one at that very moment and
+  // get ECONNRESET. Outlive the client's idle sockets instead (a loaded machine stalls that long).
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 121_000;
   // Every request is tracked until its response closes, so the soak's quiet check sees
   // queries a handler left running and a hang names the operation it hangs on.
   const open = new Map<number, { operation: string; since: number }>();

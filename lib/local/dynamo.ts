@@ -1,5 +1,6 @@
+import type { Server } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo, Server } from "node:net";
+import type { AddressInfo } from "node:net";
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -36,6 +37,10 @@ export async function startLocalDynamo(options: {
   region?: string;
 }): Promise<LocalDynamo> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // Node closes idle keep-alive sockets after 5 s; the SDK may reuse one at that very moment and
+  // get ECONNRESET. Outlive the client's idle sockets instead (a loaded machine stalls that long).
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 121_000;
   const port = options.port ?? 0;
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: unknown) =>

@@ -1,5 +1,6 @@
+import type { Server } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo, Server } from "node:net";
+import type { AddressInfo } from "node:net";
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createTableInput } from "../../lib/store/table";
 
@@ -20,6 +21,10 @@ export interface LocalDynamo {
 /** Starts an in-memory dynalite on 127.0.0.1 (random port) and creates the table from its definition. */
 export async function startDynalite(tableName = "statuspilot-test"): Promise<LocalDynamo> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  // Node closes idle keep-alive sockets after 5 s; the SDK may reuse one at that very moment and
+  // get ECONNRESET. Outlive the client's idle sockets instead (a loaded machine stalls that long).
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 121_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => resolve());
@@ -30,7 +35,8 @@ export async function startDynalite(tableName = "statuspilot-test"): Promise<Loc
     endpoint,
     region: "us-east-1",
     credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    maxAttempts: 1,
+    // As in AWS: transient network errors are retried; conditional-check failures never are.
+    maxAttempts: 3,
   });
   await client.send(new CreateTableCommand(createTableInput(tableName)));
   return {
