@@ -19,7 +19,7 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
 import { type CallRecord, type RunningEmulator, startEmulator } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
-import { POLL_AFTER_MS } from "../../functions/schedule/poll";
+import { pollCutoff } from "../../functions/schedule/poll";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
 import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root";
 import { ManualClock } from "../../lib/core/clock";
@@ -382,8 +382,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     let skippedPolls = 0;
     const pollCannotFindAnything = () =>
       options.users.every(
-        (u) =>
-          (checkedAt.get(u.user) ?? Number.NEGATIVE_INFINITY) > clock.now() - POLL_AFTER_MS + 1000,
+        (u) => (checkedAt.get(u.user) ?? Number.NEGATIVE_INFINITY) > pollCutoff(clock.now()) + 1000,
       );
     const poll = async (event: ScheduledEvent) => {
       if (options.skipIdlePolls && pollCannotFindAnything()) skippedPolls++;
