@@ -1,15 +1,11 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import { describe, expect, it } from "vitest";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
 import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
 import { StatusPilot, type StatusPilotOptions } from "../../../lib/app/statuspilot";
-import { ManualClock } from "../../../lib/core/clock";
 import { silentLog } from "../../../lib/core/ports";
 import { ServiceClient } from "../../../lib/service/client";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { useEmulatorStack } from "./emulator-harness";
 import { block, MemoryQueue, MIN, T0 } from "./harness";
 
 /*
@@ -17,32 +13,15 @@ import { block, MemoryQueue, MIN, T0 } from "./harness";
  * user_change event dropped: the reconciler learns of the user's own status only by reading.
  */
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const workspaceFile = path.resolve(here, "../../fixtures/workspaces/conformance.json");
-
-let dynamo: LocalDynamo;
-let emulator: RunningEmulator;
-const clock = new ManualClock(T0);
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  emulator = await startEmulator({
-    workspace: loadWorkspace(workspaceFile),
-    clock,
-    port: 0,
-    expirySweepMs: 0,
-    faults: "drop_event=1",
-  });
-});
-afterAll(async () => {
-  await emulator.close();
-  await dynamo.close();
-});
+const stack = useEmulatorStack({ faults: "drop_event=1" });
+const { clock } = stack;
 
 function pilot(options: Partial<StatusPilotOptions> = {}): StatusPilot {
   return new StatusPilot({
-    store: new DynamoStore(dynamo.client, dynamo.tableName),
-    gateway: new ServiceStatusGateway(new ServiceClient({ baseUrl: emulator.apiBase, clock })),
+    store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
+    gateway: new ServiceStatusGateway(
+      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock }),
+    ),
     transitionQueue: new MemoryQueue(),
     clock,
     log: silentLog,
@@ -52,22 +31,22 @@ function pilot(options: Partial<StatusPilotOptions> = {}): StatusPilot {
 }
 
 /** The user, with their own token, in the service's own client. */
-const userClient = () => new ServiceClient({ baseUrl: emulator.apiBase, clock });
+const userClient = () => new ServiceClient({ baseUrl: stack.emulator.apiBase, clock });
 
 const WORK = { id: "work", url: "https://cal.example/work.ics", kind: "ics" } as const;
 
 const statusOf = (user: string) => {
-  const p = emulator.state().profiles[user];
+  const p = stack.emulator.state().profiles[user];
   return [p?.status_text, p?.status_emoji, p?.status_expiration];
 };
 
 const callsOf = (user: string, since: number) =>
-  emulator
+  stack.emulator
     .calls()
     .filter((c) => c.seq > since && c.user === user)
     .map((c) => c.method);
 
-const lastSeq = () => emulator.calls().at(-1)?.seq ?? 0;
+const lastSeq = () => stack.emulator.calls().at(-1)?.seq ?? 0;
 
 describe("read before write against the emulator, user_change events dropped", () => {
   it("leaves the status the user set by hand at the next transition and when the meeting ends", async () => {
@@ -100,7 +79,7 @@ describe("read before write against the emulator, user_change events dropped", (
     clock.set(focus.end + MIN);
     const afterFocus = await p.reconcileUser(key);
     // Assess
-    expect(emulator.state().deliveries.filter((d) => d.outcome !== "dropped")).toEqual([]);
+    expect(stack.emulator.state().deliveries.filter((d) => d.outcome !== "dropped")).toEqual([]);
     expect(atFocus).toEqual({ kind: "leave", reason: "manual override" });
     expect(afterFocus).toEqual({ kind: "leave", reason: "manual override" });
     expect(statusOf("U0MEMBER")).toEqual(["Walking the dog", ":dog:", 0]);
@@ -136,7 +115,7 @@ describe("read before write against the emulator, user_change events dropped", (
     expect(outcomes).toEqual(Array(11).fill("set"));
     expect(methods.filter((m) => m === "users.profile.set")).toHaveLength(12);
     expect(methods.filter((m) => m === "users.profile.get")).toHaveLength(12);
-    expect(emulator.calls().filter((c) => c.seq > before && c.outcome !== "ok")).toEqual([]);
+    expect(stack.emulator.calls().filter((c) => c.seq > before && c.outcome !== "ok")).toEqual([]);
   });
 
   it("overwrites the user's own status when verifyBeforeWrite is off (the lost-event bug)", async () => {
@@ -170,7 +149,7 @@ describe("read before write against the emulator, user_change events dropped", (
   it("reads another member's status through an admin's token with the user parameter", async () => {
     // Prepare
     const gateway = new ServiceStatusGateway(
-      new ServiceClient({ baseUrl: emulator.apiBase, clock }),
+      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock }),
     );
     const shown = { text: "Heads down", emoji: ":headphones:", expiration: 0 };
     await userClient().setStatus({

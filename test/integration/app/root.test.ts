@@ -1,40 +1,17 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import { describe, expect, it } from "vitest";
 import type { SyncMessage } from "../../../lib/app/contracts";
 import type { AppLog } from "../../../lib/app/logger";
 import { buildApp } from "../../../lib/app/root";
-import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
 import { budgetCallsKeys, keyItem, windowOf } from "../../../lib/store/items/budget";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { useEmulatorStack } from "./emulator-harness";
 import { block, MemoryQueue, MIN, T0 } from "./harness";
 
 /* The composition root's wiring: the shared rate budget, the read before write, the log. */
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const workspaceFile = path.resolve(here, "../../fixtures/workspaces/conformance.json");
-
-let dynamo: LocalDynamo;
-let emulator: RunningEmulator;
-const clock = new ManualClock(T0);
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  emulator = await startEmulator({
-    workspace: loadWorkspace(workspaceFile),
-    clock,
-    port: 0,
-    expirySweepMs: 0,
-    faults: "drop_event=1",
-  });
-});
-afterAll(async () => {
-  await emulator.close();
-  await dynamo.close();
-});
+const stack = useEmulatorStack({ faults: "drop_event=1" });
+const { clock } = stack;
 
 /** A log of our own that keeps every line, as the local stack's readable log would. */
 function keepingLog(): AppLog & { lines: Array<{ level: string; message: string }> } {
@@ -56,9 +33,9 @@ function keepingLog(): AppLog & { lines: Array<{ level: string; message: string 
 }
 
 const env = () => ({
-  TABLE_NAME: dynamo.tableName,
-  DYNAMODB_ENDPOINT: dynamo.endpoint,
-  SERVICE_BASE_URL: emulator.apiBase,
+  TABLE_NAME: stack.dynamo.tableName,
+  DYNAMODB_ENDPOINT: stack.dynamo.endpoint,
+  SERVICE_BASE_URL: stack.emulator.apiBase,
   SIGNING_SECRET: "root-test-secret",
   TOKEN_KEY: Buffer.alloc(32, 9).toString("base64"),
 });
@@ -83,20 +60,20 @@ describe("the composition root", () => {
       sources: [{ id: "work", url: "https://cal.example/work.ics", kind: "ics" }],
       mode: "auto",
     });
-    const before = emulator.calls().at(-1)?.seq ?? 0;
+    const before = stack.emulator.calls().at(-1)?.seq ?? 0;
     // Act
     await pilot.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
     // Assess
     expect(app.log).toBe(log);
     expect(log.lines).toContainEqual({ level: "info", message: "status written" });
-    const methods = emulator
+    const methods = stack.emulator
       .calls()
       .filter((c) => c.seq > before)
       .map((c) => c.method);
     expect(methods).toEqual(["users.profile.get", "users.profile.set"]);
-    const counter = await dynamo.client.send(
+    const counter = await stack.dynamo.client.send(
       new GetItemCommand({
-        TableName: dynamo.tableName,
+        TableName: stack.dynamo.tableName,
         Key: keyItem(budgetCallsKeys("T0CONF#U0MEMBER", windowOf(T0), "U0MEMBER")),
         ConsistentRead: true,
       }),

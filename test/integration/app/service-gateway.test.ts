@@ -1,42 +1,22 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import { describe, expect, it } from "vitest";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
 import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
 import { StatusPilot } from "../../../lib/app/statuspilot";
-import { ManualClock } from "../../../lib/core/clock";
 import { silentLog } from "../../../lib/core/ports";
 import { ServiceClient } from "../../../lib/service/client";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { useEmulatorStack } from "./emulator-harness";
 import { block, MemoryQueue, MIN, T0 } from "./harness";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const workspaceFile = path.resolve(here, "../../fixtures/workspaces/conformance.json");
-
-let dynamo: LocalDynamo;
-let emulator: RunningEmulator;
-const clock = new ManualClock(T0);
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  emulator = await startEmulator({
-    workspace: loadWorkspace(workspaceFile),
-    clock,
-    port: 0,
-    expirySweepMs: 0,
-  });
-});
-afterAll(async () => {
-  await emulator.close();
-  await dynamo.close();
-});
+const stack = useEmulatorStack();
+const { clock } = stack;
 
 function pilot(): StatusPilot {
   return new StatusPilot({
-    store: new DynamoStore(dynamo.client, dynamo.tableName),
-    gateway: new ServiceStatusGateway(new ServiceClient({ baseUrl: emulator.apiBase, clock })),
+    store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
+    gateway: new ServiceStatusGateway(
+      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock }),
+    ),
     transitionQueue: new MemoryQueue(),
     clock,
     log: silentLog,
@@ -47,7 +27,7 @@ function pilot(): StatusPilot {
 /** The calendar the timelines below come from. */
 const WORK = { id: "work", url: "https://cal.example/work.ics", kind: "ics" } as const;
 
-const profileOf = (user: string) => emulator.state().profiles[user];
+const profileOf = (user: string) => stack.emulator.state().profiles[user];
 
 describe("reconcile through the real client against the emulator", () => {
   it("sets the status with its expiration and clears text and emoji together on cancel", async () => {
@@ -113,12 +93,12 @@ describe("reconcile through the real client against the emulator", () => {
       mode: "auto",
     });
     await p.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
-    const callsBefore = emulator.calls().length;
+    const callsBefore = stack.emulator.calls().length;
     // Act
     const outcome = await p.reconcileUser(key);
     // Assess
     expect(outcome).toEqual({ kind: "needs_reauth", code: "token_revoked" });
-    expect(emulator.calls().length).toBe(callsBefore);
+    expect(stack.emulator.calls().length).toBe(callsBefore);
   });
 
   it("stops when a member's token tries to change an admin's profile", async () => {

@@ -1,0 +1,56 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll } from "vitest";
+import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import { ManualClock } from "../../../lib/core/clock";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { T0 } from "./harness";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const workspaceFile = path.resolve(here, "../../fixtures/workspaces/conformance.json");
+
+/** A dynalite table and an emulator of the conformance workspace, sharing one clock. */
+export interface EmulatorStack {
+  readonly dynamo: LocalDynamo;
+  readonly emulator: RunningEmulator;
+  readonly clock: ManualClock;
+}
+
+/**
+ * Starts the stack before the file's tests and closes it after them. The servers exist only
+ * once `beforeAll` has run, so read `dynamo` and `emulator` inside tests, not at module level.
+ */
+export function useEmulatorStack(options: { faults?: string } = {}): EmulatorStack {
+  const clock = new ManualClock(T0);
+  let dynamo: LocalDynamo | undefined;
+  let emulator: RunningEmulator | undefined;
+
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+    emulator = await startEmulator({
+      workspace: loadWorkspace(workspaceFile),
+      clock,
+      port: 0,
+      expirySweepMs: 0,
+      ...(options.faults === undefined ? {} : { faults: options.faults }),
+    });
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await dynamo?.close();
+  });
+
+  return {
+    clock,
+    get dynamo() {
+      if (dynamo === undefined)
+        throw new Error("dynalite is not started yet (used before beforeAll)");
+      return dynamo;
+    },
+    get emulator() {
+      if (emulator === undefined)
+        throw new Error("the emulator is not started yet (used before beforeAll)");
+      return emulator;
+    },
+  };
+}
