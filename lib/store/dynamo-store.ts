@@ -70,9 +70,7 @@ export class DynamoStore implements StatusStore {
   }
 
   async putUser(user: UserRecord, expectedVersion: number | undefined): Promise<UserRecord> {
-    const next = { ...user, version: (expectedVersion ?? 0) + 1 };
-    await this.putVersioned(userToItem(next), expectedVersion);
-    return next;
+    return this.putNextVersion(user, expectedVersion, userToItem);
   }
 
   async getStatus(key: UserKey): Promise<StatusRecord | undefined> {
@@ -84,18 +82,14 @@ export class DynamoStore implements StatusStore {
     status: StatusRecord,
     expectedVersion: number | undefined,
   ): Promise<StatusRecord> {
-    const next = { ...status, version: (expectedVersion ?? 0) + 1 };
-    await this.putVersioned(statusToItem(next), expectedVersion);
-    return next;
+    return this.putNextVersion(status, expectedVersion, statusToItem);
   }
 
   async putTimeline(
     timeline: TimelineRecord,
     expectedVersion: number | undefined,
   ): Promise<TimelineRecord> {
-    const next = { ...timeline, version: (expectedVersion ?? 0) + 1 };
-    await this.putVersioned(timelineToItem(next), expectedVersion);
-    return next;
+    return this.putNextVersion(timeline, expectedVersion, timelineToItem);
   }
 
   async deleteTimeline(key: UserKey, sourceId: string): Promise<void> {
@@ -137,9 +131,7 @@ export class DynamoStore implements StatusStore {
     channel: ChannelRecord,
     expectedVersion: number | undefined,
   ): Promise<ChannelRecord> {
-    const next = { ...channel, version: (expectedVersion ?? 0) + 1 };
-    await this.putVersioned(channelToItem(next), expectedVersion);
-    return next;
+    return this.putNextVersion(channel, expectedVersion, channelToItem);
   }
 
   async getChannel(channelId: string): Promise<ChannelRecord | undefined> {
@@ -231,6 +223,17 @@ export class DynamoStore implements StatusStore {
       ),
     );
     return out.Item;
+  }
+
+  /** Writes `record` as the version after `expectedVersion` (1 when creating) and returns it. */
+  private async putNextVersion<T extends { version: number }>(
+    record: T,
+    expectedVersion: number | undefined,
+    toItem: (record: T) => Item,
+  ): Promise<T> {
+    const next = { ...record, version: (expectedVersion ?? 0) + 1 };
+    await this.putVersioned(toItem(next), expectedVersion);
+    return next;
   }
 
   /** Puts `item`; `expectedVersion` undefined means "must not exist yet". */
