@@ -45,6 +45,7 @@ import {
   type UserRecord,
   type UserSnapshot,
 } from "./ports";
+import type { SyncSourceView } from "./sync";
 
 export interface StatusPilotOptions {
   /** How far ahead the tick looks: the minute between ticks plus a margin. */
@@ -166,16 +167,8 @@ export interface ChannelBindingInput {
   kind?: ChannelKind;
 }
 
-export interface SourceView {
-  url: string;
-  tz: string;
-  emails: string[];
-  rules: UserRules;
-  etag?: string;
-  lastModified?: string;
-  hash?: string;
-  syncedAt?: number;
-}
+/** One calendar source and its owner, as the sync reads it. */
+export type SourceView = SyncSourceView;
 
 const isZone = (tz: string): boolean => {
   try {
