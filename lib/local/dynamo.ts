@@ -66,6 +66,8 @@ export async function startLocalDynamo(options: {
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        // close() waits for idle keep-alive sockets, which live for minutes here: drop them.
+        server.closeAllConnections();
       }),
   };
 }

@@ -45,7 +45,11 @@ export async function startDynalite(tableName = "statuspilot-test"): Promise<Loc
     endpoint,
     close: async () => {
       client.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // close() waits for idle keep-alive sockets, which live for minutes here: drop them.
+        server.closeAllConnections();
+      });
     },
   };
 }
