@@ -2,9 +2,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import { LocalTokenVault } from "../../../lib/app/local-token-vault";
+import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
+import { StatusPilot, type StatusPilotOptions } from "../../../lib/app/statuspilot";
 import { ManualClock } from "../../../lib/core/clock";
+import { silentLog } from "../../../lib/core/ports";
+import { ServiceClient } from "../../../lib/service/client";
+import { DynamoStore } from "../../../lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
-import { T0 } from "./harness";
+import { MemoryQueue, T0 } from "./harness";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const workspaceFile = path.resolve(here, "../../fixtures/workspaces/conformance.json");
@@ -53,4 +59,22 @@ export function useEmulatorStack(options: { faults?: string } = {}): EmulatorSta
       return emulator;
     },
   };
+}
+
+/** A StatusPilot over the stack: the real store on dynalite, the real client to the emulator. */
+export function emulatorPilot(
+  stack: EmulatorStack,
+  options: Partial<StatusPilotOptions> = {},
+): StatusPilot {
+  return new StatusPilot({
+    store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
+    gateway: new ServiceStatusGateway(
+      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock }),
+    ),
+    transitionQueue: new MemoryQueue(),
+    clock: stack.clock,
+    log: silentLog,
+    tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
+    options,
+  });
 }

@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
 import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
-import { StatusPilot, type StatusPilotOptions } from "../../../lib/app/statuspilot";
-import { silentLog } from "../../../lib/core/ports";
+import type { StatusPilot, StatusPilotOptions } from "../../../lib/app/statuspilot";
 import { ServiceClient } from "../../../lib/service/client";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
-import { useEmulatorStack } from "./emulator-harness";
-import { block, MemoryQueue, MIN, T0 } from "./harness";
+import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
+import { block, MIN, T0 } from "./harness";
 
 /*
  * Read-before-write through the real service client against the emulator, with every
@@ -16,19 +13,8 @@ import { block, MemoryQueue, MIN, T0 } from "./harness";
 const stack = useEmulatorStack({ faults: "drop_event=1" });
 const { clock } = stack;
 
-function pilot(options: Partial<StatusPilotOptions> = {}): StatusPilot {
-  return new StatusPilot({
-    store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
-    gateway: new ServiceStatusGateway(
-      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock }),
-    ),
-    transitionQueue: new MemoryQueue(),
-    clock,
-    log: silentLog,
-    tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
-    options,
-  });
-}
+const pilot = (options: Partial<StatusPilotOptions> = {}): StatusPilot =>
+  emulatorPilot(stack, options);
 
 /** The user, with their own token, in the service's own client. */
 const userClient = () => new ServiceClient({ baseUrl: stack.emulator.apiBase, clock });

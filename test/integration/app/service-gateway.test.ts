@@ -1,28 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
-import { StatusPilot } from "../../../lib/app/statuspilot";
-import { silentLog } from "../../../lib/core/ports";
-import { ServiceClient } from "../../../lib/service/client";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
-import { useEmulatorStack } from "./emulator-harness";
-import { block, MemoryQueue, MIN, T0 } from "./harness";
+import type { StatusPilot } from "../../../lib/app/statuspilot";
+import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
+import { block, MIN, T0 } from "./harness";
 
 const stack = useEmulatorStack();
 const { clock } = stack;
 
-function pilot(): StatusPilot {
-  return new StatusPilot({
-    store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
-    gateway: new ServiceStatusGateway(
-      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock }),
-    ),
-    transitionQueue: new MemoryQueue(),
-    clock,
-    log: silentLog,
-    tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
-  });
-}
+const pilot = (): StatusPilot => emulatorPilot(stack);
 
 /** The calendar the timelines below come from. */
 const WORK = { id: "work", url: "https://cal.example/work.ics", kind: "ics" } as const;
