@@ -65,9 +65,14 @@ export async function startLocalDynamo(options: {
     endpoint,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // close() waits for idle keep-alive sockets, which live for minutes here: drop them.
-        server.closeAllConnections();
+        // Let requests in flight finish (dynalite closes its store when the server closes, and a
+        // write still running would then throw), but never wait long on a socket that hangs.
+        const force = setTimeout(() => server.closeAllConnections(), 2_000);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
       }),
   };
 }
