@@ -1,6 +1,4 @@
 import ICAL from "ical.js";
-import { findIana } from "windows-iana";
-import { InvalidEventError, UnknownTimeZoneError } from "./errors";
 
 /**
  * Offsets of one zone as a function of the UTC instant. Everything else (wall time → instant,
@@ -30,6 +28,16 @@ export function wallMs(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): 
 }
 
 export const UTC_ZONE: ZoneRules = { id: "UTC", offsetAt: () => 0 };
+
+/** A zone that is always the given offset from UTC ("UTC+01:00"): no DST, no history. */
+export function fixedOffsetZone(offsetMs: number): ZoneRules {
+  if (offsetMs === 0) return UTC_ZONE;
+  const sign = offsetMs < 0 ? "-" : "+";
+  const minutes = Math.abs(offsetMs) / 60_000;
+  const hh = String(Math.floor(minutes / 60)).padStart(2, "0");
+  const mm = String(minutes % 60).padStart(2, "0");
+  return { id: `UTC${sign}${hh}:${mm}`, offsetAt: () => offsetMs };
+}
 
 /**
  * Converts a wall-clock time (its fields read as if UTC) to an instant, per RFC 5545 §3.3.5:
@@ -170,105 +178,6 @@ export class RfcTimezone extends ICAL.Timezone {
     return (wall - wallToUtc(wall, this.rules)) / 1000;
   }
 }
-
-/** Strips the decorations producers put around zone ids: quotes, trailing colons, spaces. */
-export const cleanTzid = (raw: string): string =>
-  raw
-    .trim()
-    .replace(/^"+|"+$/g, "")
-    .replace(/:+$/, "")
-    .trim();
-
-/** Resolves an IANA id, a Windows zone name (CLDR windowsZones) or a prefixed IANA path. */
-export function globalZone(raw: string): ZoneRules | undefined {
-  const id = cleanTzid(raw);
-  if (id === "") return undefined;
-  if (/^(utc|gmt|z)$/i.test(id)) return UTC_ZONE;
-  // Windows names first: "Pacific Standard Time" is not an IANA id, but "UTC" is both.
-  const windows = safeFindIana(id);
-  if (windows) return ianaZone(windows);
-  const direct = ianaZone(id);
-  if (direct) return direct;
-  // Producers such as Mozilla and libical prefix ids: "/mozilla.org/20050126_1/Europe/Berlin".
-  const parts = id.split("/").filter((p) => p !== "");
-  for (let i = 1; i < parts.length - 1; i++) {
-    const candidate = ianaZone(parts.slice(i).join("/"));
-    if (candidate) return candidate;
-  }
-  return undefined;
-}
-
-function safeFindIana(name: string): string | undefined {
-  try {
-    return findIana(name)[0];
-  } catch {
-    return undefined;
-  }
-}
-
-/** Per-feed resolver: the feed's own VTIMEZONEs win, then tzdata, then the Windows mapping. */
-export class ZoneResolver {
-  private readonly cache = new Map<string, RfcTimezone | null>();
-  private readonly definitions = new Map<string, ICAL.Component>();
-
-  constructor(root: ICAL.Component | undefined) {
-    for (const vtz of root?.getAllSubcomponents("vtimezone") ?? []) {
-      // A TZID that is not text (TZID;VALUE=DATE:...) names nothing; its events are skipped.
-      const tzid: unknown = vtz.getFirstProperty("tzid")?.toJSON()[3];
-      if (typeof tzid === "string") {
-        this.definitions.set(tzid, vtz);
-        if (!this.definitions.has(cleanTzid(tzid))) this.definitions.set(cleanTzid(tzid), vtz);
-      }
-    }
-  }
-
-  /** Returns the zone, or throws UnknownTimeZoneError: an unknown id is never read as floating. */
-  resolve(tzid: string): RfcTimezone {
-    const hit = this.cache.get(tzid);
-    if (hit) return hit;
-    if (hit === null) throw new UnknownTimeZoneError(tzid);
-    const definition = this.definitions.get(tzid) ?? this.definitions.get(cleanTzid(tzid));
-    let rules: ZoneRules | undefined;
-    let problem: string | undefined;
-    if (definition && hasObservances(definition)) {
-      problem = observanceProblem(definition);
-      if (!problem) rules = vtimezoneZone(definition, tzid);
-    }
-    // A broken definition of a zone that tzdata knows loses nothing: tzdata has the rules.
-    rules ??= globalZone(tzid);
-    if (!rules) {
-      if (problem) throw new InvalidEventError(`time zone "${tzid}": ${problem}`);
-      this.cache.set(tzid, null);
-      throw new UnknownTimeZoneError(tzid);
-    }
-    const zone = new RfcTimezone(rules);
-    this.cache.set(tzid, zone);
-    return zone;
-  }
-}
-
-const SUB_DAILY = new Set(["SECONDLY", "MINUTELY", "HOURLY"]);
-
-/**
- * Why a VTIMEZONE cannot be used, if it cannot. ical.js expands every observance from its
- * DTSTART up to the year asked for, so a rule changing the offset every second since 1970 would
- * run for billions of steps; real zones change it a few times a year.
- */
-function observanceProblem(vtz: ICAL.Component): string | undefined {
-  for (const observance of vtz.getAllSubcomponents()) {
-    for (const prop of observance.getAllProperties("rrule")) {
-      for (const rule of prop.getValues()) {
-        if (rule instanceof ICAL.Recur && rule.freq && SUB_DAILY.has(rule.freq)) {
-          return `observance repeats ${rule.freq}, more often than any offset changes`;
-        }
-      }
-    }
-  }
-  return undefined;
-}
-
-const hasObservances = (vtz: ICAL.Component): boolean =>
-  vtz.getAllSubcomponents("standard").length + vtz.getAllSubcomponents("daylight").length > 0;
 
 /** Midnight of a calendar date in a zone, as an instant. */
 export const zonedMidnight = (year: number, month: number, day: number, zone: ZoneRules): number =>

@@ -49,7 +49,7 @@ async function load(args: string[], io: CliIo, command: string): Promise<Inputs 
     return EXIT_UNREADABLE;
   }
   try {
-    const { occurrences, skipped } = expand(text, {
+    const { occurrences, skipped, warnings } = expand(text, {
       from,
       to,
       userZone: tz,
@@ -58,6 +58,7 @@ async function load(args: string[], io: CliIo, command: string): Promise<Inputs 
     for (const s of skipped) {
       io.err(`skipped ${s.uid ?? "(no uid)"}${s.summary ? ` "${s.summary}"` : ""}: ${s.reason}`);
     }
+    for (const w of warnings) io.err(`warning ${w.uid ?? "(feed)"}: ${w.message}`);
     return { occurrences, from, to, tz };
   } catch (error: unknown) {
     if (error instanceof CalendarError) {

@@ -147,7 +147,7 @@ const OPTIONS = { userZone: "Europe/Berlin", userEmails: ["me@example.com"] };
  * The contract of expand for bad content, as a list of violations (empty when it holds):
  * - the only error it may throw is CalendarParseError, and only when the text is not iCalendar
  *   at all (no BEGIN:VCALENDAR, or not one intact VEVENT), so an intact event is never lost;
- * - every skipped event carries a one-line, non-empty reason;
+ * - every skipped event carries a one-line, non-empty reason, every warning a one-line message;
  * - every occurrence is a finite, ordered span that meets the window.
  */
 function contractViolations(ics: string, run: Expand = expand): string[] {
@@ -164,6 +164,11 @@ function contractViolations(ics: string, run: Expand = expand): string[] {
   for (const s of result.skipped) {
     if (typeof s.reason !== "string" || s.reason.trim() === "" || /[\r\n]/.test(s.reason)) {
       violations.push(`skip without a one-line reason: ${JSON.stringify(s)}`);
+    }
+  }
+  for (const w of result.warnings) {
+    if (typeof w.message !== "string" || w.message.trim() === "" || /[\r\n]/.test(w.message)) {
+      violations.push(`warning without a one-line message: ${JSON.stringify(w)}`);
     }
   }
   for (const o of result.occurrences) {
@@ -298,6 +303,7 @@ describe("the expand contract check", () => {
     const broken: Expand = () => ({
       skipped: [{ uid: "a", reason: " " }, { reason: "two\nlines" }],
       occurrences: [{ ...occurrence, start, end: start - 1 }],
+      warnings: [],
     });
     // Act
     const violations = contractViolations(feed, broken);

@@ -51,15 +51,18 @@ describe("statuspilot calendar expand", () => {
     ]);
   });
 
-  it("reports skipped events on stderr with their reasons", async () => {
+  it("reports skipped events and guessed zones on stderr with their reasons", async () => {
     const io = bufferIo();
     const code = await runExpand(
       [edge, "--from", "2024-03-29T00:00:00Z", "--to", "2024-04-05T00:00:00Z"],
       io,
     );
     expect(code).toBe(0);
-    expect(io.stderr.join("\n")).toContain(
-      'skipped unknown-zone "Mystery zone": unknown time zone "Mars/Olympus_Mons"',
+    expect(io.stderr).toContain(
+      'skipped broken "Broken start": DTSTART 2024--0-3-T0:: is not a real date',
+    );
+    expect(io.stderr).toContain(
+      'warning (feed): unknown time zone "Mars/Olympus_Mons"; read in UTC, the user\'s zone',
     );
   });
 

@@ -154,13 +154,28 @@ describe("expand: edge cases", () => {
     expect(rows).toContain("overlap 2024-10-27T00:30:00.000Z 2024-10-27T01:00:00.000Z");
   });
 
-  it("skips a broken event and an unknown zone with reasons, and expands the rest", () => {
+  it("skips a broken event with a reason, and expands the rest", () => {
     const { skipped, rows } = spans("edge-cases.ics", ...window);
-    expect(skipped.map((s) => s.uid).sort()).toEqual(["broken", "unknown-zone"]);
-    expect(skipped.find((s) => s.uid === "unknown-zone")?.reason).toBe(
-      'unknown time zone "Mars/Olympus_Mons"',
-    );
+    expect(skipped).toEqual([
+      {
+        uid: "broken",
+        summary: "Broken start",
+        reason: "DTSTART 2024--0-3-T0:: is not a real date",
+      },
+    ]);
     expect(rows.length).toBeGreaterThan(5);
+  });
+
+  it("reads an unknown zone (and no X-WR-TIMEZONE) in the user's zone, with a warning naming it", () => {
+    const { warnings, rows } = spans("edge-cases.ics", ...window);
+    // 09:00 Berlin on 2024-03-30 is CET: 08:00Z.
+    expect(rows).toContain("unknown-zone 2024-03-30T08:00:00.000Z 2024-03-30T09:00:00.000Z");
+    expect(warnings).toEqual([
+      {
+        tzid: "Mars/Olympus_Mons",
+        message: 'unknown time zone "Mars/Olympus_Mons"; read in Europe/Berlin, the user\'s zone',
+      },
+    ]);
   });
 
   it("swaps DTEND before DTSTART, keeps zero-length events and makes DTEND=DTSTART all-day one day", () => {

@@ -24,9 +24,9 @@ const expandDay = (name: string, from: string, to: string) => {
 };
 
 describe("expand: components whose END line is missing or garbled", () => {
-  it("skips an unterminated time zone and event with a reason and still expands the events after them", () => {
+  it("skips an unterminated time zone and event with a reason, reads the zone's events in the user's zone and expands the events after them", () => {
     // Prepare / Act
-    const { rows, skipped } = expandDay(
+    const { rows, skipped, warnings } = expandDay(
       "unterminated-components.ics",
       "2026-03-09T00:00:00Z",
       "2026-03-10T00:00:00Z",
@@ -34,6 +34,8 @@ describe("expand: components whose END line is missing or garbled", () => {
     // Assess
     expect(rows).toEqual([
       "standup 2026-03-09T08:00:00.000Z 2026-03-09T08:15:00.000Z",
+      // The zone's block never ended, so its name is unknown: read in the user's zone.
+      "in-custom-zone 2026-03-09T08:00:00.000Z 2026-03-09T09:00:00.000Z",
       "review 2026-03-09T14:00:00.000Z 2026-03-09T15:00:00.000Z",
     ]);
     expect(skipped).toEqual([
@@ -43,12 +45,8 @@ describe("expand: components whose END line is missing or garbled", () => {
         summary: "Its END line is missing",
         reason: "VEVENT component began but did not end",
       },
-      {
-        uid: "in-custom-zone",
-        summary: "Uses the zone whose block never ended",
-        reason: 'unknown time zone "Custom/Office"',
-      },
     ]);
+    expect(warnings.map((w) => w.tzid)).toEqual(["Custom/Office"]);
   });
 
   it("refuses a feed cut off inside its only event, so a truncated download never wipes a timeline", () => {
@@ -220,22 +218,25 @@ describe("expand: wall-clock lengths across DST changes (property)", () => {
 });
 
 describe("expand: a VTIMEZONE whose offset would change every second", () => {
-  it("skips its events with a reason at once, and reads a zone tzdata knows from tzdata", () => {
+  it("reads its events in the user's zone at once, with a warning, and a zone tzdata knows from tzdata", () => {
     // Prepare / Act
-    const { rows, skipped } = expandDay(
+    const { rows, skipped, warnings } = expandDay(
       "runaway-vtimezone.ics",
       "2026-03-09T00:00:00Z",
       "2026-03-10T00:00:00Z",
     );
     // Assess
-    expect(skipped).toEqual([
+    expect(skipped).toEqual([]);
+    expect(warnings).toEqual([
       {
-        uid: "in-runaway-zone",
-        summary: "Planning",
-        reason:
-          'time zone "Custom/Runaway": observance repeats SECONDLY, more often than any offset changes',
+        tzid: "Custom/Runaway",
+        message:
+          'time zone "Custom/Runaway": observance repeats SECONDLY, more often than any offset changes; read in Europe/Berlin, the user\'s zone',
       },
     ]);
-    expect(rows).toEqual(["in-known-zone 2026-03-09T08:00:00.000Z 2026-03-09T08:15:00.000Z"]);
+    expect(rows).toEqual([
+      "in-known-zone 2026-03-09T08:00:00.000Z 2026-03-09T08:15:00.000Z",
+      "in-runaway-zone 2026-03-09T08:00:00.000Z 2026-03-09T09:00:00.000Z",
+    ]);
   });
 });
