@@ -1,6 +1,7 @@
 import type { CliIo } from "../lib/cli/io";
 import { type BundleRow, runBundleBench } from "./bundles";
 import { runCalendarBench } from "./calendar";
+import { runConvergence } from "./convergence";
 import { costTable, runCostBench } from "./cost";
 import { herdTable, runHerd } from "./herd";
 
@@ -16,18 +17,27 @@ export const SIZES: Record<
   full: { herd: 10_000, adminHerd: 900, costUsers: 100, costDays: 30 },
 };
 
-const usage = "usage: statuspilot bench [--quick|--full] [--only calendar,herd,cost,bundles]";
-const PARTS = ["calendar", "herd", "cost", "bundles"] as const;
+const usage =
+  "usage: statuspilot bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N]";
+const PARTS = ["calendar", "herd", "cost", "bundles", "convergence"] as const;
 type Part = (typeof PARTS)[number];
 
 /** `statuspilot bench [--quick|--full]`: every benchmark, each beside its baseline, as tables. */
 export async function run(args: string[], io: CliIo): Promise<number> {
   let size: BenchSize = "default";
   let only: Set<Part> = new Set(PARTS);
+  let seeds: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--quick") size = "quick";
-    else if (arg === "--full") size = "full";
+    else if (arg === "--seeds") {
+      const value = args[++i] ?? "";
+      seeds = Number(value);
+      if (!/^[1-9]\d*$/.test(value)) {
+        io.err(`bench: --seeds takes a positive whole number; got ${value || "nothing"}`);
+        return 64;
+      }
+    } else if (arg === "--full") size = "full";
     else if (arg === "--only") {
       const list = (args[++i] ?? "").split(",").filter((p) => p !== "");
       const unknown = list.filter((p) => !(PARTS as readonly string[]).includes(p));
@@ -71,6 +81,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const initMs = Object.fromEntries(bundles.map((b) => [b.fn, b.initMs]));
     const result = await runCostBench({ users: s.costUsers, days: s.costDays, initMs });
     return costTable(result);
+  });
+  await part("convergence", async () => {
+    const result = runConvergence({ size, ...(seeds !== undefined ? { seeds } : {}) });
+    if (result.failures > 0) throw new Error(`a reconcile property failed\n${result.table}`);
+    return result.table;
   });
   io.out(`\ntotal ${Math.round((performance.now() - started) / 1000)} s`);
   return failed ? 1 : 0;

@@ -28,6 +28,50 @@ export interface DeliveryRecord {
   lastStatus?: number;
 }
 
+/** What an app needs to receive an event: its id, signing secret, manifest and legacy token. */
+export interface EventApp {
+  app: { id: string; signing_secret: string; verification_token?: string | undefined };
+  manifest: Record<string, unknown>;
+}
+
+/**
+ * Where an app receives `eventType`: its request URL when the manifest lists the event under
+ * `settings.event_subscriptions.user_events` or `bot_events`; undefined when it is not subscribed.
+ */
+export function subscribedTarget(state: EventApp, eventType: string): EventTarget | undefined {
+  const settings = state.manifest.settings as
+    | { event_subscriptions?: Record<string, unknown> }
+    | undefined;
+  const subs = settings?.event_subscriptions;
+  const requestUrl = subs?.request_url;
+  const listed = (key: string) => {
+    const list = subs?.[key];
+    return Array.isArray(list) && list.includes(eventType);
+  };
+  if (typeof requestUrl !== "string" || !(listed("user_events") || listed("bot_events")))
+    return undefined;
+  return { appId: state.app.id, requestUrl, signingSecret: state.app.signing_secret };
+}
+
+/** The Events API envelope (`event_callback`) that carries one event to one app. */
+export function eventEnvelope(args: {
+  app: EventApp["app"];
+  teamId: string;
+  eventId: string;
+  eventTime: number;
+  event: Record<string, unknown>;
+}): Record<string, unknown> & { event_id: string } {
+  return {
+    token: args.app.verification_token ?? `vt-${args.app.id}`,
+    team_id: args.teamId,
+    api_app_id: args.app.id,
+    type: "event_callback",
+    event_id: args.eventId,
+    event_time: args.eventTime,
+    event: args.event,
+  };
+}
+
 /** Signs like the real platform: v0=HMAC-SHA256(secret, "v0:<ts>:<raw body>") in hex. */
 export function signEvent(secret: string, timestamp: number, body: string): string {
   return `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex")}`;

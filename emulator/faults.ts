@@ -9,6 +9,11 @@ export interface FaultSpec {
   duplicateEvent: number;
   /** Extra delay before an event's first delivery attempt, uniformly drawn in [min, max]. */
   delayEventMs: [number, number];
+  /**
+   * Wall-clock time every API call waits before it is handled, uniformly drawn in [min, max]:
+   * a slow service. Absent: no latency.
+   */
+  latencyMs?: [number, number];
 }
 
 /** Codes an API call may be made to answer; all are from spec section 7. */
@@ -64,7 +69,17 @@ function rate(key: string, raw: string): number {
   return n;
 }
 
-/** Parses `internal_error=0.1,timeout=0.02,drop_event=0.2,delay_event_ms=0..3000`. */
+/** `MIN..MAX` (or one number) of milliseconds. */
+function range(key: string, raw: string): [number, number] {
+  const m = /^(\d+)(?:\.\.(\d+))?$/.exec(raw);
+  if (!m) throw new FaultSpecError(`fault ${key}: expected MIN..MAX, got "${raw}"`, key);
+  const min = Number(m[1]);
+  const max = m[2] === undefined ? min : Number(m[2]);
+  if (max < min) throw new FaultSpecError(`fault ${key}: MAX is below MIN`, key);
+  return [min, max];
+}
+
+/** Parses `internal_error=0.1,timeout=0.02,drop_event=0.2,delay_event_ms=0..3000,latency_ms=500`. */
 export function parseFaults(spec: string): FaultSpec {
   const out: FaultSpec = {
     errors: {},
@@ -84,15 +99,9 @@ export function parseFaults(spec: string): FaultSpec {
     if (key === "timeout") out.timeout = rate(key, value);
     else if (key === "drop_event") out.dropEvent = rate(key, value);
     else if (key === "duplicate_event") out.duplicateEvent = rate(key, value);
-    else if (key === "delay_event_ms") {
-      const m = /^(\d+)(?:\.\.(\d+))?$/.exec(value);
-      if (!m)
-        throw new FaultSpecError(`fault delay_event_ms: expected MIN..MAX, got "${value}"`, key);
-      const min = Number(m[1]);
-      const max = m[2] === undefined ? min : Number(m[2]);
-      if (max < min) throw new FaultSpecError("fault delay_event_ms: MAX is below MIN", key);
-      out.delayEventMs = [min, max];
-    } else if (INJECTABLE_CODES.has(key)) out.errors[key] = rate(key, value);
+    else if (key === "delay_event_ms") out.delayEventMs = range(key, value);
+    else if (key === "latency_ms") out.latencyMs = range(key, value);
+    else if (INJECTABLE_CODES.has(key)) out.errors[key] = rate(key, value);
     else throw new FaultSpecError(`unknown fault "${key}"`, key);
   }
   return out;

@@ -59,7 +59,7 @@ function inRange(address: string, range: string): boolean {
 }
 
 /** Section 5, in the order the service checks: presence, validity, state, type, scope. */
-function authenticate(
+export function authenticate(
   ctx: CallContext,
   allowedTypes: readonly WorkspaceToken["type"][],
   scope: string | undefined,
@@ -78,7 +78,9 @@ function authenticate(
     const allowed = ranges.some((r) => typeof r === "string" && inRange(ctx.remoteAddress, r));
     if (!allowed) return { ok: false, result: fail("invalid_auth") };
   }
-  if (token.state === "expired") return { ok: false, result: fail("token_expired") };
+  // `expires_at` (epoch s): a rotating token issued by `oauth.v2.access` lives 12 hours.
+  const lapsed = token.expires_at !== undefined && ctx.now >= token.expires_at * 1000;
+  if (token.state === "expired" || lapsed) return { ok: false, result: fail("token_expired") };
   if (token.state === "revoked") return { ok: false, result: fail("token_revoked") };
   if (token.state === "inactive") return { ok: false, result: fail("account_inactive") };
   if (!allowedTypes.includes(token.type))
@@ -222,6 +224,11 @@ function apply(
   }
   p.real_name_normalized = normalizeName(p.real_name);
   p.display_name_normalized = normalizeName(p.display_name);
+  // Spec 3: a status set with `status_expiration` omitted does not expire. It never inherits
+  // the expiration of the status it replaces; a call naming no status field leaves all three.
+  const setsStatus =
+    Object.hasOwn(changes, "status_text") || Object.hasOwn(changes, "status_emoji");
+  if (setsStatus && !Object.hasOwn(changes, "status_expiration")) p.status_expiration = 0;
   if (p.status_text === "" && p.status_emoji === "") p.status_expiration = 0;
   // The platform shows a text-only status with its default emoji.
   if (p.status_text !== "" && p.status_emoji === "") p.status_emoji = DEFAULT_STATUS_EMOJI;

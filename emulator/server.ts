@@ -3,14 +3,17 @@ import type { AddressInfo, Socket } from "node:net";
 import { systemClock } from "../lib/app/system-clock";
 import type { Clock } from "../lib/core/clock";
 import { type Log, silentLog } from "../lib/core/ports";
+import { type CallRecord, ParamRedactor, redactToken } from "./call-log";
 import { type DeliveryRecord, EventDispatcher } from "./events";
 import { type FaultSpec, seededRandom, toFaultSpec } from "./faults";
 import { fail, METHODS, type MethodResult } from "./methods";
 import { EmulatorModel, type PendingEmail, type StoredProfile } from "./model";
+import { OAuthEmulator } from "./oauth";
 import { DEFAULT_LIMITS, RateLimiter, type RateLimits } from "./rate-limit";
 import { parseRequestArgs } from "./request";
 import type { Workspace } from "./workspace";
 
+export { type CallRecord, REDACTED_SECRET, redactToken } from "./call-log";
 export { signEvent } from "./events";
 export { type FaultSpec, parseFaults } from "./faults";
 export { loadWorkspace, parseWorkspace, type Workspace, WorkspaceError } from "./workspace";
@@ -37,19 +40,6 @@ export interface EmulatorOptions {
   bodyTimeoutMs?: number;
 }
 
-export interface CallRecord {
-  seq: number;
-  /** Epoch ms on the emulator's clock. */
-  at: number;
-  method: string;
-  /** First 6 characters and an ellipsis; never the whole token. */
-  token: string | null;
-  caller: string | null;
-  user: string | null;
-  outcome: string;
-  httpStatus: number;
-}
-
 export interface EmulatorState {
   team: Workspace["team"];
   profiles: Record<string, StoredProfile>;
@@ -74,9 +64,6 @@ export interface RunningEmulator {
   /** Confirms a pending email change, as the user following the link would. */
   confirmEmail(user: string): boolean;
 }
-
-export const redactToken = (token: string | undefined): string | null =>
-  token === undefined || token === "" ? null : `${token.slice(0, 6)}…`;
 
 const MAX_BODY = 1_000_000;
 
@@ -134,6 +121,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
   let random = seededRandom(opts.seed ?? 1);
   let faults = toFaultSpec(opts.faults);
   const callLog: CallRecord[] = [];
+  const redactor = new ParamRedactor(model);
   const sockets = new Set<Socket>();
   const held = new Set<NodeJS.Timeout>();
   const events = new EventDispatcher({
@@ -143,6 +131,13 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     retryDelaysMs: opts.eventRetryDelaysMs ?? [0, 60_000, 300_000],
     attemptTimeoutMs: opts.eventAttemptTimeoutMs ?? 3000,
     faults: () => faults,
+  });
+  // The OAuth extension: its pages, its methods, and the events revocation sends.
+  const oauth = new OAuthEmulator({
+    model,
+    clock,
+    events,
+    bodyTimeoutMs: opts.bodyTimeoutMs ?? 5000,
   });
 
   function emitUserChange(userId: string): void {
@@ -222,17 +217,24 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     return true;
   }
 
-  function record(method: string, token: string | undefined, result: MethodResult): void {
+  function record(
+    method: string,
+    token: string | undefined,
+    result: MethodResult,
+    args?: Record<string, unknown>,
+  ): void {
     const outcome = result.body.ok === true ? "ok" : String(result.body.error);
     const entry: CallRecord = {
       seq: callLog.length + 1,
       at: clock.now(),
       method,
       token: redactToken(token),
+      app: (token === undefined ? undefined : model.tokens.get(token)?.app) ?? null,
       caller: result.caller ?? null,
       user: result.target ?? null,
       outcome,
       httpStatus: result.status,
+      params: args === undefined ? null : redactor.params(args),
     };
     callLog.push(entry);
     log.info("call", { ...entry });
@@ -243,7 +245,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     res: ServerResponse,
     method: string,
   ): Promise<void> {
-    const handler = METHODS[method];
+    const handler = METHODS[method] ?? oauth.methods[method];
     const auth = req.headers.authorization;
     const bearer = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     if (!handler) {
@@ -266,16 +268,22 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
       return send(res, result.status, result.body, { connection: "close" });
     }
     const body = read.kind === "ok" ? read.body : undefined;
+    // Parsed before the faults only so that the call log shows what a faulted call carried.
+    const parsed =
+      body === undefined ? undefined : await parseRequestArgs(req.headers["content-type"], body);
+    const args = parsed?.ok === true ? parsed.args : undefined;
+    const tokenArg = typeof args?.token === "string" ? args.token : undefined;
     for (const [code, rate] of Object.entries(faults.errors)) {
       if (rate > 0 && random() < rate) {
         const result: MethodResult = fail(code);
         if (code === "ratelimited") result.headers = { "retry-after": "1" };
-        record(method, bearer, result);
+        record(method, bearer ?? tokenArg, result, args);
         return send(res, result.status, result.body, result.headers);
       }
     }
     if (faults.timeout > 0 && random() < faults.timeout) {
-      record(method, bearer, { status: 0, body: { ok: false, error: "fault_timeout" } });
+      const result = { status: 0, body: { ok: false, error: "fault_timeout" } };
+      record(method, bearer ?? tokenArg, result, args);
       // Never answer; drop the connection later so the caller sees a timeout or a reset.
       const t = setTimeout(() => {
         held.delete(t);
@@ -284,30 +292,39 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
       held.add(t);
       return;
     }
-    let result: MethodResult;
-    let tokenArg: string | undefined;
-    if (body === undefined) result = fail("invalid_form_data");
-    else {
-      const parsed = await parseRequestArgs(req.headers["content-type"], body);
-      if (!parsed.ok) result = fail(parsed.code);
-      else {
-        if (typeof parsed.args.token === "string") tokenArg = parsed.args.token;
-        sweep();
-        const actingHeader = req.headers["x-svc-user"];
-        result = await handler({
-          model,
-          limiter,
-          now: clock.now(),
-          args: parsed.args,
-          bearer,
-          actingUserHeader: Array.isArray(actingHeader) ? actingHeader[0] : actingHeader,
-          remoteAddress: req.socket.remoteAddress ?? "",
-          oauthCallbackUrl: opts.oauthCallbackUrl ?? "https://svc.example/oauth/callback",
-        });
-        for (const user of result.changed ?? []) emitUserChange(user);
-      }
+    const [slowest, fastest] = [faults.latencyMs?.[1] ?? 0, faults.latencyMs?.[0] ?? 0];
+    if (slowest > 0) {
+      // A slow service: the call waits in wall-clock time, then takes effect and answers.
+      const wait =
+        slowest === fastest ? slowest : Math.round(fastest + random() * (slowest - fastest));
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          held.delete(t);
+          resolve();
+        }, wait);
+        held.add(t);
+      });
     }
-    record(method, bearer ?? tokenArg, result);
+    let result: MethodResult;
+    if (parsed === undefined) result = fail("invalid_form_data");
+    else if (!parsed.ok) result = fail(parsed.code);
+    else {
+      sweep();
+      const actingHeader = req.headers["x-svc-user"];
+      result = await handler({
+        model,
+        limiter,
+        now: clock.now(),
+        args: parsed.args,
+        bearer,
+        actingUserHeader: Array.isArray(actingHeader) ? actingHeader[0] : actingHeader,
+        authorization: auth,
+        remoteAddress: req.socket.remoteAddress ?? "",
+        oauthCallbackUrl: opts.oauthCallbackUrl ?? "https://svc.example/oauth/callback",
+      });
+      for (const user of result.changed ?? []) emitUserChange(user);
+    }
+    record(method, bearer ?? tokenArg, result, args);
     send(res, result.status, result.body, result.headers);
   }
 
@@ -386,7 +403,8 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
       // `/api/users/profile.set` is the raw example's spelling of `users.profile.set`.
       const method = path.slice("/api/".length).replaceAll("/", ".");
       work = handleApi(req, res, method);
-    } else if (path.startsWith("/_emulator/")) work = handleControl(req, res, path);
+    } else if (oauth.handlesPath(path)) work = oauth.handleHttp(req, res, path);
+    else if (path.startsWith("/_emulator/")) work = handleControl(req, res, path);
     else work = Promise.resolve(send(res, 404, { ok: false, error: "not_found" }));
     work.catch((err: unknown) => {
       log.error("emulator bug", { error: err instanceof Error ? err.message : String(err) });

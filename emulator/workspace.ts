@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { validateManifest } from "../lib/schema/manifest";
@@ -38,17 +39,52 @@ const tokenSchema = z.object({
   state: z.enum(["active", "expired", "revoked", "inactive"]).default("active"),
   app: z.string().optional(),
   ip_restricted: z.boolean().optional(),
+  /**
+   * Epoch seconds from which the token answers `token_expired` (an extension: the platform's
+   * rotating tokens, issued by `oauth.v2.access` when token rotation is on).
+   */
+  expires_at: z.number().int().positive().optional(),
 });
 
-const appSchema = z.object({
-  id: z.string().min(1),
-  signing_secret: z.string().min(1),
-  /** The events envelope's `token` (the legacy verification token). */
-  verification_token: z.string().optional(),
-  manifest: z.record(z.string(), z.unknown()),
-  collaborators: z.array(z.string()).default([]),
-  managed_by: z.string().optional(),
-});
+const appSchema = z
+  .object({
+    id: z.string().min(1),
+    signing_secret: z.string().min(1),
+    /** The events envelope's `token` (the legacy verification token). */
+    verification_token: z.string().optional(),
+    /** OAuth credentials (an extension); derived by `defaultClientCredentials` when absent. */
+    client_id: z.string().min(1).optional(),
+    client_secret: z.string().min(1).optional(),
+    manifest: z.record(z.string(), z.unknown()),
+    collaborators: z.array(z.string()).default([]),
+    managed_by: z.string().optional(),
+  })
+  .transform((app) => {
+    const defaults = defaultClientCredentials(app);
+    return {
+      ...app,
+      client_id: app.client_id ?? defaults.client_id,
+      client_secret: app.client_secret ?? defaults.client_secret,
+    };
+  });
+
+/**
+ * The OAuth credentials of an app whose workspace file names none (files older than the OAuth
+ * extension): stable across runs, so a client configured once keeps working, and the secret is
+ * derived from the signing secret, so it cannot be guessed from the app id alone.
+ */
+export function defaultClientCredentials(app: { id: string; signing_secret: string }): {
+  client_id: string;
+  client_secret: string;
+} {
+  return {
+    client_id: `${app.id}.client`,
+    client_secret: createHmac("sha256", app.signing_secret)
+      .update(`client_secret:${app.id}`)
+      .digest("hex")
+      .slice(0, 32),
+  };
+}
 
 /** `http://` on the local machine: 127.x.x.x, localhost or [::1], with any port and path. */
 const LOOPBACK_HTTP = /^http:\/\/(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?::\d+)?(?:[/?#]|$)/i;
@@ -114,6 +150,16 @@ export const workspaceSchema = z
           path: ["tokens", i, "app"],
           message: `unknown app ${t.app}`,
         });
+    });
+    const clientIds = new Set<string>();
+    ws.apps.forEach((a, i) => {
+      if (clientIds.has(a.client_id))
+        ctx.addIssue({
+          code: "custom",
+          path: ["apps", i, "client_id"],
+          message: `duplicate client_id ${a.client_id}`,
+        });
+      clientIds.add(a.client_id);
     });
     ws.apps.forEach((a, i) => {
       a.collaborators.forEach((c, j) => {

@@ -39,7 +39,6 @@ export const LAZY_MODULES: Record<string, string[]> = {
   // Whoever reconciles (writes a status) or reads a channel secret opens sealed values.
   "./kms-token-vault": [
     "serviceEvents",
-    "oooCommand",
     "calendarHooks",
     "adminOoo",
     "adminUsers",
@@ -49,9 +48,9 @@ export const LAZY_MODULES: Record<string, string[]> = {
   // The service's signing secret is read by the two endpoints the service calls.
   "@aws-sdk/client-ssm": ["serviceEvents", "oooCommand"],
   // The service client (and the manifest schema and yaml it imports): whoever sets a status.
+  // Not oooCommand: it queues its reconcile (lib/app/deferred-reconcile.ts).
   "../service/client": [
     "serviceEvents",
-    "oooCommand",
     "adminOoo",
     "adminUsers",
     "syncWorker",

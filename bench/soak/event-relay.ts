@@ -20,6 +20,15 @@ export interface HoldPolicy {
   maxMs: number;
 }
 
+/** One `user_change` the relay is to lose: acknowledged to the service, never forwarded. */
+export interface LoseRule {
+  user: string;
+  /** Only a delivery the relay receives at this simulated instant (the user's own action). */
+  at: number;
+  /** Only an event whose status is empty: the user's clear. */
+  cleared: boolean;
+}
+
 export interface EventRelayStats {
   /** Deliveries passed straight through, the service waiting for the answer. */
   passed: number;
@@ -30,12 +39,16 @@ export interface EventRelayStats {
   lost: number;
   /** The longest hold, in simulated milliseconds. */
   maxHeldMs: number;
+  /** Events lost on purpose by a `LoseRule` (their duplicates and retries lost with them). */
+  discarded: number;
 }
 
 export interface EventRelay {
   /** The request URL to give the service for event subscriptions. */
   url: string;
   setHold(policy: HoldPolicy): void;
+  /** Loses the first `user_change` that matches, as a service dropping it would. */
+  lose(rule: LoseRule): void;
   /** Deliveries being forwarded now (held ones waiting for their instant are not counted). */
   inFlight(): number;
   stats(): EventRelayStats;
@@ -73,7 +86,47 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
 export async function startEventRelay(options: EventRelayOptions): Promise<EventRelay> {
   let policy: HoldPolicy = { rate: 0, maxMs: 0 };
   let inFlight = 0;
-  const counts: EventRelayStats = { passed: 0, held: 0, released: 0, lost: 0, maxHeldMs: 0 };
+  const counts: EventRelayStats = {
+    passed: 0,
+    held: 0,
+    released: 0,
+    lost: 0,
+    maxHeldMs: 0,
+    discarded: 0,
+  };
+  let rules: LoseRule[] = [];
+  const discardedIds = new Set<string>();
+
+  /** Whether this delivery is one to lose: it matches a rule, or repeats an event already lost. */
+  const toLose = (body: Buffer): boolean => {
+    if (rules.length === 0 && discardedIds.size === 0) return false;
+    let doc: {
+      event_id?: string;
+      event?: { type?: string; user?: { id?: string; profile?: Record<string, unknown> } };
+    };
+    try {
+      doc = JSON.parse(body.toString("utf8"));
+    } catch {
+      return false;
+    }
+    const id = String(doc.event_id ?? "");
+    if (discardedIds.has(id)) return true;
+    const event = doc.event;
+    if (event?.type !== "user_change") return false;
+    const profile = event.user?.profile ?? {};
+    const cleared = profile.status_text === "" && profile.status_emoji === "";
+    const now = options.clock.now();
+    // A rule's instant has passed: the service dropped the event itself before it got here.
+    rules = rules.filter((r) => r.at >= now);
+    const rule = rules.find(
+      (r) => r.user === event.user?.id && r.at === now && (!r.cleared || cleared),
+    );
+    if (rule === undefined) return false;
+    rules = rules.filter((r) => r !== rule);
+    discardedIds.add(id);
+    counts.discarded++;
+    return true;
+  };
 
   const forward = async (headers: Record<string, string>, body: Buffer) => {
     inFlight++;
@@ -111,6 +164,11 @@ export async function startEventRelay(options: EventRelayOptions): Promise<Event
       const value = req.headers[name];
       if (typeof value === "string") headers[name] = value;
     }
+    if (toLose(body)) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ ok: true }));
+      return;
+    }
     if (policy.rate > 0 && options.rng.chance(policy.rate)) {
       const holdMs = Math.round(options.rng.next() * policy.maxMs);
       counts.held++;
@@ -142,6 +200,9 @@ export async function startEventRelay(options: EventRelayOptions): Promise<Event
     url: `http://127.0.0.1:${port}/service/events`,
     setHold: (next) => {
       policy = next;
+    },
+    lose: (rule) => {
+      rules.push(rule);
     },
     inFlight: () => inFlight,
     stats: () => ({ ...counts }),

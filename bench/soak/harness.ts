@@ -14,7 +14,7 @@ import { createLambdaContext } from "../../lib/local/lambda-context";
 import { signV0 } from "../../lib/webhooks";
 import { type SoakDynamo, startSoakDynamo } from "./dynamo";
 import { type EventRelay, startEventRelay } from "./event-relay";
-import { seededRng } from "./scenario";
+import { emailOf, seededRng } from "./scenario";
 import { SoakScheduler } from "./scheduler";
 
 /** One `users.profile.set` (or other method) call that Statuspilot made, as the soak saw it. */
@@ -202,6 +202,8 @@ export class SoakHarness {
       transitionQueue: this.queues.transition,
       syncQueue: this.queues.sync,
       fetch: this.recordingFetch,
+      // The feeds are served on 127.0.0.1, as in the local stack.
+      allowPrivateSourceAddresses: true,
     });
     this.app = await getApp();
   }
@@ -218,6 +220,8 @@ export class SoakHarness {
         key,
         tz: u.tz,
         token: appToken(u.id),
+        // Their address on invitations, so the sync finds their own answer (PARTSTAT).
+        emails: [emailOf(u.id)],
         sources: [{ id: "cal1", url: this.ics.feedUrl(u.feedPath), kind: "ics", secret }],
         mode: "auto",
       });
@@ -304,7 +308,7 @@ export class SoakHarness {
    * The user sets (or clears) their own status in the chat app: a call with their own session
    * token, retried through injected faults. Returns whether the service accepted it.
    */
-  async setOwnStatus(user: string, status: StatusValue): Promise<boolean> {
+  async setOwnStatus(user: string, status: StatusValue, omitExpiration = false): Promise<boolean> {
     for (let attempt = 0; attempt < 20; attempt++) {
       try {
         const res = await this.trackedFetch(
@@ -320,7 +324,7 @@ export class SoakHarness {
               profile: {
                 status_text: status.text,
                 status_emoji: status.emoji,
-                status_expiration: status.expiration,
+                ...(omitExpiration ? {} : { status_expiration: status.expiration }),
               },
             }),
           },
@@ -343,11 +347,12 @@ export class SoakHarness {
     return this.order;
   }
 
-  profileStatus(user: string): StatusValue | undefined {
-    const p = this.emulator.state().profiles[user];
-    return p
-      ? { text: p.status_text, emoji: p.status_emoji, expiration: p.status_expiration }
-      : undefined;
+  /** Every user's status as the service holds it now, from one read of its state. */
+  profileStatuses(): Record<string, StatusValue> {
+    const out: Record<string, StatusValue> = {};
+    for (const [id, p] of Object.entries(this.emulator.state().profiles))
+      out[id] = { text: p.status_text, emoji: p.status_emoji, expiration: p.status_expiration };
+    return out;
   }
 
   async close(): Promise<void> {

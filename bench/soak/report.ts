@@ -15,6 +15,16 @@ export function formatReport(report: SoakReport): string {
     ["two different writes for one transition", String(c.doubleWrites.length), "0"],
     ["out-of-office blocks missed", String(c.oooMissed.length), "0"],
     ["out-of-office blocks late (> 3 min)", String(c.oooLate.length), "0"],
+    [
+      "checkpoints off the calendar's status (3 min after a change)",
+      String(c.offCalendar.length),
+      "0",
+    ],
+    [
+      "first block starts after a manual status not shown (3 min)",
+      String(c.notBackAfterManual.length),
+      "0",
+    ],
     ["users off their desired status 10 min after faults", String(c.diverged.length), "0"],
     ["messages lost to a dead-letter queue", String(c.deadLettered), "0"],
     ["worker crash mid-reconcile recovered", crash, "yes"],
@@ -36,6 +46,8 @@ export function formatReport(report: SoakReport): string {
     `service calls ${s.calls}: ${outcomes}`,
     `user_change deliveries handled ${s.eventsHandled}, dropped by the service ${s.eventsDropped}`,
     `user_change deliveries held back ${s.eventsHeld.held} (up to ${Math.round(s.eventsHeld.maxHeldMs / 1000)} s of simulated time), released ${s.eventsHeld.released}, refused on release ${s.eventsHeld.lost}`,
+    `profile checkpoints against the independent oracle ${s.checkpoints.total} (${s.checkpoints.afterManual} first block starts after a manual status); late only because every call failed ${c.lateByFaults.count} (slowest ${Math.round(c.lateByFaults.maxMs / 1000)} s)`,
+    `manual statuses without expiration ${s.lastingManual.set}, their clears' user_change lost on purpose ${s.lastingManual.clearsLost} (besides the service's own drops)`,
     `manual actions ${s.manualActions}, calendar edits ${s.edits}, out-of-office blocks ${s.ooo} (slowest ${Math.round(s.oooMaxLatencyMs / 1000)} s)`,
     `transition queue: ${q(s.transitionQueue)}; sync queue: ${q(s.syncQueue)}`,
     s.crash.at === undefined

@@ -1,22 +1,18 @@
 import { ManualClock } from "../../lib/core/clock";
-import { sameStatus } from "../../lib/core/status-state";
 import type { StatusValue } from "../../lib/core/types";
+import { type Checkpoint, planCheckpoints } from "./checkpoints";
 import {
   type CheckResult,
   checkInvariants,
   type ManualAction,
   type OutOfOfficeProbe,
+  type ProfileSample,
   requiredViolations,
 } from "./checks";
 import type { EventRelayStats } from "./event-relay";
 import { SoakHarness } from "./harness";
-import {
-  desiredStatusAt,
-  generateScenario,
-  renderIcs,
-  type Scenario,
-  type SoakShape,
-} from "./scenario";
+import { expectedStatusAt, sameShown } from "./oracle";
+import { emailOf, generateScenario, renderIcs, type Scenario, type SoakShape } from "./scenario";
 import type { SoakSchedulerStats } from "./scheduler";
 
 const MIN = 60_000;
@@ -32,10 +28,11 @@ export const SOAK_FAULTS =
 export const EVENT_HOLD = { rate: 0.15, maxMs: 180_000 };
 
 /**
- * How late an out-of-office block may appear and still count as on time. The client backs off
- * 5 s doubling (or Retry-After), so this is reached only after six failed calls in a row.
+ * How late a status may appear and still count as on time (out-of-office blocks, and every
+ * checkpoint of the day). The client backs off 5 s doubling (or Retry-After), so this is
+ * reached only after six failed calls in a row.
  */
-export const OOO_ON_TIME_MS = 180_000;
+export const ON_TIME_MS = 180_000;
 
 export const FULL_SHAPE: SoakShape = {
   users: 200,
@@ -65,6 +62,10 @@ export interface SoakReport {
     eventsDropped: number;
     /** Deliveries the relay held back and released later in simulated time. */
     eventsHeld: EventRelayStats;
+    /** Profile reads against the independent oracle, and how many were after-manual ones. */
+    checkpoints: { total: number; afterManual: number };
+    /** Manual statuses set without expiration, and how many of their clears the relay lost. */
+    lastingManual: { set: number; clearsLost: number };
     eventDuplicatesIgnored: number;
     manualActions: number;
     edits: number;
@@ -101,12 +102,13 @@ export async function runSoak(
   });
   const manual: ManualAction[] = [];
   const probes: OutOfOfficeProbe[] = [];
+  const samples: ProfileSample[] = [];
   const at = (instant: number, task: () => Promise<unknown> | unknown) =>
     h.scheduler.at(instant, task);
   try {
     await h.start();
     for (const u of scenario.users)
-      h.ics.setFeed(`/feeds/${u.id}.ics`, renderIcs(u.events, clock.now()));
+      h.ics.setFeed(`/feeds/${u.id}.ics`, renderIcs(u.events, clock.now(), emailOf(u.id)));
     await h.registerUsers();
     h.startSchedules();
     await h.scheduler.advanceTo(shape.dayStart - MIN);
@@ -124,7 +126,7 @@ export async function runSoak(
     for (const u of scenario.users) {
       for (const edit of u.edits) {
         at(edit.at, async () => {
-          h.ics.setFeed(`/feeds/${u.id}.ics`, renderIcs(edit.events, clock.now()));
+          h.ics.setFeed(`/feeds/${u.id}.ics`, renderIcs(edit.events, clock.now(), emailOf(u.id)));
           const status = await h.push(u.id);
           if (status !== 200) throw new Error(`push for ${u.id} answered ${status}`);
         });
@@ -139,41 +141,61 @@ export async function runSoak(
       if (m) {
         const act = async (kind: "set" | "clear", status: StatusValue) => {
           const order = h.nextOrder();
-          const ok = await h.setOwnStatus(u.id, status);
+          const omit = kind === "set" && m.omitExpiration === true;
+          const ok = await h.setOwnStatus(u.id, status, omit);
           manual.push({ user: u.id, at: clock.now(), order, kind, status, ok });
         };
         at(m.at, () => act("set", m.status));
-        if (m.clearAt !== undefined)
-          at(m.clearAt, () => act("clear", { text: "", emoji: "", expiration: 0 }));
+        const clearAt = m.clearAt;
+        if (clearAt !== undefined) {
+          at(clearAt, () => {
+            if (m.loseClearEvent) h.relay.lose({ user: u.id, at: clearAt, cleared: true });
+            return act("clear", { text: "", emoji: "", expiration: 0 });
+          });
+        }
       }
     }
 
     const end = shape.faultsOffAt + shape.settleMs;
+    // The profiles are read at each checkpoint, at its instant, before that instant's writes.
+    const checkpoints = planCheckpoints(scenario.users, {
+      from: shape.dayStart,
+      until: end,
+      lateMs: ON_TIME_MS,
+    });
+    const byInstant = new Map<number, Checkpoint[]>();
+    for (const cp of checkpoints) byInstant.set(cp.at, [...(byInstant.get(cp.at) ?? []), cp]);
+    for (const [instant, due] of byInstant) {
+      at(instant, () => {
+        const profiles = h.profileStatuses();
+        for (const checkpoint of due)
+          samples.push({ checkpoint, actual: profiles[checkpoint.user] });
+      });
+    }
     for (let t = shape.dayStart; t < end; t = Math.min(end, t + 60 * MIN)) {
       await h.scheduler.advanceTo(t);
       progress(`simulated ${new Date(t).toISOString().slice(11, 16)} UTC, ${h.calls.length} calls`);
     }
     await h.scheduler.advanceTo(end);
 
-    const finalProfiles: Record<string, StatusValue | undefined> = {};
-    for (const u of scenario.users) finalProfiles[u.id] = h.profileStatus(u.id);
+    const finalProfiles: Record<string, StatusValue | undefined> = h.profileStatuses();
     for (const u of scenario.users) {
       for (const o of u.ooo) {
-        const want = desiredStatusAt(u, o.start);
+        const want = expectedStatusAt(u, o.start);
         const first = h.calls.find(
           (c) =>
             c.user === u.id &&
             c.outcome === "ok" &&
             c.at >= o.scheduledAt &&
             c.status !== undefined &&
-            sameStatus(c.status, want),
+            sameShown(c.status, want),
         );
         probes.push({
           user: u.id,
           start: o.start,
           shown: first !== undefined,
           latencyMs: first === undefined ? undefined : Math.max(0, first.at - o.start),
-          onTime: first !== undefined && first.at - o.start <= OOO_ON_TIME_MS,
+          onTime: first !== undefined && first.at - o.start <= ON_TIME_MS,
         });
       }
     }
@@ -183,6 +205,7 @@ export async function runSoak(
       events: h.events,
       manual,
       probes,
+      samples,
       final: { at: clock.now(), profiles: finalProfiles },
       deadLettered: h.queues.transition.stats().deadLettered + h.queues.sync.stats().deadLettered,
     });
@@ -210,6 +233,14 @@ export async function runSoak(
       eventsHandled: h.events.length,
       eventsDropped: deliveries.filter((d) => d.outcome === "dropped").length,
       eventsHeld: h.relay.stats(),
+      checkpoints: {
+        total: samples.length,
+        afterManual: samples.filter((x) => x.checkpoint.kind === "after-manual").length,
+      },
+      lastingManual: {
+        set: scenario.users.filter((u) => u.manual?.status.expiration === 0).length,
+        clearsLost: h.relay.stats().discarded,
+      },
       eventDuplicatesIgnored: 0,
       manualActions: manual.length,
       edits: scenario.users.reduce((n, u) => n + u.edits.length, 0),

@@ -1,6 +1,4 @@
-import { DEFAULT_RULES, outOfOfficeText } from "../../lib/core/rules";
-import { buildTimeline, desiredAt, resolveSegments, type Segment } from "../../lib/core/timeline";
-import type { Block, Occurrence, StatusValue } from "../../lib/core/types";
+import type { StatusValue } from "../../lib/core/types";
 
 /** A seeded random source, so a soak run replays exactly. */
 export interface Rng {
@@ -44,10 +42,22 @@ export interface SoakShape {
 export interface CalendarEvent {
   uid: string;
   title: string;
+  /** Epoch ms. All-day: the UTC midnight of its first date (a date, not an instant). */
   start: number;
+  /** Epoch ms, exclusive. All-day: the UTC midnight of the date after its last. */
   end: number;
   sequence: number;
   cancelled: boolean;
+  /** `DTSTART;VALUE=DATE`: whole days of the user's own zone. */
+  allDay?: boolean;
+  /** The user's own answer to the invitation (their ATTENDEE's PARTSTAT). */
+  partstat?: "ACCEPTED" | "TENTATIVE" | "DECLINED";
+  /** `STATUS:TENTATIVE` on the event itself. */
+  tentative?: boolean;
+  /** `TRANSP:TRANSPARENT`: shown as free. */
+  transparent?: boolean;
+  /** `CLASS:PRIVATE`. */
+  private?: boolean;
 }
 
 export type EditKind = "cancel_showing" | "shorten_showing" | "move_future";
@@ -68,9 +78,14 @@ export interface OutOfOfficePlan {
 
 export interface ManualPlan {
   at: number;
+  /** Expiration 0: the status never expires; only the user's clear ends it. */
   status: StatusValue;
   /** The user clears it themselves at this instant, before it expires. */
   clearAt?: number;
+  /** The clear's `user_change` never reaches Statuspilot (the relay loses it on purpose). */
+  loseClearEvent?: boolean;
+  /** The set leaves `status_expiration` out, which means "never expires" too (spec 3). */
+  omitExpiration?: boolean;
 }
 
 export interface UserPlan {
@@ -93,6 +108,53 @@ export interface Scenario {
 
 const ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo"] as const;
 const DURATIONS_MIN = [15, 30, 30, 45, 60, 90] as const;
+const MEETING_TITLES = ["Standup", "1:1 with Dana", "Design review", "Planning"] as const;
+const FOCUS_TITLES = ["Focus time", "Deep work"] as const;
+const MANUAL_STATUSES = [
+  { text: "Lunch", emoji: ":sandwich:" },
+  { text: "Commuting", emoji: ":bus:" },
+  { text: "Doctor", emoji: ":hospital:" },
+] as const;
+
+/**
+ * Invitation details in turn over every event of the day, so every run of every size has
+ * each: 4 in 16 set no status (tentative twice, declined, transparent), one is private.
+ */
+const FLAVOURS: ReadonlyArray<Partial<CalendarEvent>> = [
+  {},
+  { partstat: "ACCEPTED" },
+  {},
+  { partstat: "TENTATIVE" },
+  {},
+  { private: true, partstat: "ACCEPTED" },
+  {},
+  { partstat: "DECLINED" },
+  {},
+  {},
+  { transparent: true },
+  {},
+  { tentative: true },
+  {},
+  {},
+  {},
+];
+
+/** The user's address, as their calendar's ATTENDEE lines and their registration name it. */
+export const emailOf = (user: string) => `${user.toLowerCase()}@soak.example`;
+
+/** The UTC midnight of the date it is at instant ms in the zone (all-day events are dates). */
+function dateIn(ms: number, tz: string): number {
+  const [y, m, d] = new Intl.DateTimeFormat("en-CA", {
+    timeZone: tz,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+  })
+    .format(ms)
+    .split("-")
+    .map(Number);
+  return Date.UTC(y as number, (m as number) - 1, d as number);
+}
 
 const floorTo = (ms: number, step: number) => Math.floor(ms / step) * step;
 
@@ -101,8 +163,10 @@ export function generateScenario(shape: SoakShape): Scenario {
   const rng = seededRng(shape.seed);
   const span = shape.faultsOffAt - shape.dayStart;
   const users: UserPlan[] = [];
+  let flavour = 0;
   for (let i = 1; i <= shape.users; i++) {
     const id = `U${String(i).padStart(4, "0")}`;
+    const tz = rng.pick(ZONES);
     const count = rng.int(
       Math.max(2, Math.round(span / (90 * MIN))),
       Math.round(span / (60 * MIN)) + 2,
@@ -113,18 +177,42 @@ export function generateScenario(shape: SoakShape): Scenario {
       const focus = rng.chance(0.15);
       events.push({
         uid: `${id}-e${n}@soak.statuspilot`,
-        title: focus ? "Focus time" : rng.pick(["Standup", "1:1", "Design review", "Planning"]),
+        title: focus ? rng.pick(FOCUS_TITLES) : rng.pick(MEETING_TITLES),
         start,
         end: start + rng.pick(DURATIONS_MIN) * MIN,
         sequence: 0,
         cancelled: false,
+        ...FLAVOURS[flavour++ % FLAVOURS.length],
       });
     }
-    events.sort((a, b) => a.start - b.start);
-    const plan: UserPlan = { id, tz: rng.pick(ZONES), events, edits: [], ooo: [] };
     // Roles by position, so every run of every size has each kind of disturbance.
-    if (i % 4 === 1) plan.manual = manualPlan(rng, shape);
-    else if (i % 8 === 2) plan.ooo.push(oooPlan(rng, shape));
+    const scheduledOoo = i % 8 === 2;
+    if (!scheduledOoo && i % 25 === 12) {
+      // A day of leave in the user's zone, the day that is local 3 h before the faults stop:
+      // in Tokyo it ends during the simulated day.
+      const date = dateIn(shape.faultsOffAt - 180 * MIN, tz);
+      events.push(allDay(`${id}-leave@soak.statuspilot`, "Annual leave", date));
+    } else if (!scheduledOoo && i % 10 === 7) {
+      const start = floorTo(shape.dayStart + 20 * MIN + rng.next() * span * 0.7, 5 * MIN);
+      events.push({
+        uid: `${id}-away@soak.statuspilot`,
+        title: "OOO - school run",
+        start,
+        end: start + rng.int(4, 8) * 15 * MIN,
+        sequence: 0,
+        cancelled: false,
+      });
+    }
+    if (i % 25 === 20) {
+      const date = dateIn(shape.dayStart + span / 2, tz);
+      events.push(allDay(`${id}-offsite@soak.statuspilot`, "Team offsite", date));
+    }
+    events.sort((a, b) => a.start - b.start);
+    const plan: UserPlan = { id, tz, events, edits: [], ooo: [] };
+    if (i % 4 === 1)
+      plan.manual =
+        i % 8 === 5 ? lastingManualPlan(rng, shape, i % 16 === 5) : manualPlan(rng, shape);
+    else if (scheduledOoo) plan.ooo.push(oooPlan(rng, shape));
     if (i % 3 === 0) {
       const kinds: EditKind[] = [
         "cancel_showing",
@@ -140,7 +228,11 @@ export function generateScenario(shape: SoakShape): Scenario {
   // The crash hits a user with no manual status, at a set after the middle of the day.
   const victim =
     users.find(
-      (u) => !u.manual && u.edits.length === 0 && u.events.some((e) => e.start > mid(shape)),
+      (u) =>
+        !u.manual &&
+        u.edits.length === 0 &&
+        !u.events.some((e) => e.allDay) &&
+        u.events.some((e) => e.start > mid(shape)),
     ) ?? users[0];
   return {
     shape,
@@ -152,6 +244,16 @@ export function generateScenario(shape: SoakShape): Scenario {
 
 const mid = (shape: SoakShape) => floorTo((shape.dayStart + shape.faultsOffAt) / 2, MIN);
 
+const allDay = (uid: string, title: string, date: number): CalendarEvent => ({
+  uid,
+  title,
+  start: date,
+  end: date + 86_400_000,
+  sequence: 0,
+  cancelled: false,
+  allDay: true,
+});
+
 function manualPlan(rng: Rng, shape: SoakShape): ManualPlan {
   const latest = shape.faultsOffAt - 70 * MIN;
   const at =
@@ -160,15 +262,30 @@ function manualPlan(rng: Rng, shape: SoakShape): ManualPlan {
     Math.floor(rng.next() * Math.max(MIN, latest - shape.dayStart - 20 * MIN));
   const atS = Math.floor(at / 1000);
   const lengthMin = rng.int(20, 60);
-  const status = rng.pick([
-    { text: "Lunch", emoji: ":sandwich:" },
-    { text: "Commuting", emoji: ":bus:" },
-    { text: "Doctor", emoji: ":hospital:" },
-  ]);
+  const status = rng.pick(MANUAL_STATUSES);
   return {
     at: at - (at % 1000) + 7_000,
     status: { ...status, expiration: atS + lengthMin * 60 },
     ...(rng.chance(0.5) ? { clearAt: at + rng.int(5, lengthMin - 5) * MIN } : {}),
+  };
+}
+
+/**
+ * A status set with no expiration (status_expiration 0), which only the user's clear ends,
+ * well before the faults stop so later block starts follow it.
+ */
+function lastingManualPlan(rng: Rng, shape: SoakShape, loseClearEvent: boolean): ManualPlan {
+  const latest = shape.faultsOffAt - 120 * MIN;
+  const at =
+    shape.dayStart +
+    20 * MIN +
+    Math.floor(rng.next() * Math.max(MIN, latest - shape.dayStart - 20 * MIN));
+  return {
+    at: at - (at % 1000) + 7_000,
+    status: { ...rng.pick(MANUAL_STATUSES), expiration: 0 },
+    clearAt: at + rng.int(10, 60) * MIN,
+    // Half lose the clear's event; the other half leave the expiration out of the set.
+    ...(loseClearEvent ? { loseClearEvent } : { omitExpiration: true }),
   };
 }
 
@@ -186,8 +303,15 @@ function editPlan(
   events: CalendarEvent[],
   kind: EditKind,
 ): CalendarEdit | undefined {
+  // Plain timed events: the edits cancel or move something that shows (or would).
   const candidates = events.filter(
-    (e) => e.start > shape.dayStart + 30 * MIN && e.end < shape.faultsOffAt - 5 * MIN,
+    (e) =>
+      !e.allDay &&
+      e.partstat === undefined &&
+      !e.tentative &&
+      !e.transparent &&
+      e.start > shape.dayStart + 30 * MIN &&
+      e.end < shape.faultsOffAt - 5 * MIN,
   );
   if (candidates.length === 0) return undefined;
   const target = rng.pick(candidates);
@@ -212,94 +336,40 @@ const icsUtc = (ms: number) =>
     .replace(/[-:]/g, "")
     .replace(/\.\d{3}/, "");
 
-/** The feed as a provider would serve it: UTC times, cancelled events kept with STATUS. */
-export function renderIcs(events: readonly CalendarEvent[], stampedAt: number): string {
+const icsDate = (ms: number) => new Date(ms).toISOString().slice(0, 10).replace(/-/g, "");
+
+/**
+ * The feed as a provider would serve it: UTC times (all-day events as dates), cancelled events
+ * kept with STATUS, the user's own answer on their ATTENDEE line.
+ */
+export function renderIcs(
+  events: readonly CalendarEvent[],
+  stampedAt: number,
+  attendee: string,
+): string {
   const lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//statuspilot//soak//EN"];
   for (const e of events) {
+    const status = e.cancelled ? "CANCELLED" : e.tentative ? "TENTATIVE" : "CONFIRMED";
     lines.push(
       "BEGIN:VEVENT",
       `UID:${e.uid}`,
       `DTSTAMP:${icsUtc(stampedAt)}`,
-      `DTSTART:${icsUtc(e.start)}`,
-      `DTEND:${icsUtc(e.end)}`,
+      e.allDay ? `DTSTART;VALUE=DATE:${icsDate(e.start)}` : `DTSTART:${icsUtc(e.start)}`,
+      e.allDay ? `DTEND;VALUE=DATE:${icsDate(e.end)}` : `DTEND:${icsUtc(e.end)}`,
       `SUMMARY:${e.title}`,
       `SEQUENCE:${e.sequence}`,
-      `STATUS:${e.cancelled ? "CANCELLED" : "CONFIRMED"}`,
+      `STATUS:${status}`,
+      ...(e.transparent ? ["TRANSP:TRANSPARENT"] : []),
+      ...(e.private ? ["CLASS:PRIVATE"] : []),
+      ...(e.partstat
+        ? [
+            "ORGANIZER:mailto:organizer@soak.example",
+            `ATTENDEE;PARTSTAT=${e.partstat}:mailto:${attendee}`,
+          ]
+        : []),
       "END:VEVENT",
     );
   }
   lines.push("END:VCALENDAR");
   return `${lines.join("\r\n")}\r\n`;
-}
-
-const toOccurrence = (e: CalendarEvent): Occurrence => ({
-  uid: e.uid,
-  start: e.start,
-  end: e.end,
-  allDay: false,
-  summary: e.title,
-  ...(e.cancelled ? { status: "CANCELLED" } : {}),
-  attendeeCount: 2,
-});
-
-/** The calendar in force at instant t (edits apply from their instant on). */
-export function calendarAt(user: UserPlan, t: number): CalendarEvent[] {
-  let events = user.events;
-  for (const edit of user.edits) if (edit.at <= t) events = edit.events;
-  return events;
-}
-
-/**
- * The ground truth: the timeline the user's calendar and scheduled out-of-office ask for at
- * instant t, built from the plan (not from anything the system stored).
- */
-export function desiredTimelineAt(user: UserPlan, t: number): Block[] {
-  const blocks = buildTimeline(calendarAt(user, t).map(toOccurrence), {
-    rules: DEFAULT_RULES,
-    tz: user.tz,
-    from: t - 86_400_000,
-    to: t + 86_400_000,
-  });
-  const segments: Segment[] = [...blocks];
-  for (const o of user.ooo) {
-    if (o.scheduledAt > t) continue;
-    segments.push({
-      start: o.start,
-      end: o.end,
-      kind: "ooo",
-      // As the reconciler words it: the date is left out when the block ends the day it starts.
-      text: outOfOfficeText(DEFAULT_RULES.ooo.text, o.end, user.tz, undefined, o.start),
-      emoji: DEFAULT_RULES.ooo.emoji,
-    });
-  }
-  return resolveSegments(segments, { bridgeGapMinutes: DEFAULT_RULES.bridgeGapMinutes });
-}
-
-/** The status the user should show at t, ignoring manual statuses (empty when none). */
-export function desiredStatusAt(user: UserPlan, t: number): StatusValue {
-  const block = desiredAt(desiredTimelineAt(user, t), t);
-  return block === undefined
-    ? { text: "", emoji: "", expiration: 0 }
-    : { text: block.text, emoji: block.emoji, expiration: block.expiration };
-}
-
-/** Every instant at which the user's desired status may change, for the double-write check. */
-export function changeInstants(user: UserPlan, until: number): number[] {
-  const out = new Set<number>();
-  for (const t of [user.events, ...user.edits.map((e) => e.events)].flatMap((evs) =>
-    evs.flatMap((e) => [e.start, e.end]),
-  ))
-    out.add(t);
-  for (const e of user.edits) out.add(e.at);
-  for (const o of user.ooo) {
-    out.add(o.scheduledAt);
-    out.add(o.start);
-    out.add(o.end);
-  }
-  if (user.manual) {
-    out.add(user.manual.at);
-    out.add(user.manual.status.expiration * 1000);
-    if (user.manual.clearAt !== undefined) out.add(user.manual.clearAt);
-  }
-  return [...out].filter((t) => t <= until).sort((a, b) => a - b);
 }

@@ -303,7 +303,13 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     });
 
     resetApp();
-    setAppOverrides({ clock, transitionQueue: queues.transition, syncQueue: queues.sync });
+    setAppOverrides({
+      clock,
+      transitionQueue: queues.transition,
+      syncQueue: queues.sync,
+      // The feeds are served on 127.0.0.1, as in the local stack.
+      allowPrivateSourceAddresses: true,
+    });
     closers.push(() => resetApp());
     const app = await getApp();
     const pilot = app.pilot;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { feedUrlProblem } from "../../lib/app/source-rules";
 import { channelIdSchema, sourceIdSchema, workspaceIdSchema } from "../../lib/webhooks";
 import {
   BadRequest,
@@ -24,7 +25,15 @@ const userBodySchema = z
         z
           .object({
             id: sourceIdSchema,
-            url: z.string().min(1).max(2048),
+            url: z
+              .string()
+              .min(1)
+              .max(2048)
+              .superRefine((url, ctx) => {
+                // Loopback and private hosts depend on where this runs: the use case checks them.
+                const problem = feedUrlProblem(url);
+                if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+              }),
             kind: z.enum(["ics", "google", "graph", "generic"]),
             secret: secretSchema.optional(),
           })

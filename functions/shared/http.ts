@@ -19,6 +19,8 @@ import {
 
 /** The parts of an API Gateway v2 (payload 2.0) event the handlers read. */
 export const httpEventSchema = z.object({
+  /** `METHOD /path/{param}` of the route API Gateway matched; handlers dispatch on it. */
+  routeKey: z.string().default(""),
   rawPath: z.string().default("/"),
   headers: z.record(z.string(), z.string()).default({}),
   queryStringParameters: z.record(z.string(), z.string()).optional(),
@@ -39,6 +41,11 @@ export const httpEventSchema = z.object({
 
 export interface HttpRequest {
   method: string;
+  /**
+   * The matched route, e.g. `POST /hooks/generic/{sourceId}`. Dispatch on it, never on `path`:
+   * API Gateway decodes `%2F` in the path, so a parameter can make it end like another route.
+   */
+  routeKey: string;
   path: string;
   /** Lower-cased names. */
   headers: Record<string, string>;
@@ -128,6 +135,7 @@ export function toRequest(event: z.infer<typeof httpEventSchema>): HttpRequest {
   for (const [k, v] of Object.entries(event.headers)) headers[k.toLowerCase()] = v;
   return {
     method: event.requestContext.http?.method.toUpperCase() ?? "GET",
+    routeKey: event.routeKey,
     path: event.rawPath,
     headers,
     query: event.queryStringParameters ?? {},

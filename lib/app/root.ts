@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { lookup } from "node:dns/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Clock } from "../core/clock";
@@ -6,8 +8,11 @@ import { buildTimeline } from "../core/timeline";
 import type { UserKey } from "../core/types";
 import { DynamoRateBudget } from "../store/dynamo-rate-budget";
 import { DynamoStore } from "../store/dynamo-store";
+import { DynamoSyncGate } from "../store/dynamo-sync-gate";
 import { type Config, ConfigError, loadConfig } from "./config";
 import type { StatusUseCases, SyncMessage, TransitionMessage } from "./contracts";
+import { DeferredReconcilePilot } from "./deferred-reconcile";
+import type { ResolveHost } from "./feed-fetch";
 import { LocalTokenVault } from "./local-token-vault";
 import type { AppLog } from "./logger";
 import { createLog } from "./logger";
@@ -17,12 +22,14 @@ import { SqsQueue } from "./sqs-queue";
 import {
   type ChannelBindingInput,
   StatusPilot,
+  type StatusPilotDeps,
   type StatusView,
   type UpsertUserInput,
   type UserView,
 } from "./statuspilot";
 import type { ExpandFn, Expansion, SyncOutcome } from "./sync";
-import { createSyncRequester, type SyncDeps, syncSource } from "./sync";
+import { type SyncDeps, syncSource } from "./sync";
+import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "./sync-coalescing";
 import { systemClock } from "./system-clock";
 
 /**
@@ -68,14 +75,29 @@ export interface App {
   clock: Clock;
   log: AppLog;
   useCases: StatusUseCases;
+  /**
+   * The out-of-office use cases as the `/ooo` command runs them: stored at once, the status
+   * update queued for the transition worker, so the reply never waits on the service.
+   */
+  oooCommands: Pick<
+    StatusUseCases,
+    "scheduleOutOfOffice" | "listOutOfOffice" | "cancelOutOfOffice"
+  >;
   admin: UserAdmin;
   /** The full use-case object: user administration (upsertUser, getUser, getStatusView, …). */
   pilot?: StatusPilot;
   syncQueue: Queue<SyncMessage>;
   transitionQueue: Queue<TransitionMessage>;
-  /** Coalescing enqueue of a re-sync; false when it joined one already queued. */
+  /**
+   * Asks for a re-sync: queued at once, unless one queued or running covers it (false then).
+   * Across Lambdas, through the source's sync gate in DynamoDB (lib/app/sync-coalescing.ts).
+   */
   requestSync(msg: SyncMessage): Promise<boolean>;
-  syncSource(msg: SyncMessage, requestedAt?: number): Promise<SyncOutcome>;
+  /**
+   * Syncs a source under its gate: `owner` is the SQS message id (a redelivery re-claims), a
+   * fresh one for a direct call. Pushes during the sync make it run once more.
+   */
+  syncSource(msg: SyncMessage, requestedAt?: number, owner?: string): Promise<SyncOutcome>;
   /** The service's signing secret (from SSM SecureString on AWS, cached per process). */
   signingSecret(): Promise<string>;
 }
@@ -88,6 +110,13 @@ export interface AppOverrides {
   tokens?: TokenVault;
   /** The log every handler and use case writes to (the local stack's readable lines). */
   log?: AppLog;
+  /**
+   * Local stacks only: calendar feeds on loopback and private addresses may be registered and
+   * fetched. Never an environment variable, so no deployed function can be configured into it.
+   */
+  allowPrivateSourceAddresses?: boolean;
+  /** How feed host names are resolved for the address check (tests); DNS by default. */
+  resolveHost?: ResolveHost;
 }
 
 let overrides: AppOverrides = {};
@@ -175,7 +204,9 @@ export async function buildApp(
     setStatus: async (target, status) => (await serviceGateway()).setStatus(target, status),
     readStatus: async (target) => (await serviceGateway()).readStatus(target),
   };
-  const pilot = new StatusPilot({
+  const allowPrivateSourceAddresses = parts.allowPrivateSourceAddresses === true;
+  const pilotDeps: StatusPilotDeps = {
+    options: { allowPrivateSourceAddresses },
     store,
     gateway,
     transitionQueue,
@@ -184,7 +215,8 @@ export async function buildApp(
     tokens,
     // Spec 8.1's per-token limits across every worker, not just this Lambda's own calls.
     rateBudget: new DynamoRateBudget(dynamo, config.TABLE_NAME),
-  });
+  };
+  const pilot = new StatusPilot(pilotDeps);
 
   let secret: Promise<string> | undefined;
   const signingSecret = (): Promise<string> => {
@@ -207,6 +239,19 @@ export async function buildApp(
     applyTimeline: (key, blocks, meta) => pilot.applyTimeline(key, blocks, meta),
     expand: lazyExpand,
     buildTimeline,
+    addressGuard: {
+      policy: { allowPrivate: allowPrivateSourceAddresses },
+      resolveHost: parts.resolveHost ?? resolveWithDns,
+    },
+  };
+
+  const syncGate = new DynamoSyncGate(dynamo, config.TABLE_NAME);
+  const gatedSync: GatedSyncDeps = {
+    gate: syncGate,
+    clock,
+    log,
+    queue: syncQueue,
+    sync: (msg: SyncMessage, requestedAt?: number) => syncSource(syncDeps, msg, requestedAt),
   };
 
   return {
@@ -214,14 +259,25 @@ export async function buildApp(
     clock,
     log,
     useCases: pilot,
+    oooCommands: new DeferredReconcilePilot(pilotDeps),
     admin: pilot,
     pilot,
     syncQueue,
     transitionQueue,
-    requestSync: createSyncRequester(syncQueue, clock),
-    syncSource: (msg, requestedAt) => syncSource(syncDeps, msg, requestedAt),
+    requestSync: createSyncRequester(syncQueue, syncGate, clock),
+    syncSource: (msg, requestedAt, owner) =>
+      runGatedSync(gatedSync, msg, {
+        owner: owner ?? `direct-${randomUUID()}`,
+        ...(requestedAt !== undefined ? { requestedAt } : {}),
+      }),
     signingSecret,
   };
+}
+
+/** Every address the system resolver gives `hostname`, as the fetch that follows would use. */
+async function resolveWithDns(hostname: string): Promise<string[]> {
+  const found = await lookup(hostname.replace(/^\[|\]$/g, ""), { all: true, verbatim: true });
+  return found.map((entry) => entry.address);
 }
 
 const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };

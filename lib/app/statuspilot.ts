@@ -3,10 +3,10 @@ import { z } from "zod";
 import type { Clock } from "../core/clock";
 import { type Decision, decideForState, decisionStatus } from "../core/decide";
 import type { Log, Queue } from "../core/ports";
+import { applyRead, type ReadResult } from "../core/profile-read";
 import { DEFAULT_RULES, outOfOfficeText, type UserRules, userRulesSchema } from "../core/rules";
 import {
   applyObservation,
-  applyRead,
   claimWrite,
   initialStatusState,
   overrideActive,
@@ -19,6 +19,7 @@ import { desiredAt, nextWakeAfter, resolveSegments, type Segment } from "../core
 import type { Block, StatusValue, UserChange, UserKey } from "../core/types";
 import { ConflictError } from "../store/errors";
 import { POLL_INTERVAL_MS } from "../store/items/user";
+import { sourceIdSchema } from "../webhooks/ids";
 import type {
   OutOfOfficeEntry,
   OutOfOfficeInput,
@@ -45,6 +46,7 @@ import {
   type UserRecord,
   type UserSnapshot,
 } from "./ports";
+import { type SourceAddressPolicy, sourceUrlProblem } from "./source-rules";
 import type { SyncSourceView } from "./sync";
 
 export interface StatusPilotOptions {
@@ -71,9 +73,15 @@ export interface StatusPilotOptions {
   /**
    * Read the profile (`users.profile.get`) before every write, so a manual status whose
    * `user_change` was lost is left alone. Costs one read per write; reads are not charged to
-   * the write budget of spec 8.1.
+   * the write budget of spec 8.1. Off or on, a write that depends on a standing override or a
+   * same-second tie reads first (the decision's `readFirst`).
    */
   verifyBeforeWrite: boolean;
+  /**
+   * Whether sources may name loopback and private addresses. Only the local stack allows them;
+   * on AWS they would let a source's owner reach the account's network (SSRF).
+   */
+  allowPrivateSourceAddresses: boolean;
 }
 
 export const DEFAULT_OPTIONS: StatusPilotOptions = {
@@ -89,6 +97,7 @@ export const DEFAULT_OPTIONS: StatusPilotOptions = {
   backoffMaxS: 900,
   keepPastMs: 3_600_000,
   verifyBeforeWrite: true,
+  allowPrivateSourceAddresses: false,
 };
 
 /** SQS DelaySeconds maximum. */
@@ -179,23 +188,28 @@ const isZone = (tz: string): boolean => {
   }
 };
 
-const upsertSchema = z.object({
-  key: z.object({ team: z.string().min(1), user: z.string().min(1) }),
-  tz: z.string().refine(isZone, "tz must be an IANA time zone, e.g. Europe/Berlin"),
-  token: z.string().min(1),
-  adminTokenUser: z.string().min(1).optional(),
-  emails: z.array(z.string()).optional(),
-  sources: z.array(
-    z.object({
-      id: z.string().min(1).max(64),
-      url: z.url(),
-      kind: z.enum(["ics", "google", "graph", "generic"]),
-      secret: z.string().min(1).optional(),
-    }),
-  ),
-  rules: z.record(z.string(), z.unknown()).optional(),
-  mode: z.enum(["auto", "paused"]),
-});
+/** The same source rules as the admin API's, plus the address policy of where this runs. */
+const upsertSchemaFor = (policy: SourceAddressPolicy) =>
+  z.object({
+    key: z.object({ team: z.string().min(1), user: z.string().min(1) }),
+    tz: z.string().refine(isZone, "tz must be an IANA time zone, e.g. Europe/Berlin"),
+    token: z.string().min(1),
+    adminTokenUser: z.string().min(1).optional(),
+    emails: z.array(z.string()).optional(),
+    sources: z.array(
+      z.object({
+        id: sourceIdSchema,
+        url: z.string().superRefine((url, ctx) => {
+          const problem = sourceUrlProblem(url, policy);
+          if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+        }),
+        kind: z.enum(["ics", "google", "graph", "generic"]),
+        secret: z.string().min(1).optional(),
+      }),
+    ),
+    rules: z.record(z.string(), z.unknown()).optional(),
+    mode: z.enum(["auto", "paused"]),
+  });
 
 const notBlank = (v: string): boolean => v.trim().length > 0;
 
@@ -286,12 +300,14 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
       if (reauth !== undefined) return { kind: "needs_reauth", code: reauth.code };
       const timeline = this.timelineOf(snap, now);
       const desired = desiredAt(timeline, now);
-      const { decision, inFlight, recheck } =
+      const { decision, inFlight, recheck, readFirst } =
         user.mode === "paused"
           ? { decision: { kind: "leave", reason: "paused" } as const }
           : decideForState(rec.state, desired, now, this.options.pendingLeaseMs);
       const target = decisionStatus(decision);
       const rejected = rec.state.rejected;
+      const refused = (t: StatusValue): boolean =>
+        rejected !== undefined && sameStatus(rejected.status, t);
       try {
         if (inFlight !== undefined) {
           const scheduled = this.withSchedule(rec, timeline, now);
@@ -312,18 +328,12 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           await this.enqueue(key, at, "retry", now);
           return { kind: "rescheduled", at, code: "write_in_flight" };
         }
-        if (
-          target === undefined ||
-          (rejected !== undefined && sameStatus(rejected.status, target))
-        ) {
-          // No write is due: a retry whose time has passed has nothing left to retry.
-          const cleaned = withoutPassedRetry(rec, now);
-          const scheduled = this.withSchedule(cleaned, timeline, now);
-          if (scheduled.changed || cleaned !== rec) await this.putStatus(scheduled.rec, expected);
-          if (target !== undefined) {
-            return { kind: "leave", reason: `the service refused this status (${rejected?.code})` };
-          }
-          return outcomeOf(decision);
+        let write =
+          target === undefined || refused(target)
+            ? undefined
+            : { decision, target, state: rec.state };
+        if (write === undefined && readFirst !== true) {
+          return await this.settleUnwritten(rec, undefined, timeline, now, expected, decision);
         }
         const retry = rec.state.retry;
         if (retry !== undefined && retry.at > now) {
@@ -332,41 +342,39 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           if (scheduled.changed) await this.putStatus(scheduled.rec, expected);
           return { kind: "rescheduled", at: retry.at, code: retry.code };
         }
-        let write = { decision, target, state: rec.state };
-        if (this.options.verifyBeforeWrite) {
+        // Every write reads first with verifyBeforeWrite; without it, only one whose decision
+        // rests on a standing override or a same-second tie (the read is what settles them).
+        const reads = this.options.verifyBeforeWrite || readFirst === true;
+        if (reads) {
           // Read before claiming: the read lands in the store with the claim (one put), is
           // older than the write it verifies, and a conflict re-reads from scratch.
           const read = await this.readProfile(user, now);
           if (read.kind === "failed") return read.outcome;
           if (read.kind === "read") {
             const applied = applyRead(rec.state, read.status, read.at);
+            // Final: a second read would show the same.
             const again = decideForState(applied.state, desired, now, this.options.pendingLeaseMs);
             const againTarget = decisionStatus(again.decision);
-            if (applied.result === "manual") {
-              this.log.info("manual status found on the profile; left alone", {
-                team: key.team,
-                user: key.user,
-              });
-            }
-            if (
-              againTarget === undefined ||
-              (rejected !== undefined && sameStatus(rejected.status, againTarget))
-            ) {
-              const cleaned = withoutPassedRetry({ ...rec, state: applied.state }, now);
-              await this.putStatus(this.withSchedule(cleaned, timeline, now).rec, expected);
-              if (againTarget !== undefined) {
-                return {
-                  kind: "leave",
-                  reason: `the service refused this status (${rejected?.code})`,
-                };
-              }
-              return outcomeOf(again.decision);
+            this.logRead(key, rec.state, applied.result, now);
+            if (againTarget === undefined || refused(againTarget)) {
+              return await this.settleUnwritten(
+                rec,
+                applied.state,
+                timeline,
+                now,
+                expected,
+                again.decision,
+              );
             }
             write = { decision: again.decision, target: againTarget, state: applied.state };
           }
         }
+        // The read failed for a reason the set itself would report: act on the belief.
+        if (write === undefined) {
+          return await this.settleUnwritten(rec, undefined, timeline, now, expected, decision);
+        }
         // Claimed (and so stamped as sent) no earlier than the read it follows.
-        const claimAt = this.options.verifyBeforeWrite ? Math.max(now, this.clock.now()) : now;
+        const claimAt = reads ? Math.max(now, this.clock.now()) : now;
         const scheduled = this.withSchedule({ ...rec, state: write.state }, timeline, now);
         const claimed: StatusRecord = {
           ...scheduled.rec,
@@ -387,6 +395,46 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     }
     this.log.warn("reconcile gave up after repeated conflicts", { team: key.team, user: key.user });
     return { kind: "conflict_retried_out" };
+  }
+
+  /**
+   * Stores a reconcile that writes nothing: its schedule, what it read (`read`, when it read),
+   * a retry whose time has passed dropped. Says why nothing was written.
+   */
+  private async settleUnwritten(
+    rec: StatusRecord,
+    read: StatusState | undefined,
+    timeline: Block[],
+    now: number,
+    expected: number | undefined,
+    decision: Decision,
+  ): Promise<ReconcileOutcome> {
+    const base = read === undefined ? rec : { ...rec, state: read };
+    // No write is due: a retry whose time has passed has nothing left to retry.
+    const cleaned = withoutPassedRetry(base, now);
+    const scheduled = this.withSchedule(cleaned, timeline, now);
+    if (read !== undefined || cleaned !== base || scheduled.changed) {
+      await this.putStatus(scheduled.rec, expected);
+    }
+    if (decisionStatus(decision) !== undefined) {
+      return {
+        kind: "leave",
+        reason: `the service refused this status (${rec.state.rejected?.code})`,
+      };
+    }
+    return outcomeOf(decision);
+  }
+
+  /** Says what a read before a write found, when it changes what we believed. */
+  private logRead(key: UserKey, before: StatusState, result: ReadResult, now: number): void {
+    const ids = { team: key.team, user: key.user };
+    const stood = before.override !== undefined && overrideActive(before.override.status, now);
+    if (result === "manual" && !stood) {
+      this.log.info("manual status found on the profile; left alone", ids);
+    } else if (result !== "manual" && stood) {
+      // Its clear's user_change was lost, or our write came after it in the same second.
+      this.log.info("manual override no longer on the profile; dropped", ids);
+    }
   }
 
   private async send(
@@ -751,7 +799,8 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
   // ---- user administration ---------------------------------------------------------------
 
   async upsertUser(input: UpsertUserInput): Promise<UserView> {
-    const valid = parseInput(upsertSchema, input);
+    const policy = { allowPrivate: this.options.allowPrivateSourceAddresses };
+    const valid = parseInput(upsertSchemaFor(policy), input);
     if (valid.rules !== undefined) {
       const rules = userRulesSchema.safeParse(valid.rules);
       if (!rules.success) {
@@ -799,8 +848,10 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
       try {
         const saved = await this.store.putUser(record, existing?.version);
         // A new token ends a re-authorisation stop.
+        let resumed = false;
         await this.mutateStatus(valid.key, (rec) => {
-          const { needsReauth: _cleared, ...state } = rec.state;
+          const { needsReauth: cleared, ...state } = rec.state;
+          resumed = cleared !== undefined;
           return { ...rec, state };
         });
         // Timelines of calendars removed (or moved to another address) no longer count.
@@ -812,7 +863,11 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
           );
         const orphans = snap.timelines.filter((t) => !kept(t.sourceId));
         for (const t of orphans) await this.store.deleteTimeline(valid.key, t.sourceId);
-        if (orphans.length > 0 && existing !== undefined) await this.reconcileUser(valid.key);
+        // Resumed: reconcile now, from the timelines already stored. No sync would apply them
+        // again before its refresh window (the feeds did not change), and the stop left no
+        // transition scheduled, so nothing else would write before then.
+        if (resumed || (orphans.length > 0 && existing !== undefined))
+          await this.reconcileUser(valid.key);
         return this.viewOf(saved, undefined);
       } catch (error: unknown) {
         if (!(error instanceof ConflictError)) throw error;

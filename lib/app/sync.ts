@@ -4,6 +4,7 @@ import type { Log } from "../core/ports";
 import type { UserRules } from "../core/rules";
 import type { Block, Occurrence, UserKey } from "../core/types";
 import type { SyncMessage, TimelineMeta } from "./contracts";
+import { type FeedAddressGuard, fetchFeed } from "./feed-fetch";
 
 /** What the sync needs to know about one calendar source and its owner. */
 export interface SyncSourceView {
@@ -20,7 +21,7 @@ export interface SyncSourceView {
 
 /**
  * What a check records. `syncedAt` is the check time even when nothing changed (304 or the same
- * content), so the 15-minute poll index and push coalescing count from the last check.
+ * content), so the 15-minute poll index and the `already_synced` check count from the last check.
  */
 export interface SourceSyncRecord {
   syncedAt: number;
@@ -32,6 +33,8 @@ export interface SourceSyncRecord {
 export interface Expansion {
   occurrences: Occurrence[];
   skipped: Array<{ reason: string; uid?: string }>;
+  /** What the feed got wrong but was read anyway (a guessed time zone, a dropped line). */
+  warnings?: Array<{ message: string; uid?: string; tzid?: string }>;
 }
 
 /** lib/calendar's expand, injected so tests can count or fail calls (and the root can lazy-load). */
@@ -55,6 +58,8 @@ export interface SyncDeps {
   expand: ExpandFn;
   buildTimeline: BuildTimelineFn;
   limits?: Partial<SyncLimits>;
+  /** Which feed addresses may be fetched; without it any http(s) address is (a bare sync). */
+  addressGuard?: FeedAddressGuard;
 }
 
 export interface SyncLimits {
@@ -80,7 +85,11 @@ export const DEFAULT_SYNC_LIMITS: SyncLimits = {
 
 export type SyncOutcome =
   | { kind: "applied"; blocks: number; skipped: number }
-  | { kind: "unchanged"; reason: "not_modified" | "same_content" | "already_synced" }
+  | {
+      kind: "unchanged";
+      /** `coalesced`: a sync of the source was running and runs once more in its place. */
+      reason: "not_modified" | "same_content" | "already_synced" | "coalesced";
+    }
   | { kind: "skipped"; reason: string };
 
 /** A sync failure that is worth retrying (network, timeout, the feed's server failing). */
@@ -165,7 +174,8 @@ export function inRefreshWindow(
 /**
  * Re-fetches one ICS source and replaces the user's timeline from it. Returns what happened;
  * throws SyncError only for failures worth a retry (the queue then redelivers, then dead-letters).
- * `requestedAt` (epoch ms) lets duplicate pushes coalesce: a sync done after it covers it.
+ * `requestedAt` (epoch ms) lets a late or redelivered message skip: a sync started after it covers it.
+ * Pushes coalesce before this, at the sync gate (lib/app/sync-coalescing.ts).
  */
 export async function syncSource(
   deps: SyncDeps,
@@ -211,7 +221,22 @@ export async function syncSource(
   let response: Response;
   try {
     try {
-      response = await deps.fetch(source.url, { headers, signal: controller.signal });
+      const fetched = await fetchFeed(
+        deps.fetch,
+        source.url,
+        { headers, signal: controller.signal },
+        deps.addressGuard,
+      );
+      if (fetched.kind === "refused") {
+        // Retrying cannot help: the address stays refused until an admin replaces the source.
+        deps.log.warn(`sync skipped: feed address refused, ${fetched.message}`, {
+          ...logData,
+          feed: redactUrl(source.url),
+          reason: fetched.reason,
+        });
+        return { kind: "skipped", reason: fetched.reason };
+      }
+      response = fetched.response;
     } catch (error: unknown) {
       const timedOut = controller.signal.aborted;
       throw new SyncError(
@@ -276,7 +301,7 @@ export async function syncSource(
 
   const from = now - limits.pastMs;
   const to = now + limits.futureMs;
-  const { occurrences, skipped } = await deps.expand(text, {
+  const { occurrences, skipped, warnings } = await deps.expand(text, {
     from,
     to,
     userZone: source.tz,
@@ -284,6 +309,8 @@ export async function syncSource(
   });
   for (const item of skipped.slice(0, 20))
     deps.log.info("calendar item skipped", { ...logData, item });
+  for (const item of (warnings ?? []).slice(0, 20))
+    deps.log.warn("calendar feed problem worked around", { ...logData, item });
   const blocks = deps.buildTimeline(occurrences, {
     rules: source.rules,
     tz: source.tz,
@@ -298,36 +325,4 @@ export async function syncSource(
   await deps.recordSourceSync(key, msg.sourceId, record);
   deps.log.info("timeline applied", { ...logData, blocks: blocks.length, skipped: skipped.length });
   return { kind: "applied", blocks: blocks.length, skipped: skipped.length };
-}
-
-/** Keeps duplicate pushes for one source inside one bucket from enqueueing twice. */
-export const SYNC_COALESCE_MS = 10_000;
-
-/**
- * Enqueues a re-sync, delayed to the end of its 10-second bucket, at most once per source and
- * bucket in this process. Across processes the consumer's `already_synced` check coalesces.
- * Returns false when the request joined one already queued.
- */
-export function createSyncRequester(
-  queue: { send(m: SyncMessage, o?: { delaySeconds?: number; dedupeKey?: string }): Promise<void> },
-  clock: Clock,
-  bucketMs = SYNC_COALESCE_MS,
-): (msg: SyncMessage) => Promise<boolean> {
-  const queued = new Map<string, number>();
-  return async (msg) => {
-    const now = clock.now();
-    const bucket = Math.floor(now / bucketMs);
-    for (const [key, b] of queued) if (b < bucket) queued.delete(key);
-    const dedupeKey = `${msg.team}/${msg.user}/${msg.sourceId}/${bucket}`;
-    if (queued.has(dedupeKey)) return false;
-    queued.set(dedupeKey, bucket);
-    const delaySeconds = Math.ceil(((bucket + 1) * bucketMs - now) / 1000);
-    try {
-      await queue.send(msg, { delaySeconds, dedupeKey });
-    } catch (error: unknown) {
-      queued.delete(dedupeKey);
-      throw error;
-    }
-    return true;
-  };
 }

@@ -21,7 +21,7 @@ const usage = `usage: statuspilot <command>
   emulator --port P --workspace FILE [--faults SPEC]
   start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL]
   status USER
-  bench [--quick|--full]
+  bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N]
   soak [--quick]`;
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {

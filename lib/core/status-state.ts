@@ -24,6 +24,11 @@ export interface RecentWrite {
   status: StatusValue;
   /** When the write was sent, epoch ms: the service applied it at or after this instant. */
   at: number;
+  /**
+   * Epoch ms by which the service had applied it: when its answer was recorded, the end of its
+   * echo's second, or the read that showed it. Absent in items stored before it existed.
+   */
+  until?: number;
 }
 
 /**
@@ -87,6 +92,29 @@ export const effectiveStatus = (status: StatusValue, now: number): StatusValue =
 export const overrideActive = (override: StatusValue | undefined, now: number): boolean =>
   override !== undefined && !isEmptyStatus(effectiveStatus(override, now));
 
+/** The whole second of an epoch-ms instant: the resolution of a `user_change`'s `event_time`. */
+export const secondOf = (ms: number): number => Math.floor(ms / 1000);
+
+/** Whether the observation is a user's change reported by an event (whole seconds, not exact). */
+const fromUserEvent = (observation: Observation): boolean =>
+  observation.source === "manual" || observation.source === "expired";
+
+/**
+ * Our latest write when the newest observation is a user's change that falls in a second in
+ * which the service may have applied that write: event times are whole seconds, so which of the
+ * two came last cannot be told. The profile shows one or the other; only a read settles it.
+ */
+export function tiedWrite(state: StatusState): RecentWrite | undefined {
+  const observed = state.actual;
+  const latest = state.recentWrites.at(-1);
+  if (latest === undefined || !fromUserEvent(observed)) return undefined;
+  if (sameStatus(latest.status, observed.status)) return undefined;
+  const second = secondOf(observed.observedAt);
+  return secondOf(latest.at) <= second && second <= secondOf(latest.until ?? latest.at)
+    ? latest
+    : undefined;
+}
+
 /** The claimed write still inside its lease, if any. */
 export const activePending = (
   state: StatusState,
@@ -108,9 +136,11 @@ export function unresolvedAttempts(state: StatusState): AttemptedWrite[] {
   const claim = state.pending;
   const claimed = claim === undefined ? [] : [{ status: claim.status, sentAt: claim.claimedAt }];
   const observed = state.actual;
-  // A write claimed in the same millisecond as our read was sent after it.
+  // A write claimed in the same millisecond as our read was sent after it; one sent at the
+  // very start of a user change's second may have been too (event times are whole seconds).
   const after = (at: number): boolean =>
-    at > observed.observedAt || (observed.source === "read" && at === observed.observedAt);
+    at > observed.observedAt ||
+    (at === observed.observedAt && (observed.source === "read" || fromUserEvent(observed)));
   return [...(state.attempts ?? []), ...claimed]
     .filter((a) => a.sentAt > latestWrite && after(a.sentAt))
     .reverse();
@@ -125,7 +155,8 @@ export interface ObservedChange {
   status: StatusValue;
 }
 
-const appendWrite = (writes: RecentWrite[], write: RecentWrite): RecentWrite[] => {
+/** Appends one of our writes, newest last and bounded; the same write twice is kept once. */
+export const appendWrite = (writes: RecentWrite[], write: RecentWrite): RecentWrite[] => {
   const last = writes.at(-1);
   if (last !== undefined && last.at === write.at && sameStatus(last.status, write.status)) {
     return writes;
@@ -157,18 +188,25 @@ export function applyObservation(
     ...change.status,
     expiration: isEmptyStatus(change.status) ? 0 : change.status.expiration,
   };
-  const attempt = state.attempts?.findLast((a) => sameStatus(a.status, status));
-  const pending = state.pending !== undefined && sameStatus(state.pending.status, status);
+  // An echo never precedes its write's second: an earlier event showing the same status is
+  // something else (a user's clear looks like a clear of ours).
+  const echoes = (written: StatusValue, sentAt: number): boolean =>
+    sameStatus(written, status) && change.eventTime >= secondOf(sentAt);
+  const attempt = state.attempts?.findLast((a) => echoes(a.status, a.sentAt));
+  const claim = state.pending;
+  const pending = claim !== undefined && echoes(claim.status, claim.claimedAt);
   if (latest !== undefined && !sameStatus(latest.status, status)) {
     const olderWrite =
       state.recentWrites.some((w) => sameStatus(w.status, status)) ||
       (attempt !== undefined && attempt.sentAt < latest.at);
     // A late echo of an earlier write of ours: it says nothing about the status now.
-    // An empty status is also what a user's clear looks like, so time decides for it.
+    // An empty status is also what a user's clear looks like, so time decides for it: one
+    // from before our latest write's second is an echo; one from that very second ties with
+    // it (tiedWrite) and is kept as the user's, for a read to settle.
     if (
       olderWrite &&
       !pending &&
-      (!isEmptyStatus(status) || change.eventTime <= Math.floor(latest.at / 1000))
+      (!isEmptyStatus(status) || change.eventTime < secondOf(latest.at))
     ) {
       return { state: seen, result: "stale" };
     }
@@ -177,16 +215,41 @@ export function applyObservation(
   // The echo can beat the sender to the store, or follow a call that failed but was applied:
   // either way the service applied our write, so it is what we last wrote.
   const sentAt = pending ? state.pending?.claimedAt : attempt?.sentAt;
-  if ((latest !== undefined && sameStatus(latest.status, status)) || sentAt !== undefined) {
+  // Our latest write was a clear: an empty status reported after the service had surely
+  // applied it is not its echo but the profile seen later (a user's clear over a newer write).
+  const echoOfLatest =
+    latest !== undefined &&
+    sameStatus(latest.status, status) &&
+    !(
+      isEmptyStatus(status) &&
+      latest.until !== undefined &&
+      change.eventTime > secondOf(latest.until)
+    );
+  if (echoOfLatest || sentAt !== undefined) {
+    // A user's change in the echo's own second may have come before or after our write: the
+    // user's stays what we believe is showing, and the tie makes the next write read first.
+    const tie =
+      fromUserEvent(state.actual) &&
+      secondOf(state.actual.observedAt) === change.eventTime &&
+      !sameStatus(state.actual.status, status);
     const { override: _ended, ...rest } = seen;
-    const confirmed: StatusState =
-      sentAt === undefined || (latest !== undefined && sameStatus(latest.status, status))
-        ? rest
-        : {
-            ...rest,
-            lastWritten: status,
-            recentWrites: appendWrite(rest.recentWrites, { status, at: sentAt }),
-          };
+    const kept: StatusState = tie ? seen : rest;
+    // Recorded unless it is our latest write (or older): a repeat of the latest status is a
+    // write of its own, and its time is what tells a tie with a user's change (tiedWrite).
+    const known =
+      sentAt === undefined ||
+      (latest !== undefined && sameStatus(latest.status, status) && latest.at >= sentAt);
+    const confirmed: StatusState = known
+      ? kept
+      : {
+          ...kept,
+          lastWritten: status,
+          recentWrites: appendWrite(kept.recentWrites, {
+            status,
+            at: sentAt,
+            until: eventMs + 999,
+          }),
+        };
     const attempts = state.attempts?.filter((a) => a !== attempt);
     const { retry, ...withoutRetry } = confirmed;
     // A retry of this very write is done; one for something else stays.
@@ -196,7 +259,7 @@ export function applyObservation(
         ...withoutRetry,
         ...keepRetry,
         ...(attempts !== undefined ? { attempts } : {}),
-        actual: { status, observedAt, source: "ours" },
+        actual: tie ? state.actual : { status, observedAt, source: "ours" },
       },
       result: "ours",
     };
@@ -272,10 +335,21 @@ export function recordWrite(
   const { pending, retry: _retried, ...base } = state;
   // A newer claim (ours ran past its lease) belongs to another reconcile and stays.
   const rest = pending !== undefined && pending.claimedAt > sentAt ? { ...base, pending } : base;
-  const recentWrites = appendWrite(state.recentWrites, { status: written, at: sentAt });
-  // Event times are whole seconds: only a strictly later second is surely after our send.
-  const newerUserChange = state.actual.source !== "ours" && state.actual.observedAt > sentAt;
-  if (newerUserChange && !sameStatus(state.actual.status, written)) {
+  const recentWrites = appendWrite(state.recentWrites, {
+    status: written,
+    at: sentAt,
+    until: Math.max(now, sentAt),
+  });
+  // A user's change reported in the second we sent, or later, may have come after the service
+  // applied our write (event times are whole seconds; the service applied it somewhere between
+  // our send and now). It stays what we believe is showing: surely newer, or a tie (tiedWrite)
+  // that a read settles before the next write. A read is exact.
+  const observed = state.actual;
+  const newerUserChange =
+    observed.source === "read"
+      ? observed.observedAt > sentAt
+      : fromUserEvent(observed) && secondOf(observed.observedAt) >= secondOf(sentAt);
+  if (newerUserChange && !sameStatus(observed.status, written)) {
     return { ...rest, lastWritten: written, recentWrites };
   }
   const { override: _gone, ...withoutOverride } = rest;
@@ -288,76 +362,5 @@ export function recordWrite(
       observedAt: Math.max(sentAt, state.actual.observedAt),
       source: "ours",
     },
-  };
-}
-
-/** What a read of the profile showed: one of our writes, nothing, or a status the user set. */
-export type ReadResult = "ours" | "empty" | "manual";
-
-/**
- * Applies what a read of the profile showed at `readAt` (epoch ms). Unlike an event, a read is
- * never late: it is what the profile shows now, so it settles every attempt whose outcome was
- * unknown and is stamped as the newest observation; an older `user_change` arriving after it is
- * stale. A status matching one of our writes, attempts or claims is ours (and is what we last
- * wrote); an empty or expired one ends any override; anything else is a manual status the
- * user set, even when its event was lost.
- */
-export function applyRead(
-  state: StatusState,
-  shown: StatusValue,
-  readAt: number,
-): { state: StatusState; result: ReadResult } {
-  const observedAt = Math.max(readAt, state.actual.observedAt);
-  const status = effectiveStatus(
-    { ...shown, expiration: isEmptyStatus(shown) ? 0 : shown.expiration },
-    readAt,
-  );
-  const { override: _ended, ...withoutOverride } = state;
-  if (isEmptyStatus(status)) {
-    return {
-      state: {
-        ...withoutOverride,
-        actual: { status: { ...EMPTY_STATUS }, observedAt, source: "read" },
-      },
-      result: "empty",
-    };
-  }
-  const same = (s: StatusValue): boolean => sameStatus(s, status);
-  const attempt = state.attempts?.findLast((a) => same(a.status));
-  const claim =
-    state.pending !== undefined && same(state.pending.status) ? state.pending : undefined;
-  const written =
-    (state.lastWritten !== undefined && same(state.lastWritten)) ||
-    state.recentWrites.some((w) => same(w.status));
-  if (attempt === undefined && claim === undefined && !written) {
-    return {
-      state: {
-        ...state,
-        actual: { status, observedAt, source: "read" },
-        override: { status, since: readAt },
-      },
-      result: "manual",
-    };
-  }
-  // An attempt or an abandoned claim the profile shows was applied: record it as a write, so
-  // its late echo is ours too.
-  const sentAt = attempt?.sentAt ?? claim?.claimedAt;
-  const latest = state.recentWrites.at(-1);
-  // Kept newest last: one sent before our latest write only becomes what we last wrote.
-  const confirmed =
-    sentAt !== undefined && (latest === undefined || (!same(latest.status) && sentAt > latest.at));
-  const recentWrites = confirmed
-    ? appendWrite(state.recentWrites, { status, at: sentAt })
-    : state.recentWrites;
-  const attempts = confirmed ? state.attempts?.filter((a) => a !== attempt) : state.attempts;
-  return {
-    state: {
-      ...withoutOverride,
-      ...(attempts !== undefined ? { attempts } : {}),
-      lastWritten: status,
-      recentWrites,
-      actual: { status, observedAt, source: "read" },
-    },
-    result: "ours",
   };
 }

@@ -68,6 +68,24 @@ const specificity = (template: Segment[]): number =>
     template.length,
   );
 
+/**
+ * The path of a request target exactly as sent, before any URL normalisation. Routes are matched
+ * on it segment by segment, so `%2F` and a raw `\` stay inside their path parameter and `%2e%2e`
+ * is a parameter like any other; a WHATWG URL would make `\` a separator and resolve `%2e%2e`,
+ * and the matched route would disagree with the event's `rawPath`.
+ */
+export function requestPath(target: string): string {
+  const queryAt = target.indexOf("?");
+  const path = queryAt === -1 ? target : target.slice(0, queryAt);
+  if (path.startsWith("/")) return path;
+  // An absolute-form target (`http://host/path`): its path, still undecoded.
+  try {
+    return new URL(path).pathname;
+  } catch {
+    return path;
+  }
+}
+
 /** Matches requests to routes the way an HTTP API does. */
 export class RouteTable<R extends RouteSpec> {
   private readonly entries: Array<{ route: R; template: Segment[] }>;

@@ -3,11 +3,14 @@ import { type DemoEvent, demoEvents, renderIcs } from "./demo-feed";
 import { type IcsServer, startIcsServer } from "./ics-server";
 import type { LocalUserConfig } from "./stack";
 
-/** The demo user of emulator/demo-workspace.json. */
+/**
+ * The demo user of emulator/demo-workspace.json, with the token the workspace issued to
+ * Statuspilot's app for them. Their own token (`xoxp-demo-U001`) is for playing the user.
+ */
 export const DEMO_USER = {
   team: "T0DEMO",
   user: "U001",
-  token: "xoxp-demo-U001",
+  token: "xoxp-statuspilot-U001",
   tz: "Europe/Berlin",
 };
 export const DEMO_FEED_PATH = "/demo/u001.ics";

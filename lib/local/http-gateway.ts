@@ -3,7 +3,13 @@ import type { AddressInfo } from "node:net";
 import type { Clock } from "../core/clock";
 import type { Log } from "../core/ports";
 import { silentLog } from "../core/ports";
-import { fromHandlerResult, type RouteSpec, RouteTable, toApiGatewayEvent } from "./apigw";
+import {
+  fromHandlerResult,
+  type RouteSpec,
+  RouteTable,
+  requestPath,
+  toApiGatewayEvent,
+} from "./apigw";
 import { isAddressInUse, PortInUseError } from "./errors";
 import { createLambdaContext } from "./lambda-context";
 
@@ -99,7 +105,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (answer) return sendJson(res, answer.status, answer.body);
       return sendJson(res, 404, { message: "Not Found" });
     }
-    const match = table.match(method, url.pathname);
+    const match = table.match(method, requestPath(rawUrl));
     if (match === undefined || match === "method") {
       // HTTP APIs answer 404 for any route key they do not know, whatever the method.
       return sendJson(res, 404, { message: "Not Found" });

@@ -19,6 +19,35 @@ export type LiveEvent =
   | { kind: "failed"; at: number; user: string; code: string }
   | { kind: "note"; at: number; text: string };
 
+/** What the live log reads of a call the service recorded (the emulator's call log). */
+export interface RecordedCall {
+  seq: number;
+  method: string;
+  /** Whose profile the call was about. */
+  user: string | null;
+  /** The app the call's token was issued to; null for a person's own token. */
+  app: string | null;
+}
+
+/**
+ * How many `users.profile.set` calls Statuspilot made about `user` after call `afterSeq`. Only
+ * calls made with a token issued to our app count: the user changing their own status uses
+ * their own token, and that is not a call of ours, though it is about the same profile.
+ */
+export function ourProfileSets(
+  calls: readonly RecordedCall[],
+  ours: { app: string; user: string },
+  afterSeq: number,
+): number {
+  return calls.filter(
+    (c) =>
+      c.seq > afterSeq &&
+      c.method === "users.profile.set" &&
+      c.app === ours.app &&
+      c.user === ours.user,
+  ).length;
+}
+
 export interface LiveLogFormat {
   /** IANA zone the times are printed in. */
   timeZone: string;

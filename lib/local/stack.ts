@@ -18,7 +18,7 @@ import { LOCAL_CREDENTIALS, type LocalDynamo, startLocalDynamo } from "./dynamo"
 import { ConfigError, isAddressInUse, PortInUseError } from "./errors";
 import { type Gateway, startGateway } from "./http-gateway";
 import { createLambdaContext, LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
-import type { LiveEvent } from "./live-log";
+import { type LiveEvent, ourProfileSets } from "./live-log";
 import { ManualScheduler, RealTimeScheduler, type Scheduler } from "./scheduler";
 
 /** One user the stack registers at start, as in the `--config` file. */
@@ -159,9 +159,21 @@ function ourApp(workspace: Workspace, appId?: string) {
   );
 }
 
-/** The workspace with our app's event subscription pointed at this stack's handlers. */
-function pointEventsAt(workspace: Workspace, appId: string, handlersUrl: string): Workspace {
+/**
+ * The workspace with our app's event subscription pointed at this stack's handlers. The tokens
+ * the users gave Statuspilot (`ourTokens`) are issued to our app, as an install would, so the
+ * call log tells our calls from the user's own; a token already of an app keeps it.
+ */
+function pointEventsAt(
+  workspace: Workspace,
+  appId: string,
+  handlersUrl: string,
+  ourTokens: ReadonlySet<string>,
+): Workspace {
   const copy = structuredClone(workspace);
+  for (const token of copy.tokens) {
+    if (ourTokens.has(token.token) && token.app === undefined) token.app = appId;
+  }
   for (const app of copy.apps) {
     if (app.id !== appId) continue;
     const settings = (app.manifest.settings ?? {}) as {
@@ -277,7 +289,12 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
 
     if (!options.serviceUrl && options.workspace && appId) {
       emulator = await startEmulator({
-        workspace: pointEventsAt(options.workspace, appId, gateway.url),
+        workspace: pointEventsAt(
+          options.workspace,
+          appId,
+          gateway.url,
+          new Set(options.users.map((u) => u.token)),
+        ),
         port: options.emulatorPort ?? 4010,
         clock,
         // Under a manual clock the stack sweeps at each expiry instant itself.
@@ -347,6 +364,8 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       clock,
       transitionQueue: queues.transition,
       syncQueue: queues.sync,
+      // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
+      allowPrivateSourceAddresses: true,
       ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
     });
     closers.push(() => resetApp());
@@ -355,6 +374,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       clock,
       live,
       emulator,
+      appId,
       scheduler,
       // The emulator sweeps once a second in real time; under manual time at the instant.
       expiryGraceMs: time.mode === "manual" ? 1 : 1500,
@@ -609,6 +629,8 @@ function observeOutcomes(
     clock: Clock;
     live: (e: LiveEvent) => void;
     emulator: RunningEmulator | undefined;
+    /** Our app: only calls with a token issued to it are ours. */
+    appId: string | undefined;
     scheduler: Scheduler;
     expiryGraceMs: number;
   },
@@ -635,13 +657,12 @@ function observeOutcomes(
     });
   };
   const callsSince = (user: string): number => {
-    if (!deps.emulator) return 1;
-    const calls = deps.emulator.calls().filter((c) => c.method === "users.profile.set");
-    const from = lastSeq.get(user) ?? 0;
-    const mine = calls.filter((c) => c.seq > from && (c.user === user || c.caller === user));
+    if (!deps.emulator || deps.appId === undefined) return 1;
+    const calls = deps.emulator.calls();
+    const ours = ourProfileSets(calls, { app: deps.appId, user }, lastSeq.get(user) ?? 0);
     const last = calls.at(-1);
     if (last) lastSeq.set(user, last.seq);
-    return Math.max(1, mine.length);
+    return Math.max(1, ours);
   };
   useCases.reconcileUser = async (key: UserKey): Promise<ReconcileOutcome> => {
     const outcome = await reconcile(key);

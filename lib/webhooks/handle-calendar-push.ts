@@ -192,13 +192,32 @@ export async function handleGenericHook(
   return jsonReply(200, { ok: true, queued });
 }
 
-/** POST /hooks/google, /hooks/graph, /hooks/generic/{sourceId}: each push enqueues a re-sync. */
+/** The hook each calendar route serves, by API Gateway route key (functions/routes.ts). */
+export const CALENDAR_HOOK_ROUTES: Readonly<Record<string, ChannelKind>> = {
+  "POST /hooks/google": "google",
+  "POST /hooks/graph": "graph",
+  "POST /hooks/generic/{sourceId}": "generic",
+};
+
+/** A calendar push and the route API Gateway matched it to. */
+export interface CalendarPushRequest extends WebhookRequest {
+  routeKey: string;
+}
+
+/**
+ * POST /hooks/google, /hooks/graph, /hooks/generic/{sourceId}: each push enqueues a re-sync.
+ * Dispatched on the matched route: the decoded path of `/hooks/generic/x%2Fhooks%2Fgraph`
+ * ends like the Graph hook's, but it is the generic hook with the channel id `x/hooks/graph`.
+ */
 export async function handleCalendarPush(
-  req: WebhookRequest,
+  req: CalendarPushRequest,
   deps: WebhookDeps,
 ): Promise<WebhookReply> {
-  if (req.path.endsWith("/hooks/google")) return handleGooglePush(req, deps);
-  if (req.path.endsWith("/hooks/graph")) return handleGraphNotification(req, deps);
-  if (req.params.sourceId !== undefined) return handleGenericHook(req, deps);
-  throw new WebhookError("not_found", `no calendar hook at ${req.path}`);
+  const hook = Object.hasOwn(CALENDAR_HOOK_ROUTES, req.routeKey)
+    ? CALENDAR_HOOK_ROUTES[req.routeKey]
+    : undefined;
+  if (hook === "google") return handleGooglePush(req, deps);
+  if (hook === "graph") return handleGraphNotification(req, deps);
+  if (hook === "generic") return handleGenericHook(req, deps);
+  throw new WebhookError("not_found", "no calendar hook on this route");
 }

@@ -37,13 +37,30 @@ export function formatEntry(entry: OutOfOfficeEntry, zone: string): string {
   return `${entry.id}: ${at(entry.start)} → ${at(entry.end)} ${entry.emoji} "${entry.text}"`;
 }
 
+/** What the command needs: the out-of-office use cases as `oooCommands` runs them. */
+export interface OooCommandDeps extends Pick<WebhookDeps, "clock" | "log" | "signingSecret"> {
+  admin: Pick<WebhookDeps["admin"], "userZone">;
+  /**
+   * Scheduling, listing and cancelling out-of-office, storing at once but queueing the status
+   * update (lib/app/deferred-reconcile.ts): the reply must never wait on the service.
+   */
+  oooCommands: Pick<
+    WebhookDeps["useCases"],
+    "scheduleOutOfOffice" | "listOutOfOffice" | "cancelOutOfOffice"
+  >;
+}
+
 /**
  * POST /service/commands/ooo: the `/ooo` slash command, a signed form POST. Every answer the
  * user can act on (bad dates, a period already over, not being set up) is an ephemeral 200.
+ *
+ * The service gives a command 3 s to be answered, and its spec has no `response_url` to answer
+ * later. So the reply says what was stored (reads and writes of our own table only), and the
+ * profile follows from the transition queue a moment later, however slow the service is.
  */
 export async function handleOooCommand(
   req: WebhookRequest,
-  deps: WebhookDeps,
+  deps: OooCommandDeps,
 ): Promise<WebhookReply> {
   verifyV0(
     await deps.signingSecret(),
@@ -62,7 +79,7 @@ export async function handleOooCommand(
   try {
     const parsed = parseOooCommand(cmd.text, { now: deps.clock.now(), zone });
     if (parsed.kind === "list") {
-      const entries = await deps.useCases.listOutOfOffice(key);
+      const entries = await deps.oooCommands.listOutOfOffice(key);
       return ephemeral(
         entries.length
           ? entries.map((e) => formatEntry(e, zone)).join("\n")
@@ -70,10 +87,10 @@ export async function handleOooCommand(
       );
     }
     if (parsed.kind === "cancel") {
-      const done = await deps.useCases.cancelOutOfOffice(key, parsed.id);
+      const done = await deps.oooCommands.cancelOutOfOffice(key, parsed.id);
       return ephemeral(done ? `Cancelled ${parsed.id}.` : `No out-of-office with id ${parsed.id}.`);
     }
-    const entry = await deps.useCases.scheduleOutOfOffice(key, parsed.input);
+    const entry = await deps.oooCommands.scheduleOutOfOffice(key, parsed.input);
     return ephemeral(`Scheduled ${formatEntry(entry, zone)}`);
   } catch (error: unknown) {
     if (error instanceof OooCommandError) return ephemeral(error.message);

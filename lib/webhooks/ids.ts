@@ -44,10 +44,15 @@ export const entryIdSchema = z
   .min(1, "must not be empty")
   .max(MAX_ENTRY_ID_LENGTH, `must be at most ${MAX_ENTRY_ID_LENGTH} characters`);
 
+/**
+ * Source ids: `#` is the store's key separator, and `/` separates the parts of sync dedupe keys
+ * and would split the generic hook path the local stack names after a source.
+ */
 export const sourceIdSchema = z
   .string()
   .min(1, "must not be empty")
-  .max(MAX_SOURCE_ID_LENGTH, `must be at most ${MAX_SOURCE_ID_LENGTH} characters`);
+  .max(MAX_SOURCE_ID_LENGTH, `must be at most ${MAX_SOURCE_ID_LENGTH} characters`)
+  .regex(/^[^#/\p{Cc}]*$/u, "must not contain '#', '/' or control characters");
 
 /** True when `id` could name a bound channel at all (a lookup is worth a read). */
 export const isChannelId = (id: string): boolean => channelIdSchema.safeParse(id).success;

@@ -3,7 +3,9 @@ export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./cale
 export type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 export type { WebhookErrorCode } from "./errors";
 export { StaleTimestampError, WebhookError, WebhookInputError, webhookStatus } from "./errors";
+export type { CalendarPushRequest } from "./handle-calendar-push";
 export {
+  CALENDAR_HOOK_ROUTES,
   handleCalendarPush,
   handleGenericHook,
   handleGooglePush,
@@ -11,6 +13,7 @@ export {
   MAX_GRAPH_FAILURES,
   MAX_GRAPH_LOOKUPS,
 } from "./handle-calendar-push";
+export type { OooCommandDeps } from "./handle-ooo-command";
 export { formatEntry, handleOooCommand, NOT_SET_UP } from "./handle-ooo-command";
 export type { ServiceEventOptions } from "./handle-service-event";
 export { ACK_DEADLINE_MS, handleServiceEvent } from "./handle-service-event";

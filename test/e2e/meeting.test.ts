@@ -9,6 +9,7 @@ import {
   publishAndPush,
   setCalls,
   startE2e,
+  statuspilotProfileSets,
   T0,
 } from "./support";
 
@@ -77,6 +78,11 @@ describe("a meeting over the local stack", () => {
       status_emoji: "",
       status_expiration: 0,
     });
+    // What went over the wire: every clear we sent names both fields empty and expiration 0.
+    const sent = await statuspilotProfileSets(e, "U001");
+    const clears = sent.filter((p) => p.status_text === "" || p.status_emoji === "");
+    expect(sent).toHaveLength(3);
+    expect(clears).toEqual([{ status_text: "", status_emoji: "", status_expiration: 0 }]);
   });
 
   it("loses no queue message on the way", async () => {

@@ -32,11 +32,8 @@ describe("a status the user sets during a meeting", () => {
     ours = { text: written.status_text, emoji: written.status_emoji };
     // Act
     await advanceTo(e, workshop.start + 30 * S);
-    await userSetsStatus(e, "U002", {
-      status_text: "Lunch",
-      status_emoji: ":sandwich:",
-      status_expiration: 0,
-    });
+    // No status_expiration, as the chat client sends it: the user's status does not expire.
+    await userSetsStatus(e, "U002", { status_text: "Lunch", status_emoji: ":sandwich:" });
     await advanceTo(e, workshop.start + 120 * S);
     // Assess
     expect(written.status_expiration).toBe(workshop.end / S);
@@ -44,6 +41,7 @@ describe("a status the user sets during a meeting", () => {
     expect(await profileOf(e, "U002")).toMatchObject({
       status_text: "Lunch",
       status_emoji: ":sandwich:",
+      status_expiration: 0,
     });
     // Our one set, then the user's own: nothing from us after it.
     expect(await setCalls(e, "U002")).toHaveLength(2);
@@ -62,5 +60,11 @@ describe("a status the user sets during a meeting", () => {
     expect(profile).toMatchObject({ status_text: ours.text, status_emoji: ours.emoji });
     expect(profile.status_expiration).toBe(workshop.end / S);
     expect(await setCalls(e, "U002")).toHaveLength(4);
+    // The user's two calls were theirs, made with their own token: ours is one call.
+    const line = (await liveLog(e)).at(-1) ?? "";
+    expect(line).toMatch(/^11:02:0\d /);
+    expect(line.slice("11:02:00 ".length)).toBe(
+      `U002 set "${ours.emoji} ${ours.text}" until 11:04:01 (1 call)`,
+    );
   });
 });

@@ -10,6 +10,8 @@ import { startStack } from "../../lib/local/stack";
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../..");
 export const TEAM = "T0DEMO";
+/** Statuspilot's app in the demo workspace; the tokens it holds were issued to it. */
+export const STATUSPILOT_APP = "A0STATUSPILOT";
 
 /** Whole seconds plus 400 ms, so the stack's tick is not aligned with calendar seconds. */
 export const T0 = Date.parse("2025-03-10T10:59:00.400Z");
@@ -48,7 +50,8 @@ export async function startE2e(
     users: Object.entries(feeds).map(([user, f]) => ({
       team: TEAM,
       user,
-      token: `xoxp-demo-${user}`,
+      // The token the user gave Statuspilot by installing it, not their own (`xoxp-demo-…`).
+      token: `xoxp-statuspilot-${user}`,
       tz: f.tz,
       calendars: [ics.feedUrl(`/${user}.ics`)],
     })),
@@ -150,7 +153,11 @@ export interface Call {
   method: string;
   user: string | null;
   caller: string | null;
+  /** The app the call's token was issued to; null for the user's own token. */
+  app: string | null;
   outcome: string;
+  /** The request's parameters, tokens redacted. */
+  params: Record<string, unknown> | null;
 }
 
 /** Every users.profile.set the emulator received for `user`, over HTTP. */
@@ -161,6 +168,25 @@ export async function setCalls(e: E2e, user: string): Promise<Call[]> {
   return calls.filter(
     (c) => c.method === "users.profile.set" && (c.user === user || c.caller === user),
   );
+}
+
+/** The `profile` Statuspilot sent in each of its users.profile.set calls for `user`, over HTTP. */
+export async function statuspilotProfileSets(
+  e: E2e,
+  user: string,
+): Promise<Array<Record<string, unknown>>> {
+  const { calls } = (await getJson(`${e.emulatorUrl}/_emulator/calls`)) as { calls: Call[] };
+  return calls
+    .filter((c) => c.method === "users.profile.set" && c.user === user)
+    .filter((c) => c.app === STATUSPILOT_APP)
+    .map((c) => {
+      const profile = c.params?.profile;
+      // A form-encoded call carries the profile as JSON text.
+      return (typeof profile === "string" ? JSON.parse(profile) : profile) as Record<
+        string,
+        unknown
+      >;
+    });
 }
 
 /** The user changing their own status with their own token, as the chat client would. */

@@ -11,6 +11,8 @@ import {
   OVERSIZED_ENTRY_ID,
   OVERSIZED_IDS,
   pathValue,
+  unsyncableFeedUrl,
+  unsyncableSourceId,
 } from "./support/requests";
 import { ALICE, CHANNELS, type FuzzStack, NOW_MS, SECRETS, startFuzzStack } from "./support/stack";
 import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
@@ -76,7 +78,7 @@ function validBody(route: Route): string {
     return JSON.stringify({
       tz: "Europe/Paris",
       token: "xoxp-replaced-token",
-      sources: [{ id: "office", url: "http://127.0.0.1:9/x.ics", kind: "ics" }],
+      sources: [{ id: "office", url: "https://calendar.example/x.ics", kind: "ics" }],
     });
   }
   return JSON.stringify({ start: NOW_MS + 3_600_000, end: NOW_MS + 7_200_000 });
@@ -278,6 +280,54 @@ describe("admin API under fuzzing", () => {
       key: SECRETS.adminKey,
     });
     await sendAndExpectRefusal(stack, handlers.get(route as Route) as AnyHandler, event);
+  });
+
+  // A source that can never sync (not http(s), or a `#` or `/` in its id) or that would be
+  // fetched inside the account's network must be refused up front: stored, it would fail at
+  // every poll and fill the dead-letter queue. The fuzz stack checks addresses as on AWS.
+  it("refuses a user whose one bad source can never sync or reaches inside, with 400 and its pointer", async () => {
+    const route = adminRoutes.find(
+      (r) => r.method === "PUT" && r.path === "/admin/users/{team}/{user}",
+    );
+    expect(route).toBeDefined();
+    const good = (i: number) => ({
+      id: `cal${i}`,
+      url: `https://calendar.example/${i}.ics`,
+      kind: "ics",
+    });
+    await fuzz(
+      fc.record({
+        count: fc.integer({ min: 1, max: 4 }),
+        at: fc.nat(),
+        bad: fc.oneof(
+          unsyncableFeedUrl.map((url) => ({ field: "url", value: url })),
+          unsyncableSourceId.map((id) => ({ field: "id", value: id })),
+        ),
+      }),
+      100,
+      async ({ count, at, bad }) => {
+        // Prepare: Alice's sources, one of them bad in one field
+        const index = at % count;
+        const sources = Array.from({ length: count }, (_, i) =>
+          i === index ? { ...good(i), [bad.field]: bad.value } : good(i),
+        );
+        const body = JSON.stringify({ tz: "Europe/Paris", token: "xoxp-replaced-token", sources });
+        const event = adminEvent(route as Route, {
+          params: aliceParams(route as Route, "x"),
+          key: SECRETS.adminKey,
+          wire: { body, isBase64Encoded: false },
+        });
+        // Act
+        const res = await sendAndExpectRefusal(
+          stack,
+          handlers.get(route as Route) as AnyHandler,
+          event,
+        );
+        // Assess
+        expect(res.statusCode).toBe(400);
+        expect(JSON.parse(res.body ?? "{}").pointer).toBe(`/sources/${index}/${bad.field}`);
+      },
+    );
   });
 
   it("wrote log lines while fuzzing, so the no-secret check had something to read", () => {

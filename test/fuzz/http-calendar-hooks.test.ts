@@ -12,6 +12,7 @@ import {
   pathValue,
   signatureFault,
   signatureHeaders,
+  smuggledHookId,
 } from "./support/requests";
 import { ALICE, CHANNELS, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
 import { contentTypeOf, fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
@@ -265,6 +266,41 @@ describe("calendar hooks under fuzzing", () => {
         },
       );
     });
+  });
+
+  // API Gateway decodes `%2F` in rawPath, so `/hooks/generic/x%2Fhooks%2Fgraph` arrives with a
+  // rawPath ending in `/hooks/graph`. It matched the generic route: it must be answered as the
+  // generic hook, never with the Graph echo or through a Google channel's token.
+  it("answers a generic hook id that ends like another hook's route as the generic hook", async () => {
+    await fuzz(
+      fc.record({
+        sourceId: smuggledHookId,
+        validationToken: fc.option(fc.string({ maxLength: 40 }), { nil: undefined }),
+        google: fc.boolean(),
+        wire: garbageBody,
+      }),
+      60,
+      async ({ sourceId, validationToken, google, wire }) => {
+        const event = apiEvent({
+          method: "POST",
+          route: "/hooks/generic/{sourceId}",
+          rawPath: `/hooks/generic/${sourceId}`,
+          params: { sourceId },
+          ...(validationToken !== undefined ? { query: { validationToken } } : {}),
+          headers: google
+            ? {
+                "x-goog-channel-id": CHANNELS.google,
+                "x-goog-channel-token": SECRETS.googleToken,
+                "x-goog-resource-state": "exists",
+              }
+            : { "content-type": "application/json" },
+          ...(wire.body !== undefined ? { body: wire.body } : {}),
+          isBase64Encoded: wire.isBase64Encoded,
+        });
+        const res = await sendAndExpectRefusal(stack, handler, event);
+        expect(res.statusCode).toBe(404);
+      },
+    );
   });
 
   // An id longer than DynamoDB's 2048-byte partition key must not reach the store (it would

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { Checkpoint } from "../../bench/soak/checkpoints";
 import { type CheckInput, checkInvariants, requiredViolations } from "../../bench/soak/checks";
 import type { ServiceCall } from "../../bench/soak/harness";
 import type { Scenario, UserPlan } from "../../bench/soak/scenario";
@@ -7,6 +8,7 @@ const MIN = 60_000;
 const T0 = Date.UTC(2026, 2, 9, 9, 0);
 
 const meeting = { text: "In a meeting", emoji: ":spiral_calendar_pad:" };
+const focusStatus = { text: "Focus time", emoji: ":headphones:" };
 
 const user: UserPlan = {
   id: "U0001",
@@ -45,12 +47,13 @@ const call = (
   emoji: string,
   expiration: number,
   outcome = "ok",
+  method = "users.profile.set",
 ): ServiceCall => {
   order += 1;
   return {
     seq: order,
     at,
-    method: "users.profile.set",
+    method,
     user: "U0001",
     raw: { text, emoji, expiration },
     status: { text, emoji, expiration },
@@ -170,5 +173,110 @@ describe("soak invariant checks", () => {
     // Assess
     expect(result.oooMissed).toHaveLength(1);
     expect(result.oooLate).toHaveLength(1);
+  });
+
+  it("counts an overwrite of a manual status without expiration until the user clears it", () => {
+    // Prepare
+    const lasting = { text: "Lunch", emoji: ":sandwich:", expiration: 0 };
+    const manual = [
+      {
+        user: "U0001",
+        at: T0 - 5 * MIN,
+        order: 100,
+        kind: "set" as const,
+        status: lasting,
+        ok: true,
+      },
+    ];
+    const write = { ...call(T0 + 10 * MIN, meeting.text, meeting.emoji, endS), order: 101 };
+    // Act
+    const result = checkInvariants(base([write], { manual }));
+    // Assess
+    expect(result.blindOverwrites).toHaveLength(1);
+  });
+
+  describe("profile checkpoints against the oracle", () => {
+    const meetingStatus = { ...meeting, expiration: endS };
+    const checkpoint: Checkpoint = {
+      user: "U0001",
+      at: T0 + 3 * MIN,
+      since: T0,
+      until: T0 + 30 * MIN,
+      expected: meetingStatus,
+      kind: "calendar",
+    };
+
+    it("passes a checkpoint whose profile shows the expected status, and counts one that does not", () => {
+      // Act
+      const right = checkInvariants(base([], { samples: [{ checkpoint, actual: meetingStatus }] }));
+      const wrong = checkInvariants(
+        base([], {
+          samples: [{ checkpoint, actual: { ...focusStatus, expiration: endS } }],
+        }),
+      );
+      // Assess
+      expect(right.offCalendar).toEqual([]);
+      expect(wrong.offCalendar).toHaveLength(1);
+      expect(requiredViolations(wrong).map((v) => v.check)).toEqual([
+        "profile differs from the calendar",
+      ]);
+    });
+
+    it("counts a miss as late by faults only when every call since the change failed and the first write that landed was right", () => {
+      // Prepare
+      const failed = [
+        call(T0, "", "", 0, "internal_error", "users.profile.get"),
+        call(T0 + MIN, meeting.text, meeting.emoji, endS, "internal_error"),
+      ];
+      const sample = [{ checkpoint, actual: { text: "", emoji: "", expiration: 0 } }];
+      // Act
+      const late = checkInvariants(
+        base([...failed, call(T0 + 5 * MIN, meeting.text, meeting.emoji, endS)], {
+          samples: sample,
+        }),
+      );
+      const wrongLater = checkInvariants(
+        base([...failed, call(T0 + 5 * MIN, focusStatus.text, focusStatus.emoji, endS)], {
+          samples: sample,
+        }),
+      );
+      const noFault = checkInvariants(
+        base([call(T0 + 5 * MIN, meeting.text, meeting.emoji, endS)], { samples: sample }),
+      );
+      // Assess
+      expect(late.offCalendar).toEqual([]);
+      expect(late.lateByFaults).toEqual({ count: 1, maxMs: 5 * MIN });
+      expect(wrongLater.offCalendar).toHaveLength(1);
+      expect(noFault.offCalendar).toHaveLength(1);
+    });
+
+    it("reports a first block start after a manual status apart, saying whether the clear arrived", () => {
+      // Prepare
+      const manualUser: UserPlan = {
+        ...user,
+        manual: {
+          at: T0 - 40 * MIN,
+          status: { text: "Lunch", emoji: ":sandwich:", expiration: 0 },
+          clearAt: T0 - 20 * MIN,
+          loseClearEvent: true,
+        },
+      };
+      // Act
+      const result = checkInvariants(
+        base([], {
+          scenario: { ...scenario, users: [manualUser] },
+          samples: [
+            {
+              checkpoint: { ...checkpoint, kind: "after-manual" },
+              actual: { text: "", emoji: "", expiration: 0 },
+            },
+          ],
+        }),
+      );
+      // Assess
+      expect(result.offCalendar).toEqual([]);
+      expect(result.notBackAfterManual).toHaveLength(1);
+      expect(result.notBackAfterManual[0]?.detail).toContain("the clear's user_change was lost");
+    });
   });
 });

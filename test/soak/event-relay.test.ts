@@ -78,7 +78,7 @@ async function setUp(holds: boolean[], fraction: number, statuses: number[] = []
   });
   closers.push(endpoint.close, relay.close);
   relay.setHold({ rate: 0.5, maxMs: 180_000 });
-  const deliver = async (id: string) => {
+  const deliver = async (id: string, event?: Record<string, unknown>) => {
     const res = await fetch(relay.url, {
       method: "POST",
       headers: {
@@ -86,7 +86,7 @@ async function setUp(holds: boolean[], fraction: number, statuses: number[] = []
         "x-svc-request-timestamp": String(Math.floor(clock.now() / 1000)),
         "x-svc-signature": `v0=${id}`,
       },
-      body: JSON.stringify({ event_id: id }),
+      body: JSON.stringify({ event_id: id, ...(event ? { event } : {}) }),
     });
     return res.status;
   };
@@ -136,6 +136,33 @@ describe("event relay", () => {
     // Assess
     expect(endpoint.arrivals.map((a) => a.at - T0)).toEqual([0, 30_000]);
     expect(relay.stats()).toMatchObject({ held: 1, released: 0, lost: 1 });
+  });
+
+  it("loses the user's clear it was told to lose, and its duplicate, but passes their set and other users' clears", async () => {
+    // Prepare
+    const { endpoint, relay, deliver } = await setUp([], 0);
+    relay.setHold({ rate: 0, maxMs: 0 });
+    const change = (user: string, text: string, emoji: string) => ({
+      type: "user_change",
+      user: { id: user, profile: { status_text: text, status_emoji: emoji } },
+    });
+    relay.lose({ user: "U0005", at: T0, cleared: true });
+    // Act
+    const answers = [
+      await deliver("EvSet", change("U0005", "Lunch", ":sandwich:")),
+      await deliver("EvOther", change("U0006", "", "")),
+      await deliver("EvClear", change("U0005", "", "")),
+      await deliver("EvClear", change("U0005", "", "")),
+      await deliver("EvLater", change("U0005", "", "")),
+    ];
+    // Assess
+    expect(answers).toEqual([200, 200, 200, 200, 200]);
+    expect(endpoint.arrivals.map((a) => JSON.parse(a.body).event_id)).toEqual([
+      "EvSet",
+      "EvOther",
+      "EvLater",
+    ]);
+    expect(relay.stats()).toMatchObject({ passed: 3, discarded: 1 });
   });
 
   it("holds nothing once the hold rate is set to zero", async () => {

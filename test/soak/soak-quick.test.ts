@@ -16,6 +16,16 @@ describe("statuspilot soak --quick", () => {
     expect(report).toMatch(/service calls \d+: .*internal_error/);
     expect(report).toMatch(/user_change deliveries held back [1-9]\d* .*refused on release 0/);
     expect(report).toMatch(/manual statuses overwritten, their user_change lost\s+0\s+0/);
+    // The calendar's status, from the independent oracle, at every checkpoint of the day.
+    expect(report).toMatch(
+      /checkpoints off the calendar's status \(3 min after a change\)\s+0\s+0/,
+    );
+    expect(report).toMatch(
+      /profile checkpoints against the independent oracle [1-9]\d* \([1-9]\d* first/,
+    );
+    // Statuses without expiration, one clear's user_change lost on purpose: back by the next block.
+    expect(report).toMatch(/first block starts after a manual status not shown \(3 min\)\s+0\s+0/);
+    expect(report).toMatch(/manual statuses without expiration 3, their clears' user_change lost/);
     expect(report).toContain("soak passed");
     expect(code).toBe(0);
   }, 120_000);

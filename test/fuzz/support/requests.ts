@@ -306,3 +306,94 @@ export function headers(
   }
   return out;
 }
+
+// ---- calendar sources -------------------------------------------------------------------
+
+const byte = fc.integer({ min: 0, max: 255 });
+const hex16 = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
+
+/**
+ * Hosts inside the account's network or this machine, in every range a deployed Statuspilot
+ * refuses, as IP literals (in several spellings) and local names.
+ */
+export const privateFeedHost: fc.Arbitrary<string> = fc.oneof(
+  fc.tuple(byte, byte, byte).map(([a, b, c]) => `127.${a}.${b}.${c}`),
+  fc.tuple(byte, byte, byte).map(([a, b, c]) => `10.${a}.${b}.${c}`),
+  fc.tuple(fc.integer({ min: 16, max: 31 }), byte, byte).map(([a, b, c]) => `172.${a}.${b}.${c}`),
+  fc.tuple(byte, byte).map(([a, b]) => `192.168.${a}.${b}`),
+  fc.tuple(byte, byte).map(([a, b]) => `169.254.${a}.${b}`),
+  fc.tuple(byte, byte, byte).map(([a, b, c]) => `0.${a}.${b}.${c}`),
+  fc
+    .tuple(fc.integer({ min: 0xfc00, max: 0xfdff }), hex16, hex16)
+    .map(([a, b, c]) => `[${a.toString(16)}::${b}:${c}]`),
+  fc
+    .tuple(fc.integer({ min: 0xfe80, max: 0xfebf }), hex16)
+    .map(([a, b]) => `[${a.toString(16)}::${b}]`),
+  fc.tuple(byte, byte).map(([a, b]) => `[::ffff:10.0.${a}.${b}]`),
+  fc
+    .string({ unit: fc.constantFrom(..."abcdefghij-"), minLength: 1, maxLength: 12 })
+    .map((l) => `${l}.localhost`),
+  fc.constantFrom(
+    "169.254.169.254",
+    "[fd00:ec2::254]",
+    "[::1]",
+    "[::]",
+    "0.0.0.0",
+    "localhost",
+    "LocalHost.",
+    "2130706433",
+    "0x7f000001",
+    "0177.0.0.1",
+    "127.1",
+    "[::ffff:127.0.0.1]",
+  ),
+);
+
+/** Feed URLs that can never be synced (not http(s)), or would be fetched inside on AWS. */
+export const unsyncableFeedUrl: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(
+      fc.constantFrom("http", "https", "HTTP"),
+      privateFeedHost,
+      fc.constantFrom("", ":80", ":8080", ":443"),
+      fc.constantFrom("/", "/cal.ics", "/latest/meta-data/", "/a?b=c#d"),
+    )
+    .map(([scheme, host, port, path]) => `${scheme}://${host}${port}${path}`),
+  fc
+    .tuple(
+      fc.constantFrom("file", "ftp", "webcal", "gopher", "ws", "wss", "ldap", "dict", "sftp"),
+      fc.constantFrom("://calendar.example/cal.ics", ":///etc/passwd", "://"),
+    )
+    .map(([scheme, rest]) => `${scheme}${rest}`),
+  fc.constantFrom(
+    "javascript:alert(1)",
+    "data:text/calendar,BEGIN:VCALENDAR",
+    "mailto:cal@calendar.example",
+    "calendar.example/cal.ics",
+    "//calendar.example/cal.ics",
+    "",
+  ),
+);
+
+/** Source ids with a key separator (`#`) or a path separator (`/`) somewhere in them. */
+export const unsyncableSourceId: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.string({ maxLength: 20 }),
+    fc.constantFrom("#", "/", "\u0000", "\n"),
+    fc.string({ maxLength: 20 }),
+  )
+  .map(([before, bad, after]) => `${before}${bad}${after}`);
+
+/**
+ * Generic hook ids that, once API Gateway decodes the path, end like another hook's route:
+ * a router on the path suffix would answer them as that hook.
+ */
+export const smuggledHookId: fc.Arbitrary<string> = fc.oneof(
+  fc
+    .tuple(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom("/hooks/graph", "/hooks/google", "/../graph", "/hooks/generic/office"),
+    )
+    .map(([prefix, suffix]) => `${prefix}${suffix}`),
+  fc.constantFrom("x/hooks/graph", "/hooks/graph", "hooks/google", "a/b/hooks/graph"),
+);

@@ -143,10 +143,11 @@ export async function startFuzzStack(options: { adminApiKey?: boolean } = {}): P
     tz: "Europe/Berlin",
     token: SECRETS.userToken,
     sources: [
-      { id: "office", url: "http://127.0.0.1:9/office.ics", kind: "ics" },
+      // Public names: the stack checks feed addresses as on AWS. Nothing is fetched here.
+      { id: "office", url: "https://calendar.example/office.ics", kind: "ics" },
       {
         id: "private",
-        url: "http://127.0.0.1:9/private.ics",
+        url: "https://calendar.example/private.ics",
         kind: "ics",
         secret: SECRETS.sourceSecret,
       },

@@ -105,8 +105,9 @@ describe("user_change events", () => {
     const second = block(T0 + 10 * MIN, T0 + 40 * MIN, "focus");
     await h.pilot.applyTimeline(key, [first, second], { sourceId: "work" });
     const manual = { text: "Lunch", emoji: ":taco:", expiration: 0 };
-    // Act
+    // Act: the user's change is on the profile and in its event, as the service does.
     h.clock.advance(2000);
+    h.gateway.userSets(key, manual);
     await h.pilot.recordUserChange({
       eventId: "Ev-m1",
       eventTime: (T0 + 2000) / 1000,
@@ -116,6 +117,7 @@ describe("user_change events", () => {
     h.clock.set(T0 + 10 * MIN);
     const during = await h.pilot.reconcileUser(key);
     h.clock.advance(5000);
+    h.gateway.userSets(key, EMPTY);
     await h.pilot.recordUserChange({
       eventId: "Ev-m2",
       eventTime: h.clock.now() / 1000,

@@ -131,6 +131,20 @@ const statusOnly = fc.record(
   { requiredKeys: [] },
 );
 
+/** A status set naming no expiration, after one that named it: spec 3 says it does not expire. */
+const statusSetsOverExpiring = fc.tuple(
+  fc.record({
+    status_text: fc.constantFrom("In a meeting", "Focus"),
+    status_emoji: fc.constantFrom(":calendar:", ":partyparrot:"),
+    status_expiration: fc.integer({ min: 1_800_000_000, max: 2_000_000_000 }),
+  }),
+  fc.oneof(
+    fc.record({ status_text: fc.constantFrom("Lunch", "Away") }, { requiredKeys: [] }),
+    fc.record({ status_emoji: fc.constantFrom(":calendar:", ":focus-time:") }),
+    fc.record({ title: fc.constantFrom("Engineer", "") }),
+  ),
+);
+
 const EXTRA_FIELDS: OracleField[] = [
   { id: "Xf05SITE", type: "link" },
   { id: "Xf06BIO", type: "long_text" },
@@ -230,10 +244,14 @@ describe("property: schema and emulator both agree with an independent reading o
           minLength: 1,
           maxLength: 5,
         }),
-        async (calls) => {
+        statusSetsOverExpiring,
+        async (calls, overExpiring) => {
           // Prepare: each sequence starts from a cleared status, so a counterexample replays.
           await step({ status_text: "", status_emoji: "" }, false);
           for (const [profile, form] of calls) await step(profile, form);
+          const [expiring, then] = overExpiring;
+          await step(expiring, false);
+          await step(then, true);
         },
       ),
       { numRuns: 80 },

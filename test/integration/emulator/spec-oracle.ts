@@ -12,6 +12,8 @@
  * - A length or value rule without a code of its own answers `invalid_arguments`.
  * - The empty string clears a custom field of any type.
  * - The reserved name is compared case-insensitively, ignoring surrounding spaces.
+ * - A call naming neither `status_text` nor `status_emoji` does not set the status, so it
+ *   keeps the stored expiration (or moves it, when it names `status_expiration`).
  */
 
 export interface OracleField {
@@ -153,11 +155,17 @@ function valueFits(def: OracleField, value: unknown): boolean {
 
 /** The stored status after an accepted call (spec 2.1 and 3, and the README's default emoji). */
 export function applyStatus(stored: OracleStatus, profile: Record<string, unknown>): OracleStatus {
+  const setsStatus = "status_text" in profile || "status_emoji" in profile;
   const next: OracleStatus = {
     text: typeof profile.status_text === "string" ? profile.status_text : stored.text,
     emoji: typeof profile.status_emoji === "string" ? profile.status_emoji : stored.emoji,
+    // Spec 3: a status set with `status_expiration` 0 or omitted does not expire.
     expiration:
-      typeof profile.status_expiration === "number" ? profile.status_expiration : stored.expiration,
+      typeof profile.status_expiration === "number"
+        ? profile.status_expiration
+        : setsStatus
+          ? 0
+          : stored.expiration,
   };
   if (next.text === "" && next.emoji === "") next.expiration = 0;
   if (next.text !== "" && next.emoji === "") next.emoji = DEFAULT_EMOJI;

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
 import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
+import type { ResolveHost } from "../../../lib/app/feed-fetch";
 import { resetApp, setAppOverrides } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
@@ -62,8 +63,19 @@ const ENV_KEYS = [
   "POWERTOOLS_DEV",
 ] as const;
 
+export interface StackOptions {
+  /**
+   * Feeds on loopback and private addresses allowed, as in the local stack (the default here:
+   * the tests serve their feeds on 127.0.0.1). False checks them as on AWS.
+   */
+  allowPrivateSourceAddresses?: boolean;
+  /** The feeds' fetch and host resolution, for tests of what the sync fetches. */
+  fetch?: typeof fetch;
+  resolveHost?: ResolveHost;
+}
+
 /** dynalite + the emulator over real HTTP, and the composition root pointed at them. */
-export async function startStack(): Promise<Stack> {
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dynamo = await startDynalite();
   const clock = new ManualClock(FIXTURE_NOW_MS);
   const emulator = await startEmulator({
@@ -85,7 +97,14 @@ export async function startStack(): Promise<Stack> {
   const transitions = new RecordingQueue<TransitionMessage>();
   const syncs = new RecordingQueue<SyncMessage>();
   resetApp();
-  setAppOverrides({ clock, transitionQueue: transitions, syncQueue: syncs });
+  setAppOverrides({
+    clock,
+    transitionQueue: transitions,
+    syncQueue: syncs,
+    allowPrivateSourceAddresses: options.allowPrivateSourceAddresses ?? true,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+  });
   return {
     dynamo,
     emulator,

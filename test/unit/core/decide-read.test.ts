@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { decideForState } from "../../../lib/core/decide";
+import { applyRead } from "../../../lib/core/profile-read";
 import {
   applyObservation,
-  applyRead,
   claimWrite,
   initialStatusState,
   recordWrite,
@@ -92,7 +92,8 @@ describe("applyRead", () => {
     expect(result).toBe("ours");
     expect(after.lastWritten).toEqual(meeting);
     expect(after.attempts).toEqual([]);
-    expect(after.recentWrites.at(-1)).toEqual({ status: meeting, at: NOW - 10_000 });
+    // Sent then, and applied by the time the read showed it.
+    expect(after.recentWrites.at(-1)).toEqual({ status: meeting, at: NOW - 10_000, until: NOW });
     // Its late echo counts as ours too.
     const echo = applyObservation(after, { eventId: "e", eventTime: S(NOW) + 1, status: meeting });
     expect(echo.result).toBe("ours");

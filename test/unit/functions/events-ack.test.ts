@@ -18,6 +18,7 @@ function slowApp(sent: TransitionMessage[]): App {
     clock: new ManualClock(NOW),
     log: createLog({ level: "SILENT" }),
     useCases,
+    oooCommands: useCases,
     admin: {} as App["admin"],
     syncQueue: { send: async () => undefined },
     transitionQueue: { send: async (m: TransitionMessage) => void sent.push(m) },

@@ -4,10 +4,9 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TimelineMeta } from "../../../lib/app/contracts";
 import {
-  createSyncRequester,
   DEFAULT_SYNC_LIMITS,
   inRefreshWindow,
   type SourceSyncRecord,
@@ -192,33 +191,5 @@ describe("syncSource", () => {
       code: "timeout",
     });
     await expect(syncSource(slow.deps, msg)).rejects.toBeInstanceOf(SyncError);
-  });
-});
-
-describe("createSyncRequester", () => {
-  let sent: Array<{ delaySeconds?: number; dedupeKey?: string }>;
-  beforeEach(() => {
-    sent = [];
-  });
-  const queue = {
-    send: async (_m: unknown, o?: { delaySeconds?: number; dedupeKey?: string }) =>
-      void sent.push(o ?? {}),
-  };
-
-  it("sends one message per source and 10 s bucket, delayed to the bucket's end", async () => {
-    // Prepare
-    const clock = new ManualClock(NOW + 2_500);
-    const request = createSyncRequester(queue, clock);
-    // Act
-    const results = [
-      await request(msg),
-      await request(msg),
-      await request({ ...msg, sourceId: "other" }),
-    ];
-    clock.advance(8_000);
-    results.push(await request(msg));
-    // Assess
-    expect(results).toEqual([true, false, true, true]);
-    expect(sent.map((s) => s.delaySeconds)).toEqual([8, 8, 10]);
   });
 });

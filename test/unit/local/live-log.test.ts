@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatLiveEvent, formatLogLine } from "../../../lib/local/live-log";
+import { formatLiveEvent, formatLogLine, ourProfileSets } from "../../../lib/local/live-log";
 
 const at = (iso: string) => Date.parse(iso);
 const berlin = { timeZone: "Europe/Berlin" };
@@ -112,5 +112,38 @@ describe("formatLogLine", () => {
     expect(line).not.toContain("abc");
     expect(line).toContain("token=[redacted]");
     expect(line.startsWith("00:00:00 error: handler failed ")).toBe(true);
+  });
+});
+
+describe("ourProfileSets", () => {
+  const set = (seq: number, user: string, app: string | null) => ({
+    seq,
+    method: "users.profile.set",
+    user,
+    app,
+  });
+
+  it("counts only our app's sets about the user, not the user's own calls with their token", () => {
+    // Prepare: our set, the user's own status and clear, a read, another user, our next set
+    const calls = [
+      set(1, "U001", "A0PILOT"),
+      set(2, "U001", null),
+      set(3, "U001", null),
+      { seq: 4, method: "users.profile.get", user: "U001", app: "A0PILOT" },
+      set(5, "U002", "A0PILOT"),
+      set(6, "U001", "A0OTHER"),
+      set(7, "U001", "A0PILOT"),
+    ];
+    // Act
+    const count = ourProfileSets(calls, { app: "A0PILOT", user: "U001" }, 1);
+    // Assess
+    expect(count).toBe(1);
+  });
+
+  it("counts every set of ours after the given call, none at or before it", () => {
+    const calls = [set(1, "U001", "A0PILOT"), set(2, "U001", "A0PILOT"), set(3, "U001", "A0PILOT")];
+    expect(ourProfileSets(calls, { app: "A0PILOT", user: "U001" }, 0)).toBe(3);
+    expect(ourProfileSets(calls, { app: "A0PILOT", user: "U001" }, 2)).toBe(1);
+    expect(ourProfileSets(calls, { app: "A0PILOT", user: "U001" }, 3)).toBe(0);
   });
 });

@@ -5,13 +5,13 @@ import { describe, expect, it } from "vitest";
 import type { SyncMessage } from "../../../lib/app/contracts";
 import { ManualClock } from "../../../lib/core/clock";
 import {
+  type CalendarPushRequest,
   type ChannelBinding,
   handleCalendarPush,
   MAX_GRAPH_FAILURES,
   signV0,
   type WebhookDeps,
   WebhookError,
-  type WebhookRequest,
 } from "../../../lib/webhooks";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -63,7 +63,8 @@ function fakes(channels: Record<string, ChannelBinding> = { "sub-graph-1": GRAPH
   return { deps, logged, syncs, lookups };
 }
 
-const graphRequest = (rawBody: string): WebhookRequest => ({
+const graphRequest = (rawBody: string): CalendarPushRequest => ({
+  routeKey: "POST /hooks/graph",
   path: "/hooks/graph",
   headers: {},
   query: {},
@@ -105,10 +106,10 @@ describe("handleCalendarPush for Microsoft Graph", () => {
     await expect(failure).rejects.toMatchObject({ code: "bad_request", pointer: "" });
   });
 
-  it("answers a hook path it does not serve with a not_found error", async () => {
+  it("answers a route it does not serve with a not_found error", async () => {
     const { deps } = fakes();
     await expect(
-      handleCalendarPush({ ...graphRequest(""), path: "/hooks/other" }, deps),
+      handleCalendarPush({ ...graphRequest(""), routeKey: "POST /hooks/other" }, deps),
     ).rejects.toMatchObject({ code: "not_found" });
   });
 });
@@ -206,7 +207,8 @@ describe("handleCalendarPush for Microsoft Graph, at the cost of one request", (
 
 describe("handleCalendarPush channel ids and kinds", () => {
   const NOW_S = 1_767_268_800;
-  const genericRequest = (channelId: string, secret: string): WebhookRequest => ({
+  const genericRequest = (channelId: string, secret: string): CalendarPushRequest => ({
+    routeKey: "POST /hooks/generic/{sourceId}",
     path: `/hooks/generic/${channelId}`,
     headers: {
       "x-statuspilot-timestamp": String(NOW_S),
@@ -216,7 +218,8 @@ describe("handleCalendarPush channel ids and kinds", () => {
     params: { sourceId: channelId },
     rawBody: "{}",
   });
-  const googleRequest = (channelId: string, token: string): WebhookRequest => ({
+  const googleRequest = (channelId: string, token: string): CalendarPushRequest => ({
+    routeKey: "POST /hooks/google",
     path: "/hooks/google",
     headers: {
       "x-goog-channel-id": channelId,
