@@ -21,6 +21,9 @@ export function renderTableFragment(): { Resources: Record<string, unknown> } {
         Properties: {
           ...table.Properties,
           PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          // A delete of the table (or of the stack, with a replacement) is refused until an
+          // operator turns this off on purpose.
+          DeletionProtectionEnabled: true,
           SSESpecification: { SSEEnabled: true },
         },
       },

@@ -1,43 +1,21 @@
-import { execFile } from "node:child_process";
-import { cp, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "../../../functions/routes";
 import { functionEntries } from "../../../infra/build";
 import { renderTableJson } from "../../../infra/table-resource";
 import { SYNC_GATE_PREFIX } from "../../../lib/store/items/sync-gate";
 import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "../../../lib/store/table";
+import {
+  type CfnResource,
+  type PackagedStack,
+  packageStack,
+  repoRoot,
+} from "../../support/osls-package";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const run = promisify(execFile);
-
-interface CfnResource {
-  Type: string;
-  Properties: Record<string, unknown> & { [key: string]: unknown };
-}
+let stack: PackagedStack | undefined;
 let resources: Record<string, CfnResource> = {};
 let outDir = "";
-let cloneDir = "";
-
-/** What a fresh clone has: the sources, no dist/ (node_modules linked, as `npm ci` would make). */
-async function freshClone(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), "statuspilot-clone-"));
-  for (const entry of [
-    "functions",
-    "lib",
-    "infra",
-    "serverless.yml",
-    "package.json",
-    "tsconfig.json",
-  ]) {
-    await cp(path.join(repoRoot, entry), path.join(dir, entry), { recursive: true });
-  }
-  await symlink(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
-  return dir;
-}
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
@@ -53,33 +31,14 @@ function roleStatements(): Array<{ role: string; statement: Record<string, unkno
 
 describe("serverless.yml packaged offline with osls", () => {
   beforeAll(async () => {
-    // Prepare: a clone without dist/; osls alone (its local build plugin) bundles and packages,
-    // with fake credentials and no network.
-    cloneDir = await freshClone();
-    outDir = await mkdtemp(path.join(tmpdir(), "statuspilot-package-"));
-    const env = {
-      ...process.env,
-      AWS_ACCESS_KEY_ID: "fake",
-      AWS_SECRET_ACCESS_KEY: "fake",
-      AWS_REGION: "eu-west-1",
-      AWS_SDK_LOAD_CONFIG: "0",
-      SLS_TELEMETRY_DISABLED: "1",
-      SLS_NOTIFICATIONS_MODE: "off",
-    };
-    await run(
-      path.join(repoRoot, "node_modules/.bin/osls"),
-      ["package", "--stage", "test", "--region", "eu-west-1", "--package", outDir],
-      { cwd: cloneDir, env, timeout: 110_000 },
-    );
-    const template = JSON.parse(
-      await readFile(path.join(outDir, "cloudformation-template-update-stack.json"), "utf8"),
-    ) as { Resources: Record<string, CfnResource> };
-    resources = template.Resources;
+    // Prepare: a clone without dist/, packaged by osls alone, offline.
+    stack = await packageStack();
+    resources = stack.resources;
+    outDir = stack.outDir;
   }, 120_000);
 
   afterAll(async () => {
-    if (outDir) await rm(outDir, { recursive: true, force: true });
-    if (cloneDir) await rm(cloneDir, { recursive: true, force: true });
+    await stack?.remove();
   });
 
   it("bundles every function itself, with no separate build step", async () => {
@@ -193,7 +152,9 @@ describe("serverless.yml packaged offline with osls", () => {
     for (const [, f] of ofType("AWS::Lambda::Function")) {
       expect(f.Properties.Runtime).toBe("nodejs22.x");
     }
-    const groups = ofType("AWS::Logs::LogGroup");
+    const groups = ofType("AWS::Logs::LogGroup").filter(([, g]) =>
+      String(g.Properties.LogGroupName).startsWith("/aws/lambda/"),
+    );
     expect(groups).toHaveLength(Object.keys(functionEntries).length);
     for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBeGreaterThan(0);
   });
@@ -216,7 +177,7 @@ describe("serverless.yml packaged offline with osls", () => {
     }
   });
 
-  it("declares the table from its single definition, with both indexes, TTL and PITR", async () => {
+  it("declares the table from its single definition: both indexes, TTL, PITR, deletion protection", async () => {
     const table = resources.StatusTable;
     expect(table?.Type).toBe("AWS::DynamoDB::Table");
     const props = table?.Properties ?? {};
@@ -226,6 +187,7 @@ describe("serverless.yml packaged offline with osls", () => {
     expect(indexes).toEqual([DUE_INDEX, POLL_INDEX]);
     expect(props.TimeToLiveSpecification).toEqual({ AttributeName: TTL_ATTRIBUTE, Enabled: true });
     expect(props.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(props.DeletionProtectionEnabled).toBe(true);
     expect(props.TableName).toBe("statuspilot-test");
     const committed = await readFile(path.join(repoRoot, "infra/resources/table.json"), "utf8");
     expect(committed).toBe(renderTableJson());
@@ -244,9 +206,9 @@ describe("serverless.yml packaged offline with osls", () => {
     expect(env?.SIGNING_SECRET).toBeUndefined();
   });
 
-  it("schedules the tick every minute and the poll every five", () => {
+  it("schedules the tick every minute and the poll every five, on the five", () => {
     const rules = ofType("AWS::Events::Rule").map(([, r]) => r.Properties.ScheduleExpression);
-    expect(rules.sort()).toEqual(["rate(1 minute)", "rate(5 minutes)"]);
+    expect(rules.sort()).toEqual(["cron(0/5 * * * ? *)", "rate(1 minute)"]);
   });
 
   it("declares exactly the HTTP routes of functions/routes.ts, with IAM on the admin API", () => {
