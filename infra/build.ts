@@ -47,7 +47,8 @@ export const LAZY_MODULES: Record<string, string[]> = {
   ],
   // The service's signing secret is read by the two endpoints the service calls.
   "@aws-sdk/client-ssm": ["serviceEvents", "oooCommand"],
-  // The service client (and the manifest schema and yaml it imports): whoever sets a status.
+  // The service's profile client and its schema: whoever sets a status. (Manifests have a client
+  // of their own, lib/service/manifest-client.ts, that no function imports.)
   // Not oooCommand: it queues its reconcile (lib/app/deferred-reconcile.ts).
   "../service/client": [
     "serviceEvents",
@@ -92,6 +93,11 @@ export interface BundleReport {
   bytes: number;
   /** npm packages bundled in, e.g. "ical.js", "@aws-sdk/client-kms". */
   packages: string[];
+  /**
+   * Each file with code in index.mjs and its bytes there, by path from the repository root
+   * ("lib/schema/manifest.ts", "node_modules/yaml/dist/index.js").
+   */
+  inputs: Record<string, number>;
 }
 
 const packageOf = (input: string): string | undefined => {
@@ -120,6 +126,12 @@ export async function buildBundles(
         legalComments: "none",
         logLevel: "warning",
         metafile: true,
+        // Makes the metafile's paths relative to the repository root.
+        absWorkingDir: root,
+        // The AWS SDK's clients ship CommonJS under "main", which esbuild cannot shake: every
+        // command of DynamoDB and SQS came along. Their ES modules ("module", sideEffects: false)
+        // shake down to the commands used. Packages with an "exports" map are unaffected.
+        mainFields: ["module", "main"],
         plugins: [omitLazyModules(name)],
         // Some dependencies are CommonJS and call require(); give the ESM bundle one.
         banner: {
@@ -134,7 +146,11 @@ export async function buildBundles(
         const pkg = packageOf(input);
         if (pkg) packages.add(pkg);
       }
-      return { name, bytes: output?.[1].bytes ?? 0, packages: [...packages].sort() };
+      const inputs: Record<string, number> = {};
+      for (const [input, { bytesInOutput }] of Object.entries(output?.[1].inputs ?? {})) {
+        if (bytesInOutput > 0) inputs[input] = bytesInOutput;
+      }
+      return { name, bytes: output?.[1].bytes ?? 0, packages: [...packages].sort(), inputs };
     }),
   );
 }

@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { systemClock } from "../app/system-clock";
 import { ManifestParseError, parseManifestText, validateManifest } from "../schema/manifest";
-import { ServiceClient } from "../service/client";
 import { ServiceError } from "../service/errors";
+import { ManifestClient } from "../service/manifest-client";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const EXIT_USAGE = 64;
@@ -119,10 +119,9 @@ export async function run(
     return 1;
   }
 
-  const client = new ServiceClient({
+  const client = new ManifestClient({
     baseUrl: values["base-url"] ?? DEFAULT_BASE_URL,
     clock: systemClock,
-    budget: false,
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   try {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** The service answers `fields: []` (or null) for a profile with no custom fields. */
 const customFields = z.preprocess(
@@ -53,11 +53,5 @@ export const failureSchema = z.looseObject({
 });
 
 export const profileResponseSchema = z.looseObject({ ok: z.literal(true), profile: profileSchema });
-
-export const manifestUpdateResponseSchema = z.looseObject({
-  ok: z.literal(true),
-  app_id: z.string(),
-  permissions_updated: z.boolean(),
-});
 
 export const okSchema = z.looseObject({ ok: z.literal(true) });

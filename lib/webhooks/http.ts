@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { WebhookInputError } from "./errors";
 
 /** What a webhook use case reads from an HTTP request (the handler builds it from the event). */

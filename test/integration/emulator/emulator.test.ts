@@ -4,6 +4,7 @@ import { type RunningEmulator, startEmulator } from "../../../emulator/server";
 import { ManualClock } from "../../../lib/core/clock";
 import { ServiceClient } from "../../../lib/service/client";
 import { ServiceError } from "../../../lib/service/errors";
+import { ManifestClient } from "../../../lib/service/manifest-client";
 import { conformanceWorkspace, startReceiver } from "../service/harness";
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
@@ -35,7 +36,8 @@ async function setup(opts: { answer?: (n: number) => number; retryDelaysMs?: num
   });
   running.push(emu);
   const client = new ServiceClient({ baseUrl: emu.apiBase, clock, budget: false });
-  return { clock, receiver, emu, client };
+  const manifests = new ManifestClient({ baseUrl: emu.apiBase, clock });
+  return { clock, receiver, emu, client, manifests };
 }
 
 type Envelope = {
@@ -296,15 +298,15 @@ describe("emulator: profile rules", () => {
 describe("emulator: manifest, introspection, paths, faults", () => {
   it("replaces the manifest and reports permissions_updated exactly when scopes change", async () => {
     // Prepare
-    const { emu, client } = await setup();
+    const { emu, manifests } = await setup();
     const base = {
       display_information: { name: "Statuspilot" },
       oauth_config: { scopes: { user: ["users.profile:read", "users.profile:write"] } },
     };
     const token = "xoxe-config-admin-0001";
     // Act
-    const same = await client.updateManifest({ token, appId: "A0MAIN", manifest: base });
-    const more = await client.updateManifest({
+    const same = await manifests.updateManifest({ token, appId: "A0MAIN", manifest: base });
+    const more = await manifests.updateManifest({
       token,
       appId: "A0MAIN",
       manifest: JSON.stringify({
@@ -321,26 +323,26 @@ describe("emulator: manifest, introspection, paths, faults", () => {
 
   it("reports permissions_updated when only the optional scopes change", async () => {
     // Prepare
-    const { client } = await setup();
+    const { manifests } = await setup();
     const token = "xoxe-config-admin-0001";
     const scopes = (extra: Record<string, string[]>) => ({
       display_information: { name: "Statuspilot" },
       oauth_config: { scopes: { bot: ["chat:write"], user: ["users.profile:write"], ...extra } },
       features: { bot_user: { display_name: "statuspilot" } },
     });
-    await client.updateManifest({ token, appId: "A0MAIN", manifest: scopes({}) });
+    await manifests.updateManifest({ token, appId: "A0MAIN", manifest: scopes({}) });
     // Act
-    const botOptional = await client.updateManifest({
+    const botOptional = await manifests.updateManifest({
       token,
       appId: "A0MAIN",
       manifest: scopes({ bot_optional: ["chat:write"] }),
     });
-    const userOptional = await client.updateManifest({
+    const userOptional = await manifests.updateManifest({
       token,
       appId: "A0MAIN",
       manifest: scopes({ bot_optional: ["chat:write"], user_optional: ["users.profile:write"] }),
     });
-    const unchanged = await client.updateManifest({
+    const unchanged = await manifests.updateManifest({
       token,
       appId: "A0MAIN",
       manifest: scopes({ user_optional: ["users.profile:write"], bot_optional: ["chat:write"] }),
@@ -353,7 +355,7 @@ describe("emulator: manifest, introspection, paths, faults", () => {
 
   it("refuses a loopback http request_url through apps.manifest.update: only workspace files are exempt", async () => {
     // Prepare
-    const { client } = await setup();
+    const { manifests } = await setup();
     const manifest = {
       display_information: { name: "Statuspilot" },
       settings: {
@@ -364,7 +366,7 @@ describe("emulator: manifest, introspection, paths, faults", () => {
       },
     };
     // Act
-    const err = await client
+    const err = await manifests
       .updateManifest({ token: "xoxe-config-admin-0001", appId: "A0MAIN", manifest })
       .catch((e: unknown) => e);
     // Assess

@@ -1,14 +1,20 @@
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BundleReport, buildBundles, LAZY_MODULES } from "../../../infra/build";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const run = promisify(execFile);
 let outDir = "";
 let reports = new Map<string, BundleReport>();
 const packagesOf = (name: string) => reports.get(name)?.packages ?? [];
+const inputsOf = (name: string) => Object.keys(reports.get(name)?.inputs ?? {});
+const KiB = 1024;
 
 describe("function bundles", () => {
   beforeAll(async () => {
@@ -27,14 +33,38 @@ describe("function bundles", () => {
     }
   });
 
-  it("leaves KMS, SSM and the service client (with yaml) out of the tick and the poll", () => {
+  it("leaves KMS, SSM and the service client out of the tick and the poll", () => {
     for (const name of ["tick", "poll"]) {
       expect(packagesOf(name), name).not.toContain("@aws-sdk/client-kms");
       expect(packagesOf(name), name).not.toContain("@aws-sdk/client-ssm");
-      expect(packagesOf(name), name).not.toContain("yaml");
+      expect(inputsOf(name), name).not.toContain("lib/service/client.ts");
     }
-    expect(packagesOf("calendarHooks")).not.toContain("yaml");
+    expect(inputsOf("calendarHooks")).not.toContain("lib/service/client.ts");
     expect(packagesOf("transitionWorker")).not.toContain("@aws-sdk/client-ssm");
+  });
+
+  it("keeps yaml and the manifest schema out of every function: none pushes manifests", () => {
+    expect(inputsOf("transitionWorker")).toContain("lib/service/client.ts");
+    for (const [name] of reports) {
+      expect(packagesOf(name), name).not.toContain("yaml");
+      expect(inputsOf(name), name).not.toContain("lib/schema/manifest.ts");
+      expect(inputsOf(name), name).not.toContain("lib/service/manifest-client.ts");
+    }
+  });
+
+  it("bundles zod without its 40-odd locales (a named `z` import kept them all)", () => {
+    for (const [name] of reports) {
+      const locales = inputsOf(name).filter((input) =>
+        /node_modules\/zod\/.*\/locales\/(?!en\.js|index\.js)/.test(input),
+      );
+      expect(locales, name).toEqual([]);
+    }
+  });
+
+  it("keeps the transition worker's bundle within 800 KiB (issue 12: it was 1,310 KiB)", () => {
+    const bytes = reports.get("transitionWorker")?.bytes ?? 0;
+    expect(bytes).toBeGreaterThan(100 * KiB);
+    expect(bytes).toBeLessThanOrEqual(800 * KiB);
   });
 
   it("makes the tick at least a quarter smaller than the sync worker", () => {
@@ -48,5 +78,56 @@ describe("function bundles", () => {
     for (const users of Object.values(LAZY_MODULES)) {
       for (const name of users) expect(reports.has(name), name).toBe(true);
     }
+  });
+
+  describe("run in a fresh Node process", () => {
+    let dynamo: LocalDynamo | undefined;
+    afterAll(async () => {
+      await dynamo?.close();
+    });
+
+    it("loads every bundle, and the transition worker reads DynamoDB through its bundled SDK", async () => {
+      // Prepare: dynalite with the table; an SQS event for a user the table does not have.
+      dynamo = await startDynalite();
+      const bundles = [...reports.keys()].map(
+        (name) => pathToFileURL(path.join(outDir, name, "index.mjs")).href,
+      );
+      const transition = pathToFileURL(path.join(outDir, "transitionWorker", "index.mjs")).href;
+      const event = {
+        Records: [
+          {
+            messageId: "m-1",
+            body: JSON.stringify({ team: "T0NONE", user: "U0NONE", at: 0, reason: "transition" }),
+            attributes: {},
+          },
+        ],
+      };
+      const script = [
+        `for (const b of ${JSON.stringify(bundles)}) await import(b);`,
+        `const { handler } = await import(${JSON.stringify(transition)});`,
+        `const out = await handler(${JSON.stringify(event)}, { functionName: "transitionWorker", awsRequestId: "r-1" });`,
+        `process.stdout.write("\\nRESULT " + JSON.stringify(out));`,
+      ].join("\n");
+      // Act
+      const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+        env: {
+          PATH: process.env.PATH ?? "",
+          AWS_REGION: "us-east-1",
+          TABLE_NAME: dynamo.tableName,
+          DYNAMODB_ENDPOINT: dynamo.endpoint,
+          SERVICE_BASE_URL: "http://127.0.0.1:9/api",
+          SIGNING_SECRET: "bundle-test-secret",
+          TOKEN_KEY: Buffer.alloc(32, 7).toString("base64"),
+          TRANSITION_QUEUE_URL: "http://127.0.0.1:9/queue/transition",
+          SYNC_QUEUE_URL: "http://127.0.0.1:9/queue/sync",
+        },
+        timeout: 30_000,
+      });
+      // Assess: the store answered (no such user), so the message is done, not failed.
+      expect(JSON.parse(stdout.split("\nRESULT ")[1] ?? "null")).toEqual({
+        batchItemFailures: [],
+      });
+      expect(stdout).toMatch(/"message":"reconciled".*"outcome":"leave"/);
+    }, 40_000);
   });
 });

@@ -9,6 +9,7 @@ import {
   ServiceError,
   ServiceValidationError,
 } from "../../../lib/service/errors";
+import { ManifestClient } from "../../../lib/service/manifest-client";
 import { conformanceWorkspace } from "./harness";
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
@@ -27,6 +28,7 @@ describe("ServiceClient against the emulator", () => {
 
   const client = (opts: Partial<ConstructorParameters<typeof ServiceClient>[0]> = {}) =>
     new ServiceClient({ baseUrl: `${emu.apiBase}/`, clock, ...opts });
+  const manifests = () => new ManifestClient({ baseUrl: `${emu.apiBase}/`, clock });
 
   it("sets a status with expiration and returns the full profile", async () => {
     // Act
@@ -117,7 +119,7 @@ describe("ServiceClient against the emulator", () => {
 
   it("refuses an invalid manifest locally with the schema's errors", async () => {
     // Act
-    const err = await client()
+    const err = await manifests()
       .updateManifest({
         token: "xoxe-config-admin-0001",
         appId: "A0MAIN",
@@ -133,7 +135,7 @@ describe("ServiceClient against the emulator", () => {
     // Prepare
     const before = emu.calls().length;
     // Act
-    const err = await client()
+    const err = await manifests()
       .updateManifest({
         token: "xoxe-config-admin-0001",
         appId: "A0MAIN",

@@ -6,6 +6,7 @@ import type { Workspace } from "../../../emulator/workspace";
 import { ManualClock } from "../../../lib/core/clock";
 import { ServiceClient } from "../../../lib/service/client";
 import { ServiceError, SPEC_ERROR_CODES } from "../../../lib/service/errors";
+import { ManifestClient } from "../../../lib/service/manifest-client";
 import { conformanceWorkspace, sendTruncatedPost } from "./harness";
 
 /** Every error code of spec section 7. */
@@ -137,6 +138,7 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
   const clock = new ManualClock(T0);
   let emu: RunningEmulator;
   let client: ServiceClient;
+  let manifests: ManifestClient;
   const extra: RunningEmulator[] = [];
 
   async function variant(mutate: (ws: Workspace) => void): Promise<ServiceClient> {
@@ -152,6 +154,7 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
   beforeAll(async () => {
     emu = await startEmulator({ workspace: conformanceWorkspace(), clock, expirySweepMs: 0 });
     client = new ServiceClient({ baseUrl: emu.apiBase, clock, budget: false, validate: false });
+    manifests = new ManifestClient({ baseUrl: emu.apiBase, clock, validate: false });
   });
   afterAll(async () => {
     await emu.close();
@@ -571,13 +574,13 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
     const token = "xoxe-config-admin-0001";
     it("answers invalid_app_id for an unknown app", async () => {
       await expectCode(
-        client.updateManifest({ token, appId: "A0NOPE", manifest: validManifest }),
+        manifests.updateManifest({ token, appId: "A0NOPE", manifest: validManifest }),
         "invalid_app_id",
       );
     });
     it("answers no_permission for a caller who is not a collaborator", async () => {
       await expectCode(
-        client.updateManifest({
+        manifests.updateManifest({
           token: "xoxe-config-member-0001",
           appId: "A0MAIN",
           manifest: validManifest,
@@ -587,7 +590,7 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
     });
     it("answers not_allowed_token_type for a user token", async () => {
       await expectCode(
-        client.updateManifest({
+        manifests.updateManifest({
           token: "xoxp-admin-0001",
           appId: "A0MAIN",
           manifest: validManifest,
@@ -597,7 +600,7 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
     });
     it("answers app_not_owned_by_manager_app for a manager app's token on an app it does not manage", async () => {
       await expectCode(
-        client.updateManifest({
+        manifests.updateManifest({
           token: "xoxe-manager-0001",
           appId: "A0MANAGED",
           manifest: validManifest,
@@ -607,7 +610,7 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
     });
     it("answers invalid_manifest with errors[{message, pointer}] from the schema", async () => {
       const err = await expectCode(
-        client.updateManifest({
+        manifests.updateManifest({
           token,
           appId: "A0MAIN",
           manifest: { display_information: { name: "x".repeat(36) } },
@@ -627,13 +630,16 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
           },
         },
       };
-      await expectCode(client.updateManifest({ token, appId: "A0MAIN", manifest }), "invalid_app");
+      await expectCode(
+        manifests.updateManifest({ token, appId: "A0MAIN", manifest }),
+        "invalid_app",
+      );
     });
     it("answers ratelimited after 20 updates of one app in a minute", async () => {
       for (let i = 0; i < 20; i++)
-        await client.updateManifest({ token, appId: "A0MANAGER", manifest: validManifest });
+        await manifests.updateManifest({ token, appId: "A0MANAGER", manifest: validManifest });
       const err = await expectCode(
-        client.updateManifest({ token, appId: "A0MANAGER", manifest: validManifest }),
+        manifests.updateManifest({ token, appId: "A0MANAGER", manifest: validManifest }),
         "ratelimited",
       );
       expect(err.retryAfterS).toBeGreaterThan(0);
@@ -708,14 +714,14 @@ describe("conformance: every error code of spec section 7, over HTTP, through th
     ] as const)("answers %s with %s", async (m, code) => {
       mode = m;
       await expectCode(
-        client.updateManifest({ token, appId: "A0MAIN", manifest: withMcp() }),
+        manifests.updateManifest({ token, appId: "A0MAIN", manifest: withMcp() }),
         code,
       );
     });
 
     it("registers with the service's callback as redirect URI, then accepts the manifest", async () => {
       mode = "ok";
-      const ok = await client.updateManifest({ token, appId: "A0MAIN", manifest: withMcp() });
+      const ok = await manifests.updateManifest({ token, appId: "A0MAIN", manifest: withMcp() });
       expect(ok.appId).toBe("A0MAIN");
       expect(registrations.at(-1)).toMatchObject({
         redirect_uris: ["https://svc.example/oauth/callback"],
