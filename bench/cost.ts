@@ -25,7 +25,21 @@ export const PRICES = {
   sqsRequest: 0.4 / 1e6,
   httpApiRequest: 1.0 / 1e6,
   kmsRequest: 0.03 / 1e4,
+  /** A customer-managed KMS key (the token key), per month, whatever it is used for. */
+  kmsKeyMonth: 1.0,
+  /** CloudWatch Logs ingestion per GB (storage after the first month not counted). */
+  logsIngestGb: 0.5,
 } as const;
+/**
+ * Billed duration of one feed fetch from a real calendar host (DNS, TLS, the transfer): the
+ * loopback fetch measured here is near zero, so each figure is also given with this added to
+ * every feed fetch, ours and the baselines'.
+ */
+export const REALISTIC_FETCH_MS = 200;
+/** Lambda's own START, END and REPORT lines in CloudWatch Logs, per invocation (bytes). */
+const PLATFORM_LOG_BYTES = 330;
+/** Users one invocation of the multi-tenant poller serves (as hudl/CalendarToSlack does). */
+const TENANTS_PER_POLL = 10;
 /** serverless.yml's provider memorySize. */
 const MEMORY_GB = 0.5;
 /** An instance idle this long is assumed reclaimed, so the next invocation is a cold start. */
@@ -42,7 +56,10 @@ const IDLE_RECEIVES_PER_DAY = 2 * 5 * 3 * 1440;
 export interface CostOptions {
   users: number;
   days: number;
-  /** Users of the deployment that share the tick, the poll and the queues' batches (1,000). */
+  /**
+   * Users of the deployment (1,000): they share the tick, the poll, the queues' batches and
+   * idle receives, and the KMS key's monthly fee.
+   */
   deploymentUsers?: number;
   /** Cold module-init time per function (from the bundle benchmark); 300 ms when unknown. */
   initMs?: Record<string, number>;
@@ -92,6 +109,10 @@ export interface CostResult {
   writesPerUserDay: number;
   readUnitsPerUserDay: number;
   writeUnitsPerUserDay: number;
+  /** Of the write units, those of the global secondary indexes; entries written per index. */
+  indexWriteUnitsPerUserDay: number;
+  indexWritesPerUserDay: Record<string, number>;
+  logBytesPerUserDay: number;
   queueMessagesPerUserDay: number;
   sqsRequestsPerUserDay: number;
   functions: FunctionRow[];
@@ -103,6 +124,8 @@ export interface CostResult {
   gbSecondsPerUserDay: number;
   coldStartsPerDeploymentDay: number;
   usdPerUserMonth: number;
+  /** The same with REALISTIC_FETCH_MS of billed duration added to each feed fetch. */
+  usdPerUserMonthRealisticFetch: number;
   usdBreakdown: Record<string, number>;
   poll: {
     runMs: number;
@@ -111,6 +134,14 @@ export interface CostResult {
     profileSetsEveryMinutePerUserDay: number;
     gbSecondsPerUserDay: number;
     usdPerUserMonth: number;
+    usdPerUserMonthRealisticFetch: number;
+  };
+  /** The multi-tenant poller: every minute, TENANTS_PER_POLL users per invocation. */
+  multiPoll: {
+    invocationsPerUserDay: number;
+    gbSecondsPerUserDay: number;
+    usdPerUserMonth: number;
+    usdPerUserMonthRealisticFetch: number;
   };
   fewerInvocations: number;
   idleRunReads: number;
@@ -283,6 +314,13 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     fixedRuns * idleReadUnits;
   const writes = perUserDay(sum(samples.map((s) => s.dynamo.writes)));
   const writeUnits = perUserDay(sum(samples.map((s) => s.dynamo.writeUnits)));
+  const indexWriteUnits = perUserDay(sum(samples.map((s) => s.dynamo.indexWriteUnits)));
+  const indexWrites: Record<string, number> = {};
+  for (const s of samples) {
+    for (const [index, k] of Object.entries(s.dynamo.indexWrites)) {
+      indexWrites[index] = (indexWrites[index] ?? 0) + k;
+    }
+  }
   const queueMessages = perUserDay(
     sum(samples.map((s) => s.queueMessages.transition + s.queueMessages.sync)),
   );
@@ -307,6 +345,15 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     sum(Object.entries(colds).map(([fn, k]) => k * (options.initMs?.[fn] ?? 300))) / days;
   const gbSeconds = ((handlerMs + coldMsPerDay / deployment) / 1000) * MEMORY_GB;
 
+  // CloudWatch Logs: the handlers' lines as logged here at INFO, the tick's and the poll's
+  // summary line once a run per deployment, and Lambda's own three lines per invocation.
+  const scheduleLines = sum(samples.map((s) => s.scheduleLogLines.lines));
+  const scheduleLineBytes = sum(samples.map((s) => s.scheduleLogLines.bytes)) / scheduleLines || 0;
+  const logBytes =
+    perUserDay(sum(samples.map((s) => s.logBytes))) +
+    fixedRuns * scheduleLineBytes +
+    batchedTotal * PLATFORM_LOG_BYTES;
+
   const month = 30;
   const usd = {
     lambda: batchedTotal * PRICES.lambdaRequest + gbSeconds * PRICES.lambdaGbSecond,
@@ -316,8 +363,15 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       perUserDay(of("serviceEvents").length + of("calendarHooks").length) * PRICES.httpApiRequest,
     // The user's token is opened (KMS Decrypt) for each call to the service, a secret per hook.
     kms: perUserDay(sets.length + gets.length + pushes) * PRICES.kmsRequest,
+    kmsKey: PRICES.kmsKeyMonth / month / deployment,
+    logs: (logBytes / 1e9) * PRICES.logsIngestGb,
   };
   const usdPerUserMonth = sum(Object.values(usd)) * month;
+  // Every sync message fetches its feed once (or is skipped before fetching: an upper bound).
+  const fetchGbSeconds =
+    perUserDay(messages("syncWorker")) * (REALISTIC_FETCH_MS / 1000) * MEMORY_GB;
+  const usdPerUserMonthRealisticFetch =
+    usdPerUserMonth + fetchGbSeconds * PRICES.lambdaGbSecond * month;
 
   // The poll-every-minute baseline, per user: one invocation a minute that fetches the feed and
   // expands today (timed here on user 0's feed, warm), sets the status when the block it is in
@@ -327,7 +381,13 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
   const pollMs = await pollWorkMs(renderIcs(eventsFor(0, days, end), MONTH_START), end);
   const pollGbSeconds = 1440 * (pollMs / 1000) * MEMORY_GB;
   const busyMinutes = sum(samples.map((s) => s.busyMinutes));
-  const pollUsd = (1440 * PRICES.lambdaRequest + pollGbSeconds * PRICES.lambdaGbSecond) * month;
+  /** A poller's US$ per user-month: `runs` invocations a user-day, each fetch `fetchMs` long. */
+  const pollerUsd = (runs: number, fetchMs: number) =>
+    (runs * PRICES.lambdaRequest +
+      1440 * ((fetchMs / 1000) * MEMORY_GB) * PRICES.lambdaGbSecond +
+      ((runs * PLATFORM_LOG_BYTES) / 1e9) * PRICES.logsIngestGb) *
+    month;
+  const multiRuns = 1440 / TENANTS_PER_POLL;
 
   return {
     users: n,
@@ -344,6 +404,11 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     writesPerUserDay: round(writes, 1),
     readUnitsPerUserDay: round(readUnits, 1),
     writeUnitsPerUserDay: round(writeUnits, 1),
+    indexWriteUnitsPerUserDay: round(indexWriteUnits, 1),
+    indexWritesPerUserDay: Object.fromEntries(
+      Object.entries(indexWrites).map(([k, v]) => [k, round(perUserDay(v), 1)]),
+    ),
+    logBytesPerUserDay: Math.round(logBytes),
     queueMessagesPerUserDay: round(queueMessages, 1),
     sqsRequestsPerUserDay: round(sqsRequests, 1),
     functions: functions.map((f) => ({
@@ -358,6 +423,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     gbSecondsPerUserDay: round(gbSeconds, 3),
     coldStartsPerDeploymentDay: round(sum(Object.values(colds)) / days, 1),
     usdPerUserMonth: round(usdPerUserMonth, 5),
+    usdPerUserMonthRealisticFetch: round(usdPerUserMonthRealisticFetch, 5),
     usdBreakdown: Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, round(v * month, 6)])),
     poll: {
       runMs: round(pollMs),
@@ -365,7 +431,14 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       profileSetsPerUserDay: round(perUserDay(2 * blocks), 2),
       profileSetsEveryMinutePerUserDay: round(perUserDay(busyMinutes), 1),
       gbSecondsPerUserDay: round(pollGbSeconds, 2),
-      usdPerUserMonth: round(pollUsd, 5),
+      usdPerUserMonth: round(pollerUsd(1440, pollMs), 5),
+      usdPerUserMonthRealisticFetch: round(pollerUsd(1440, pollMs + REALISTIC_FETCH_MS), 5),
+    },
+    multiPoll: {
+      invocationsPerUserDay: multiRuns,
+      gbSecondsPerUserDay: round(pollGbSeconds, 2),
+      usdPerUserMonth: round(pollerUsd(multiRuns, pollMs), 5),
+      usdPerUserMonthRealisticFetch: round(pollerUsd(multiRuns, pollMs + REALISTIC_FETCH_MS), 5),
     },
     fewerInvocations: round(1440 / batchedTotal, 1),
     idleRunReads: round(idleReads, 1),
@@ -375,29 +448,69 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
 }
 
 export function costTable(r: CostResult): string {
+  const both = (x: string) => [x, x];
   const rows: string[][] = [
     [
       "users.profile.set calls",
       String(r.profileSetsPerUserDay),
-      String(r.poll.profileSetsPerUserDay),
+      ...both(String(r.poll.profileSetsPerUserDay)),
     ],
-    ["  per busy block (incl. explicit clears)", String(r.setsPerBusyBlock), "2 (set + clear)"],
-    ["users.profile.get calls (read before write)", String(r.profileGetsPerUserDay), "0"],
-    ["DynamoDB reads (read units)", `${r.readsPerUserDay} (${r.readUnitsPerUserDay})`, "0"],
-    ["DynamoDB writes (write units)", `${r.writesPerUserDay} (${r.writeUnitsPerUserDay})`, "0"],
+    [
+      "  per busy block (incl. explicit clears)",
+      String(r.setsPerBusyBlock),
+      ...both("2 (set + clear)"),
+    ],
+    ["users.profile.get calls (read before write)", String(r.profileGetsPerUserDay), ...both("0")],
+    [
+      "DynamoDB reads (read units)",
+      `${r.readsPerUserDay} (${r.readUnitsPerUserDay})`,
+      ...both("0"),
+    ],
+    [
+      "DynamoDB writes (write units, of them indexes')",
+      `${r.writesPerUserDay} (${r.writeUnitsPerUserDay}, ${r.indexWriteUnitsPerUserDay})`,
+      ...both("0"),
+    ],
     [
       "queue messages (SQS requests)",
       `${r.queueMessagesPerUserDay} (${r.sqsRequestsPerUserDay})`,
-      "0",
+      ...both("0"),
     ],
-    ["Lambda invocations, one per message", String(r.invocationsTotalPerUserDay), "1440"],
-    ["Lambda invocations, SQS-batched", String(r.invocationsBatchedPerUserDay), "1440"],
+    [
+      "Lambda invocations, one per message",
+      String(r.invocationsTotalPerUserDay),
+      "1440",
+      String(r.multiPoll.invocationsPerUserDay),
+    ],
+    [
+      "Lambda invocations, SQS-batched",
+      String(r.invocationsBatchedPerUserDay),
+      "1440",
+      String(r.multiPoll.invocationsPerUserDay),
+    ],
     [
       "Lambda GB-seconds",
       String(r.gbSecondsPerUserDay),
-      `${r.poll.gbSecondsPerUserDay} (${r.poll.runMs} ms a run)`,
+      ...both(`${r.poll.gbSecondsPerUserDay} (${r.poll.runMs} ms a fetch)`),
     ],
-    ["US$ per user-month", String(r.usdPerUserMonth), String(r.poll.usdPerUserMonth)],
+    [
+      "CloudWatch Logs bytes",
+      String(r.logBytesPerUserDay),
+      String(1440 * PLATFORM_LOG_BYTES),
+      String(r.multiPoll.invocationsPerUserDay * PLATFORM_LOG_BYTES),
+    ],
+    [
+      "US$ per user-month",
+      String(r.usdPerUserMonth),
+      String(r.poll.usdPerUserMonth),
+      String(r.multiPoll.usdPerUserMonth),
+    ],
+    [
+      `  with ${REALISTIC_FETCH_MS} ms billed per feed fetch`,
+      String(r.usdPerUserMonthRealisticFetch),
+      String(r.poll.usdPerUserMonthRealisticFetch),
+      String(r.multiPoll.usdPerUserMonthRealisticFetch),
+    ],
   ];
   const total = r.invocationsBatchedPerUserDay;
   const byFn = formatTable(
@@ -419,16 +532,25 @@ export function costTable(r: CostResult): string {
   return [
     formatTable(
       `calls and cost per user-day: ${r.users} users × ${r.days} days in ${r.workers} processes (${r.busyBlocksPerUserDay} busy blocks per user-day), local stack on a simulated clock; deployment of ${r.deploymentUsers} users`,
-      ["per user-day", "statuspilot", "poll every minute"],
+      [
+        "per user-day",
+        "statuspilot",
+        "poll every minute",
+        `poll every minute, ${TENANTS_PER_POLL} users a run`,
+      ],
       rows,
     ),
     byFn,
     `Lambda invocations: ${r.fewerInvocations}× fewer than polling (goal ≥ 50×: ${goal}); most are ${top.map((f) => `${f.fn} ${f.batched}`).join(", ")}; with the sync queue's batch size at 10: ${r.invocationsBatchedAtSyncBatch10} (${round(1440 / r.invocationsBatchedAtSyncBatch10, 1)}× fewer)`,
     `sets per busy block ${r.setsPerBusyBlock} (goal ≤ 1); transition messages per busy block ${r.transitionsPerBusyBlock}; a poll bot that sets every minute while busy makes ${r.poll.profileSetsEveryMinutePerUserDay} sets a day`,
-    `statuspilot US$ per user-month by service: ${usd}`,
+    `statuspilot US$ per user-month by service: ${usd}; index entries written per user-day: ${Object.entries(
+      r.indexWritesPerUserDay,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
     `model: SQS event sources from serverless.yml (sync batch ${r.sqs.syncWorker.batchSize}, transition batch ${r.sqs.transitionWorker.batchSize}, batching window ${r.sqs.syncWorker.windowS} s / ${r.sqs.transitionWorker.windowS} s); a poll's sync messages for the deployment arrive together and fill whole batches; transitions, pushes and events are each alone; tick and poll once per deployment (${r.idleRunReads} reads a run); SQS: a send per message, a receive and a delete per batch, ${IDLE_RECEIVES_PER_DAY} empty long-poll receives a day per deployment`,
-    `GB-s: handler time measured here one message at a time (a loaded machine overstates it), plus module init at each cold start (${r.coldStartsPerDeploymentDay} a day, counted on the simulated users' invocations: an instance idle 15 min is gone, tick and poll stay warm; a larger deployment has fewer gaps, scale-out not modelled); the poll bot's runs are warm and it keeps what it set in memory (no database, no profile reads)`,
-    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (a Decrypt per service call and per hook)",
+    `GB-s: handler time measured here one message at a time (a loaded machine overstates it), plus module init at each cold start (${r.coldStartsPerDeploymentDay} a day, counted on the simulated users' invocations: an instance idle 15 min is gone, tick and poll stay warm; a larger deployment has fewer gaps, scale-out not modelled); the poll bots' runs are warm and keep what they set in memory (no database, no profile reads); logs: the handlers' lines at INFO plus Lambda's START/END/REPORT (${PLATFORM_LOG_BYTES} bytes) per invocation, the bots' platform lines only`,
+    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (a Decrypt per service call and per hook) and $1 a month for the key, shared by the deployment; CloudWatch Logs $0.50/GB ingested",
     `(simulation ${r.simulationS} s in the slowest process)`,
   ].join("\n");
 }

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { validateManifest } from "../lib/schema/manifest";
 import { parsePointer, toPointer } from "../lib/schema/problems";
 

@@ -106,7 +106,39 @@ export interface CostSample {
   pushes: number;
   blocks: number;
   busyMinutes: number;
+  /**
+   * Bytes the handlers logged at the deployed level (INFO), but for the tick's and the poll's
+   * own summary lines, which a deployment writes once a run whatever its size: those apart.
+   */
+  logBytes: number;
+  scheduleLogLines: { lines: number; bytes: number };
   wallS: number;
+}
+
+/** The tick's and the poll's one summary line a run (the schedule handlers' log message). */
+const SCHEDULE_LINE = /"message":"(tick|poll)"/;
+
+/**
+ * Counts (and swallows) what this process writes to stdout and stderr: the handlers' log lines,
+ * which Lambda would ship to CloudWatch Logs. Returns a function that restores the streams.
+ */
+function countLogBytes(onChunk: (bytes: number, schedule: boolean) => void): () => void {
+  const streams = [process.stdout, process.stderr];
+  const originals = streams.map((s) => s.write);
+  for (const stream of streams) {
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+      onChunk(Buffer.byteLength(text), SCHEDULE_LINE.test(text));
+      const done = rest.find((r) => typeof r === "function") as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as typeof stream.write;
+  }
+  return () => {
+    streams.forEach((s, k) => {
+      s.write = originals[k] as typeof s.write;
+    });
+  };
 }
 
 /**
@@ -142,6 +174,15 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
     const m = Math.floor(at / MINUTE);
     return edgeMinutes.has(m) || edgeMinutes.has(m + 1) || edgeMinutes.has(m - 1);
   };
+  let logBytes = 0;
+  const scheduleLogLines = { lines: 0, bytes: 0 };
+  const restoreStreams = countLogBytes((bytes, schedule) => {
+    if (!schedule) logBytes += bytes;
+    else {
+      scheduleLogLines.lines++;
+      scheduleLogLines.bytes += bytes;
+    }
+  });
   // One message at a time, so each handler's measured time is its own (not its neighbours').
   const bench = await startBenchStack({
     start,
@@ -150,6 +191,11 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
     tickFilter,
     skipIdlePolls: true,
     concurrency: 1,
+    handlerLogLevel: "INFO",
+    priceIndexWrites: true,
+  }).catch((error: unknown) => {
+    restoreStreams();
+    throw error;
   });
   try {
     bench.resetMeters();
@@ -157,6 +203,7 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
     const idle = bench.meters().dynamo;
     measuringIdle = false;
     bench.resetMeters();
+    logBytes = 0;
     let pushes = 0;
     for (const at of [...editsAt.keys()].sort((a, b) => a - b)) {
       await bench.advanceTo(at);
@@ -189,9 +236,12 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
         .flat()
         .filter((e) => !e.cancelled)
         .reduce((n, e) => n + (e.end - e.start) / MINUTE, 0),
+      logBytes,
+      scheduleLogLines,
       wallS: (performance.now() - t0) / 1000,
     };
   } finally {
+    restoreStreams();
     await bench.close();
   }
 }

@@ -1,4 +1,5 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { type AttributeValue, DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { tableDefinition } from "../../lib/store/table";
 
 /** Commands that read; everything else that reaches the table is a write. */
 const READS = new Set(["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand"]);
@@ -15,13 +16,31 @@ const METERED = new Set([
   "TransactWriteItemsCommand",
   "TransactGetItemsCommand",
 ]);
+/** Single-item writes whose index writes the meter prices (the only writes the store makes). */
+const ITEM_WRITES = new Set(["PutItemCommand", "UpdateItemCommand", "DeleteItemCommand"]);
+
+type Item = Record<string, AttributeValue>;
+
+/** The table's key and its indexes' keys, from the one table definition. */
+const TABLE_KEY = (tableDefinition.KeySchema ?? []).map((k) => k.AttributeName as string);
+const INDEXES = (tableDefinition.GlobalSecondaryIndexes ?? []).map((index) => ({
+  name: index.IndexName as string,
+  keys: (index.KeySchema ?? []).map((k) => k.AttributeName as string),
+}));
 
 export interface DynamoCounts {
   reads: number;
   writes: number;
-  /** Read/write request units as DynamoDB reported them (ReturnConsumedCapacity TOTAL). */
+  /** Read/write request units: what DynamoDB reports for the table, plus the index writes. */
   readUnits: number;
   writeUnits: number;
+  /**
+   * Write units of global secondary indexes (dynalite reports the base table's only), priced by
+   * AWS's rules: a put or delete of an index entry is a write, a change of its key both.
+   */
+  indexWriteUnits: number;
+  /** Index entries written (put, update or delete), by index. */
+  indexWrites: Record<string, number>;
   /** Conditional writes DynamoDB refused (lost races); they are billed as writes too. */
   conditionalFailures: number;
   byCommand: Record<string, number>;
@@ -32,6 +51,8 @@ const zero = (): DynamoCounts => ({
   writes: 0,
   readUnits: 0,
   writeUnits: 0,
+  indexWriteUnits: 0,
+  indexWrites: {},
   conditionalFailures: 0,
   byCommand: {},
 });
@@ -39,6 +60,23 @@ const zero = (): DynamoCounts => ({
 let counts = zero();
 let installed = false;
 const metered = new WeakSet<DynamoDBClient>();
+/** Inputs of the meter's own look-ups, which are neither counted nor priced. */
+const probes = new WeakSet<object>();
+/** Whether writes are looked up to price their index writes (the cost bench only). */
+let pricingIndexes = false;
+/** Real time spent in those look-ups since the process started (never reset). */
+let lookUpMs = 0;
+
+/**
+ * Prices index writes from now on: each write's item is read before and after it (uncounted
+ * look-ups that take real time, so benchmarks of latency leave this off).
+ */
+export function priceIndexWrites(on: boolean): void {
+  pricingIndexes = on;
+}
+
+/** Real milliseconds spent looking items up for index pricing: handler timers subtract them. */
+export const meterLookUpMs = (): number => lookUpMs;
 
 interface CapacityLike {
   CapacityUnits?: number;
@@ -56,12 +94,83 @@ const unitsOf = (capacity: unknown): number => {
   return total;
 };
 
-/** Counts one command and the units it consumed; the middleware body, exported for tests. */
+/** An attribute value's size by DynamoDB's item-size rules (numbers approximated). */
+function valueBytes(v: AttributeValue): number {
+  if (v.S !== undefined) return Buffer.byteLength(v.S);
+  if (v.N !== undefined) return Math.ceil(v.N.replace(/[-.]/g, "").length / 2) + 1;
+  if (v.B !== undefined) return v.B.byteLength;
+  if (v.BOOL !== undefined || v.NULL !== undefined) return 1;
+  if (v.SS !== undefined) return v.SS.reduce((n, x) => n + Buffer.byteLength(x), 0);
+  if (v.NS !== undefined) return v.NS.reduce((n, x) => n + Math.ceil(x.length / 2) + 1, 0);
+  if (v.L !== undefined) return 3 + v.L.reduce((n, x) => n + 1 + valueBytes(x), 0);
+  if (v.M !== undefined) return 3 + itemBytes(v.M);
+  return 0;
+}
+
+/** An item's size: attribute names plus values, in bytes. */
+export function itemBytes(item: Item): number {
+  let total = 0;
+  for (const [name, value] of Object.entries(item))
+    total += Buffer.byteLength(name) + valueBytes(value);
+  return total;
+}
+
+const writeUnitsFor = (item: Item) => Math.max(1, Math.ceil(itemBytes(item) / 1024));
+const inIndex = (item: Item | undefined, keys: string[]) =>
+  item !== undefined && keys.every((k) => item[k] !== undefined);
+const same = (a: AttributeValue | undefined, b: AttributeValue | undefined) =>
+  JSON.stringify(a) === JSON.stringify(b);
+const sameItem = (a: Item, b: Item) => {
+  const names = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...names].every((k) => same(a[k], b[k]));
+};
+
+/**
+ * The index writes one item write causes, per AWS's rules for global secondary indexes that
+ * project every attribute: an entry appears (put), disappears (delete), moves to a new key
+ * (delete + put) or is rewritten in place when any attribute changed (one write). Each write
+ * costs the projected item's size in 1 KB units: the old item's for a delete, the new one's else.
+ */
+export function indexWrites(
+  before: Item | undefined,
+  after: Item | undefined,
+  indexes: ReadonlyArray<{ name: string; keys: string[] }> = INDEXES,
+): Array<{ index: string; units: number }> {
+  const out: Array<{ index: string; units: number }> = [];
+  for (const { name, keys } of indexes) {
+    const was = inIndex(before, keys) ? before : undefined;
+    const is = inIndex(after, keys) ? after : undefined;
+    if (was && is) {
+      if (!keys.every((k) => same(was[k], is[k]))) {
+        out.push(
+          { index: name, units: writeUnitsFor(was) },
+          { index: name, units: writeUnitsFor(is) },
+        );
+      } else if (!sameItem(was, is)) out.push({ index: name, units: writeUnitsFor(is) });
+    } else if (was) out.push({ index: name, units: writeUnitsFor(was) });
+    else if (is) out.push({ index: name, units: writeUnitsFor(is) });
+  }
+  return out;
+}
+
+/** Counts one command and the units it consumed; the middleware body. */
 function meter(client: DynamoDBClient): void {
+  /** The item under `key` as it is now (strongly consistent), outside the counts. */
+  const lookUp = async (tableName: unknown, key: Item): Promise<Item | undefined> => {
+    const input = { TableName: String(tableName), Key: key, ConsistentRead: true };
+    probes.add(input);
+    const t0 = performance.now();
+    try {
+      return (await client.send(new GetItemCommand(input))).Item;
+    } finally {
+      lookUpMs += performance.now() - t0;
+    }
+  };
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const command = String(context.commandName ?? "unknown");
       const input = args.input as Record<string, unknown>;
+      if (probes.has(input)) return next(args);
+      const command = String(context.commandName ?? "unknown");
       if (METERED.has(command)) input.ReturnConsumedCapacity = "TOTAL";
       const isRead = READS.has(command);
       counts.byCommand[command] = (counts.byCommand[command] ?? 0) + 1;
@@ -69,14 +178,31 @@ function meter(client: DynamoDBClient): void {
         if (isRead) counts.reads++;
         else counts.writes++;
       }
+      const itemKey =
+        pricingIndexes && ITEM_WRITES.has(command)
+          ? ((input.Key as Item | undefined) ??
+            Object.fromEntries(
+              TABLE_KEY.map((k) => [k, (input.Item as Item)[k] as AttributeValue]),
+            ))
+          : undefined;
+      const before = itemKey ? await lookUp(input.TableName, itemKey) : undefined;
       try {
         const result = await next(args);
         const units = unitsOf((result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
         if (isRead) counts.readUnits += units;
         else counts.writeUnits += units;
+        if (itemKey) {
+          const after = await lookUp(input.TableName, itemKey);
+          for (const w of indexWrites(before, after)) {
+            counts.indexWrites[w.index] = (counts.indexWrites[w.index] ?? 0) + 1;
+            counts.indexWriteUnits += w.units;
+            counts.writeUnits += w.units;
+          }
+        }
         return result;
       } catch (error: unknown) {
-        // A refused condition still costs one write unit (at least) in DynamoDB's billing.
+        // A refused condition still costs one write unit (at least) in DynamoDB's billing;
+        // it changes no item, so no index is written.
         if (error instanceof Error && error.name === "ConditionalCheckFailedException") {
           counts.conditionalFailures++;
           counts.writeUnits += 1;
@@ -91,7 +217,10 @@ function meter(client: DynamoDBClient): void {
 /**
  * Meters every DynamoDBClient in this process, including the one the composition root builds:
  * each client gets a counting middleware (`middlewareStack.add`) before its first command. The
- * clients and dynalite underneath are real; only counting is added.
+ * clients and dynalite underneath are real; only counting is added. To price index writes the
+ * meter reads each written item before and after its write (uncounted look-ups): concurrent
+ * writes to one item in between could be misattributed, which the cost bench (one message at a
+ * time) avoids.
  */
 export function installDynamoMeter(): void {
   if (installed) return;
@@ -109,6 +238,7 @@ export function installDynamoMeter(): void {
 /** Counts since the last reset. */
 export const dynamoCounts = (): DynamoCounts => ({
   ...counts,
+  indexWrites: { ...counts.indexWrites },
   byCommand: { ...counts.byCommand },
 });
 

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { Clock } from "../../lib/core/clock";
+import { meterLookUpMs } from "./dynamo-meter";
 
 export interface Invocation {
   /** The serverless.yml function name. */
@@ -37,7 +38,7 @@ let log: Invocation[] = [];
 const counts = new Map<string, number>();
 /**
  * Wraps a function's handler loader so each invocation is recorded: function name, simulated
- * start (on `clock`), and real handler time.
+ * start (on `clock`), and real handler time (less the DynamoDB meter's look-ups in it).
  */
 export const timed =
   (fn: string, load: Loader, clock: Clock): Loader =>
@@ -47,10 +48,13 @@ export const timed =
       handler: async (...args: unknown[]) => {
         const at = clock.now();
         const t0 = performance.now();
+        const lookUps0 = meterLookUpMs();
         try {
           return await handler(...args);
         } finally {
-          log.push({ fn, at, ms: performance.now() - t0, ...describeEvent(args[0]) });
+          // The DynamoDB meter's own look-ups are not the handler's time.
+          const ms = performance.now() - t0 - (meterLookUpMs() - lookUps0);
+          log.push({ fn, at, ms, ...describeEvent(args[0]) });
           counts.set(fn, (counts.get(fn) ?? 0) + 1);
         }
       },

@@ -19,7 +19,6 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
 import { type CallRecord, type RunningEmulator, startEmulator } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
-import { pollCutoff } from "../../functions/schedule/poll";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
 import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root";
 import { ManualClock } from "../../lib/core/clock";
@@ -34,11 +33,13 @@ import {
   LOCAL_ACCOUNT_ID,
   LOCAL_REGION,
 } from "../../lib/local/lambda-context";
+import { pollPhase, pollPhasesEndedBy } from "../../lib/store/items/user";
 import { createTableInput } from "../../lib/store/table";
 import {
   type DynamoCounts,
   dynamoCounts,
   installDynamoMeter,
+  priceIndexWrites,
   resetDynamoCounts,
 } from "./dynamo-meter";
 import {
@@ -85,11 +86,15 @@ export interface BenchStackOptions {
    */
   tickFilter?: (at: number) => boolean;
   /**
-   * Skip a 5-minute poll when every user's calendar was checked less than 15 minutes ago, so it
+   * Skip a 5-minute poll whose poll phases hold none of the users, so it
    * cannot find anything due; `meters().skippedPolls` counts them (each costs an idle poll).
    */
   skipIdlePolls?: boolean;
   log?: Log;
+  /** Price global secondary index writes (slows every write: for the cost bench only). */
+  priceIndexWrites?: boolean;
+  /** The handlers' LOG_LEVEL (default ERROR; the cost bench logs at the deployed INFO). */
+  handlerLogLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR";
   /** Told each simulated instant just before its tasks start. */
   onInstant?: (at: number) => void;
   /** Told each call the emulator answers, as it records it (for real-time lateness). */
@@ -171,6 +176,7 @@ type Handler<E> = (event: E, context: Context) => Promise<unknown>;
 
 export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
   installDynamoMeter();
+  priceIndexWrites(options.priceIndexWrites ?? false);
   const log = options.log ?? silentLog;
   const clock = new ManualClock(options.start);
   const closers: Array<() => Promise<void> | void> = [];
@@ -245,7 +251,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       SIGNING_SECRET: BENCH_SIGNING_SECRET,
       TOKEN_KEY: randomBytes(32).toString("base64"),
       ADMIN_API_KEY: randomBytes(16).toString("hex"),
-      LOG_LEVEL: "ERROR",
+      LOG_LEVEL: options.handlerLogLevel ?? "ERROR",
       APP_ID: BENCH_APP,
     });
 
@@ -258,27 +264,6 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         return handler(event, createLambdaContext({ functionName: fn, clock, timeoutMs: 60_000 }));
       };
     };
-    // When each user's calendar was last checked: a sync message handled without failure
-    // records the check (or found a later one had), so the poll cannot find it due for 15 min.
-    const checkedAt = new Map<string, number>();
-    const syncWorker = lambda<SQSEvent>("syncWorker");
-    const noteChecks = (event: SQSEvent, result: unknown) => {
-      const failed = new Set(
-        (
-          (result as { batchItemFailures?: Array<{ itemIdentifier?: string }> } | undefined)
-            ?.batchItemFailures ?? []
-        ).map((f) => f.itemIdentifier),
-      );
-      for (const record of event.Records) {
-        if (failed.has(record.messageId)) continue;
-        try {
-          const message = JSON.parse(record.body) as { user?: unknown };
-          if (typeof message.user === "string") checkedAt.set(message.user, clock.now());
-        } catch {
-          // Not ours to judge here: the worker has reported it.
-        }
-      }
-    };
     const queues = {
       transition: new DelayQueue<TransitionMessage>({
         name: "statuspilot-bench-transition",
@@ -289,11 +274,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       sync: new DelayQueue<SyncMessage>({
         name: "statuspilot-bench-sync",
         scheduler,
-        consume: async (event: SQSEvent) => {
-          const result = await syncWorker(event);
-          noteChecks(event, result);
-          return result;
-        },
+        consume: lambda<SQSEvent>("syncWorker"),
         log,
       }),
     };
@@ -386,10 +367,12 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     };
     const runPoll = lambda<ScheduledEvent>("poll");
     let skippedPolls = 0;
-    const pollCannotFindAnything = () =>
-      options.users.every(
-        (u) => (checkedAt.get(u.user) ?? Number.NEGATIVE_INFINITY) > pollCutoff(clock.now()) + 1000,
-      );
+    // Each user is polled at a fixed phase; a run whose phases hold none of ours finds nothing.
+    const phases = options.users.map((u) => pollPhase({ team: BENCH_TEAM, user: u.user }));
+    const pollCannotFindAnything = () => {
+      const { from, to } = pollPhasesEndedBy(clock.now());
+      return phases.every((p) => p < from || p >= to);
+    };
     const poll = async (event: ScheduledEvent) => {
       if (options.skipIdlePolls && pollCannotFindAnything()) skippedPolls++;
       else await runPoll(event);

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { feedUrlProblem } from "../../lib/app/source-rules";
 import { channelIdSchema, sourceIdSchema, workspaceIdSchema } from "../../lib/webhooks";
 import {

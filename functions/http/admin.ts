@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { entryIdSchema, workspaceIdSchema } from "../../lib/webhooks";
 import {
   BadRequest,

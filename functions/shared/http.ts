@@ -4,7 +4,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { AppError, InvalidInputError } from "../../lib/app/errors";
 import { type App, getApp } from "../../lib/app/root";
 import { StoreError } from "../../lib/store/errors";

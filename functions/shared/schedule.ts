@@ -1,6 +1,6 @@
 import middy from "@middy/core";
 import type { Context, ScheduledEvent } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { type App, getApp } from "../../lib/app/root";
 
 /** EventBridge scheduled events; the local scheduler may send a bare `{}`. */

@@ -79,8 +79,8 @@ export interface UserAdministration {
     binding: import("./statuspilot").ChannelBindingInput,
   ): Promise<void>;
   findChannel(channelId: string): Promise<import("./statuspilot").ChannelView | undefined>;
-  /** Sources not synced since `before` (epoch ms), through the poll index. */
-  sourcesDue(before: number): Promise<SyncMessage[]>;
+  /** Sources the poll run at `now` (epoch ms) re-syncs: each every 15 min, at a fixed phase. */
+  sourcesDue(now: number): Promise<SyncMessage[]>;
   loadSource(
     key: UserKey,
     sourceId: string,

@@ -164,6 +164,6 @@ export interface StatusStore {
   seenEvent(eventId: string, now: number): Promise<boolean>;
   /** Status records whose next transition lies in [from, to), through the sharded index. */
   dueBetween(from: number, to: number): Promise<StatusRecord[]>;
-  /** Users with a source to poll at or before `before`, through the sharded poll index. */
-  usersToPoll(before: number): Promise<UserRecord[]>;
+  /** Users with a source to poll whose poll phase lies in [phaseFrom, phaseTo) ms. */
+  usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]>;
 }

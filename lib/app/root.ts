@@ -66,8 +66,8 @@ export interface UserAdmin {
   findChannel(channelId: string): Promise<ChannelBinding | undefined>;
   /** The user's IANA zone, for reading dates in `/ooo` commands. */
   userZone(key: UserKey): Promise<string | undefined>;
-  /** ICS sources with no sync since `before` (epoch ms): the poll's safety net. */
-  sourcesDue(before: number): Promise<SyncMessage[]>;
+  /** ICS sources the poll run at `now` re-syncs (each every 15 min): the safety net. */
+  sourcesDue(now: number): Promise<SyncMessage[]>;
 }
 
 export interface App {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import type { Clock } from "../core/clock";
 import { type Decision, decideForState, decisionStatus } from "../core/decide";
 import type { Log, Queue } from "../core/ports";
@@ -18,7 +18,7 @@ import {
 import { desiredAt, nextWakeAfter, resolveSegments, type Segment } from "../core/timeline";
 import type { Block, StatusValue, UserChange, UserKey } from "../core/types";
 import { ConflictError } from "../store/errors";
-import { POLL_INTERVAL_MS } from "../store/items/user";
+import { pollPhasesEndedBy } from "../store/items/user";
 import { sourceIdSchema } from "../webhooks/ids";
 import type {
   OutOfOfficeEntry,
@@ -937,20 +937,22 @@ export class StatusPilot implements StatusUseCases, UserAdministration {
     };
   }
 
-  /** Sources not synced since `before` (epoch ms), for the poll; through the poll index. */
-  async sourcesDue(before: number): Promise<SyncMessage[]> {
-    const users = await this.store.usersToPoll(before + POLL_INTERVAL_MS);
+  /**
+   * Every source of the users whose poll phase the poll run at `now` covers, through the poll
+   * index: each source once per 15 minutes, at a fixed phase, so checks never move the index.
+   */
+  async sourcesDue(now: number): Promise<SyncMessage[]> {
+    const { from, to } = pollPhasesEndedBy(now);
+    const users = await this.store.usersToPoll(from, to);
     return users.flatMap((u) =>
-      u.sources
-        .filter((s) => (s.syncedAt ?? 0) < before)
-        .map(
-          (s): SyncMessage => ({
-            team: u.key.team,
-            user: u.key.user,
-            sourceId: s.id,
-            reason: "poll",
-          }),
-        ),
+      u.sources.map(
+        (s): SyncMessage => ({
+          team: u.key.team,
+          user: u.key.user,
+          sourceId: s.id,
+          reason: "poll",
+        }),
+      ),
     );
   }
 

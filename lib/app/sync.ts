@@ -200,16 +200,22 @@ export async function syncSource(
     return { kind: "unchanged", reason: "already_synced" };
   }
   const fresh = inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs);
-  /** Records a check that changed nothing: new validators, the same hash, the check time. */
-  const recordCheck = (etag: string | undefined, lastModified: string | undefined) =>
-    deps.recordSourceSync(key, msg.sourceId, {
+  /**
+   * A check that found the same calendar: records new validators (and the check time) only when
+   * the feed sent different ones. An unchanged feed's check writes nothing: the poll finds each
+   * source by a fixed phase, not by its last check, so there is nothing to move.
+   */
+  const recordCheck = async (etag: string | undefined, lastModified: string | undefined) => {
+    const nextEtag = etag ?? source.etag;
+    const nextLastModified = lastModified ?? source.lastModified;
+    if (nextEtag === source.etag && nextLastModified === source.lastModified) return;
+    await deps.recordSourceSync(key, msg.sourceId, {
       syncedAt: now,
       ...(source.hash !== undefined ? { hash: source.hash } : {}),
-      ...((etag ?? source.etag) !== undefined ? { etag: etag ?? source.etag } : {}),
-      ...((lastModified ?? source.lastModified) !== undefined
-        ? { lastModified: lastModified ?? source.lastModified }
-        : {}),
+      ...(nextEtag !== undefined ? { etag: nextEtag } : {}),
+      ...(nextLastModified !== undefined ? { lastModified: nextLastModified } : {}),
     });
+  };
 
   const headers: Record<string, string> = { accept: "text/calendar, */*;q=0.5" };
   if (fresh && source.etag) headers["if-none-match"] = source.etag;

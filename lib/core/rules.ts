@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { truncateText } from "./text";
 import type { Occurrence, StatusKind } from "./types";
 

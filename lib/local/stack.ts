@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { type RunningEmulator, startEmulator, type Workspace } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { ReconcileOutcome, SyncMessage, TransitionMessage } from "../app/contracts";

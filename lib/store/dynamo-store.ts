@@ -174,10 +174,10 @@ export class DynamoStore implements StatusStore {
     return shards.flat().map(statusFromItem);
   }
 
-  async usersToPoll(before: number): Promise<UserRecord[]> {
+  async usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]> {
     const shards = await Promise.all(
       Array.from({ length: INDEX_SHARDS }, (_, shard) =>
-        this.queryIndex(POLL_INDEX, "GSI2PK", "GSI2SK", `POLL#${shard}`, 0, before),
+        this.queryIndex(POLL_INDEX, "GSI2PK", "GSI2SK", `POLL#${shard}`, phaseFrom, phaseTo - 1),
       ),
     );
     return shards.flat().map(userFromItem);

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { SyncMessage } from "../app/contracts";
 import { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./calendar-push";
 import type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { OutOfOfficeEntry } from "../app/contracts";
 import { AppError } from "../app/errors";
 import type { WebhookDeps } from "./deps";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Bounds for every identifier a request can carry into a DynamoDB key. Keys are capped at

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { UserChange } from "../core/types";
 import { eventIdSchema, workspaceIdSchema } from "./ids";
 

@@ -10,11 +10,37 @@ export const POLL_INTERVAL_MS = 15 * 60_000;
 
 export const userKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), SK: "PROFILE" });
 
-/** When the earliest source of an active user is due for its poll; undefined when none is. */
-export function nextPollAt(user: UserRecord): number | undefined {
-  if (user.mode !== "auto" || user.sources.length === 0) return undefined;
-  return Math.min(...user.sources.map((src) => (src.syncedAt ?? 0) + POLL_INTERVAL_MS));
+/**
+ * Where in each POLL_INTERVAL_MS a user's sources are polled (ms, FNV-1a of the user's key):
+ * they are due whenever `now - phase` crosses a multiple of the interval. The phase is fixed, so
+ * a check never moves the poll index's key, and an unchanged feed's check writes nothing.
+ */
+export function pollPhase(key: UserKey): number {
+  const id = userPk(key.team, key.user);
+  let h = 2166136261;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
+  return h % POLL_INTERVAL_MS;
 }
+
+/** The poll runs this often (serverless.yml's schedule); POLL_INTERVAL_MS is a multiple of it. */
+export const POLL_RUN_MS = 5 * 60_000;
+
+/**
+ * The poll phases a run at `now` covers: those whose slot boundary fell in the POLL_RUN_MS
+ * period that ended at the last multiple of POLL_RUN_MS. Consecutive runs cover consecutive
+ * periods, so each user is found once per POLL_INTERVAL_MS, at most POLL_RUN_MS after its
+ * boundary, whatever its sources' last sync did (a failed one, or none yet, included).
+ */
+export function pollPhasesEndedBy(now: number): { from: number; to: number } {
+  const periodEnd = Math.floor(now / POLL_RUN_MS) * POLL_RUN_MS;
+  const from =
+    (((periodEnd - POLL_RUN_MS) % POLL_INTERVAL_MS) + POLL_INTERVAL_MS) % POLL_INTERVAL_MS;
+  return { from, to: from + POLL_RUN_MS };
+}
+
+/** Whether the poll index holds the user: an active user with at least one source. */
+export const isPolled = (user: UserRecord): boolean =>
+  user.mode === "auto" && user.sources.length > 0;
 
 export function userToItem(user: UserRecord): Item {
   const keys = userKeys(user.key);
@@ -38,10 +64,9 @@ export function userToItem(user: UserRecord): Item {
       }),
     ),
   };
-  const due = nextPollAt(user);
-  if (due !== undefined) {
+  if (isPolled(user)) {
     item.GSI2PK = s(`POLL#${shardOf(keys.PK)}`);
-    item.GSI2SK = n(due);
+    item.GSI2SK = n(pollPhase(user.key));
   }
   return item;
 }

@@ -4,7 +4,6 @@ import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";
 
 const stack = useEmulatorStack();
-const { clock } = stack;
 
 const pilot = (): StatusPilot => emulatorPilot(stack);
 

@@ -240,33 +240,45 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
   });
 
   describe("schedule/poll", () => {
-    it("re-syncs sources with no sync for 15 minutes", async () => {
-      stack.clock.set(FIXTURE_NOW_MS + 16 * 60_000);
+    it("re-syncs every source once in three runs (15 minutes), synced recently or not", async () => {
       stack.syncs.sent.length = 0;
-      const out = await pollHandler(
-        eventFixture("scheduled-tick.json") as unknown as ScheduledEvent,
-        ctx,
-      );
-      expect(out).toMatchObject({ enqueued: 2 });
+      let enqueued = 0;
+      for (const k of [0, 1, 2]) {
+        stack.clock.set(FIXTURE_NOW_MS + (16 + 5 * k) * 60_000);
+        const out = (await pollHandler(
+          eventFixture("scheduled-tick.json") as unknown as ScheduledEvent,
+          ctx,
+        )) as { enqueued: number };
+        enqueued += out.enqueued;
+      }
+      expect(enqueued).toBe(2);
       expect(stack.syncs.sent.map((s) => [s.message.sourceId, s.message.reason]).sort()).toEqual([
         ["broken", "poll"],
         ["office", "poll"],
       ]);
     });
 
-    it("counts the 15 minutes from the last check when the feed answered 304", async () => {
+    it("writes nothing when the feed answered 304 and keeps the source on its poll phase", async () => {
       // Prepare
       const now = FIXTURE_NOW_MS + 16 * 60_000;
       stack.clock.set(now);
       feedRequests = [];
       const app = await getApp();
+      const before = await app.admin.getUser(alice);
+      const dueIn = async () =>
+        (await Promise.all([0, 1, 2].map((k) => app.admin.sourcesDue(now + k * 5 * 60_000))))
+          .flat()
+          .map((d) => d.sourceId)
+          .sort();
+      const dueBefore = await dueIn();
       // Act: the poll's re-sync of the unchanged feed
       const outcome = await app.syncSource({ ...alice, sourceId: "office", reason: "poll" });
-      const due = await app.admin.sourcesDue(now - 15 * 60_000);
       // Assess
       expect(outcome).toEqual({ kind: "unchanged", reason: "not_modified" });
       expect(feedRequests).toEqual([{ path: "/team.ics", ifNoneMatch: '"v1"' }]);
-      expect(due.map((d) => d.sourceId)).toEqual(["broken"]);
+      expect(await app.admin.getUser(alice)).toEqual(before);
+      expect(dueBefore).toEqual(["broken", "office"]);
+      expect(await dueIn()).toEqual(dueBefore);
     });
   });
 

@@ -4,7 +4,7 @@ import type { StatusRecord, UserRecord } from "../../../lib/app/ports";
 import { initialStatusState } from "../../../lib/core/status-state";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
 import { ConflictError } from "../../../lib/store/errors";
-import { POLL_INTERVAL_MS } from "../../../lib/store/items/user";
+import { POLL_INTERVAL_MS, pollPhase } from "../../../lib/store/items/user";
 import {
   cloudFormationTableResource,
   createTableInput,
@@ -216,19 +216,23 @@ describe("DynamoStore", () => {
     await expect(read).rejects.toMatchObject({ code: "corrupt_item", pointer: "/kind" });
   });
 
-  it("lists users whose sources are due for a poll, never paused ones", async () => {
+  it("lists users by poll phase, whatever their last sync, never paused ones", async () => {
     // Prepare
     const src = { id: "s", url: "https://cal.example/a.ics", kind: "ics" as const };
-    await store.putUser(user("U-poll-due", { sources: [{ ...src, syncedAt: T0 }] }), undefined);
+    await store.putUser(user("U-poll-old", { sources: [{ ...src, syncedAt: T0 }] }), undefined);
     await store.putUser(
       user("U-poll-fresh", { sources: [{ ...src, syncedAt: T0 + POLL_INTERVAL_MS }] }),
       undefined,
     );
     await store.putUser(user("U-poll-paused", { mode: "paused", sources: [src] }), undefined);
+    await store.putUser(user("U-poll-none"), undefined);
+    const phaseOf = (id: string) => pollPhase({ team: "T1", user: id });
     // Act
-    const due = await store.usersToPoll(T0 + POLL_INTERVAL_MS + 1);
+    const all = await store.usersToPoll(0, POLL_INTERVAL_MS);
+    const justOld = await store.usersToPoll(phaseOf("U-poll-old"), phaseOf("U-poll-old") + 1);
     // Assess
-    expect(due.map((u) => u.key.user)).toEqual(["U-poll-due"]);
+    expect(all.map((u) => u.key.user).sort()).toEqual(["U-poll-fresh", "U-poll-old"]);
+    expect(justOld.map((u) => u.key.user)).toEqual(["U-poll-old"]);
   });
 });
 
