@@ -11,7 +11,7 @@ import { DelayQueue } from "../../lib/local/delay-queue";
 import { type Gateway, type HttpRoute, startGateway } from "../../lib/local/http-gateway";
 import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
 import { createLambdaContext } from "../../lib/local/lambda-context";
-import { signV0 } from "../../lib/webhooks";
+import { channelToken, newChannelId, signV0 } from "../../lib/webhooks";
 import { type SoakDynamo, startSoakDynamo } from "./dynamo";
 import { type EventRelay, startEventRelay } from "./event-relay";
 import { emailOf, seededRng } from "./scenario";
@@ -215,7 +215,9 @@ export class SoakHarness {
     const position = new Map(this.options.users.map((u, i) => [u.id, i]));
     const register = async (u: HarnessUser) => {
       const key = { team: this.options.team, user: u.id };
-      const secret = randomBytes(16).toString("hex");
+      // Hooks sign with the channel's token, derived from its (random) id.
+      const channelId = newChannelId();
+      const secret = channelToken(await this.app.signingSecret(), channelId);
       await pilot.upsertUser({
         key,
         tz: u.tz,
@@ -225,7 +227,6 @@ export class SoakHarness {
         sources: [{ id: "cal1", url: this.ics.feedUrl(u.feedPath), kind: "ics", secret }],
         mode: "auto",
       });
-      const channelId = `${key.team}.${u.id}.cal1`;
       await pilot.putChannel(channelId, { key, sourceId: "cal1", secret });
       this.hooks.set(u.id, { channelId, secret });
       await this.queues.sync.send(

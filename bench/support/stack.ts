@@ -35,6 +35,7 @@ import {
 } from "../../lib/local/lambda-context";
 import { pollPhase, pollPhasesEndedBy } from "../../lib/store/items/user";
 import { createTableInput } from "../../lib/store/table";
+import { channelToken } from "../../lib/webhooks/channel-token";
 import {
   type DynamoCounts,
   dynamoCounts,
@@ -341,7 +342,8 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     const secrets = new Map<string, string>();
     await eachLimited(options.users, options.setupConcurrency ?? 16, async (u) => {
       const key = { team: BENCH_TEAM, user: u.user };
-      const secret = createHmac("sha256", "bench-hook").update(u.user).digest("hex");
+      // Hooks sign with the channel's token, derived from its id.
+      const secret = channelToken(await app.signingSecret(), `${BENCH_TEAM}.${u.user}.cal1`);
       secrets.set(u.user, secret);
       await pilot.upsertUser({
         key,

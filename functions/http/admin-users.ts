@@ -1,6 +1,11 @@
 import * as z from "zod";
 import { feedUrlProblem } from "../../lib/app/source-rules";
-import { channelIdSchema, sourceIdSchema, workspaceIdSchema } from "../../lib/webhooks";
+import {
+  channelIdSchema,
+  channelToken,
+  sourceIdSchema,
+  workspaceIdSchema,
+} from "../../lib/webhooks";
 import {
   BadRequest,
   HttpRefusal,
@@ -92,12 +97,16 @@ export const handler = httpHandler(async (req, app) => {
       ...(body.secret !== undefined ? { secret: body.secret } : {}),
       ...(body.kind !== undefined ? { kind: body.kind } : {}),
     });
+    // The token the channel's pushes must carry (Google channel token, Graph clientState, the
+    // generic hook's signing key): derived from the id, so hooks check it before any read.
+    const token = channelToken(await app.signingSecret(), channelId);
     return json(200, {
       channelId,
       team: key.team,
       user: key.user,
       sourceId: body.sourceId,
       ...(kind !== undefined ? { kind } : {}),
+      token,
     });
   }
   requireMethod(req, USER_METHODS);

@@ -12,6 +12,7 @@ import type { Log } from "../core/ports";
 import { silentLog } from "../core/ports";
 import type { UserKey } from "../core/types";
 import { createTableInput } from "../store/table";
+import { channelToken, newChannelId } from "../webhooks/channel-token";
 import { sinkAppLog } from "./app-log";
 import { DelayQueue } from "./delay-queue";
 import { LOCAL_CREDENTIALS, type LocalDynamo, startLocalDynamo } from "./dynamo";
@@ -528,23 +529,26 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     // Users from the configuration, then a first sync of every calendar.
     const admin = adminOf(app);
     for (const u of options.users) {
+      const signingSecret = await app.signingSecret();
       const sources = u.calendars.map((url, i) => {
         const id = `cal${i + 1}`;
-        const secret = randomBytes(16).toString("hex");
-        return { id, url, kind: "ics" as const, secret };
+        // Hook URLs name the channel, so its id is random (128 bits), never TEAM.USER.calN;
+        // the hook's signing key is the channel token derived from that id.
+        const channelId = newChannelId();
+        const secret = channelToken(signingSecret, channelId);
+        return { id, url, kind: "ics" as const, secret, channelId };
       });
       await admin.upsertUser({
         key: { team: u.team, user: u.user },
         tz: u.tz,
         token: u.token,
-        sources,
+        sources: sources.map(({ channelId: _channelId, ...source }) => source),
         ...(u.rules ? { rules: u.rules } : {}),
         ...(u.emails ? { emails: u.emails } : {}),
         mode: "auto",
       });
       for (const s of sources) {
-        // Channel ids are global, so the generic hook's id names team, user and source.
-        const channelId = `${u.team}.${u.user}.${s.id}`;
+        const { channelId } = s;
         await admin.putChannel(channelId, {
           key: { team: u.team, user: u.user },
           sourceId: s.id,

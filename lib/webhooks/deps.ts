@@ -16,7 +16,10 @@ export interface ChannelBinding {
   team: string;
   user: string;
   sourceId: string;
-  /** Google channel token, Graph clientState, or the generic hook's HMAC secret. */
+  /**
+   * The secret stored with the binding. Hooks no longer check it: pushes carry the channel token
+   * derived from the id (channel-token.ts), checked before the binding is read.
+   */
   secret?: string;
   /**
    * The hook the channel was bound for. When present, a push through any other hook is refused

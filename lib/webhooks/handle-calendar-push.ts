@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { SyncMessage } from "../app/contracts";
-import { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./calendar-push";
+import { isGoogleHandshake } from "./calendar-push";
+import { channelToken, channelTokenMatches } from "./channel-token";
 import type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 import { WebhookError } from "./errors";
 import {
@@ -11,7 +12,7 @@ import {
   type WebhookRequest,
 } from "./http";
 import { channelIdSchema, isChannelId, MAX_ID_LENGTH } from "./ids";
-import { header, verifyV0 } from "./signature";
+import { BAD_SIGNATURE, header, verifyV0 } from "./signature";
 
 const graphNotificationSchema = z
   .object({
@@ -31,8 +32,8 @@ type GraphNotification = z.infer<typeof graphNotificationSchema>;
 export const MAX_GRAPH_LOOKUPS = 100;
 
 /**
- * Subscriptions that fail to authenticate before the rest of a batch is not looked up: an
- * unauthenticated caller costs at most this many reads, whatever the batch holds.
+ * Subscriptions whose authenticated notifications name no binding before the rest of a batch is
+ * not looked up. Only a holder of the signing secret can reach a lookup at all.
  */
 export const MAX_GRAPH_FAILURES = 10;
 
@@ -44,36 +45,39 @@ const pushOf = (channel: ChannelBinding): SyncMessage => ({
   reason: "push",
 });
 
-const UNKNOWN_CHANNEL = "no source is bound to this channel";
+/**
+ * Every refusal of a channel says the same whether the id is bound or not, so answers cannot
+ * tell which ids exist.
+ */
+const GOOGLE_REFUSAL = "unknown channel or channel token does not match";
+const GRAPH_REFUSAL = "no notification could be authenticated";
 
-/** The binding for `channelId` as seen by the `kind` hook, or undefined. */
+/** The binding for an authenticated `channelId` as seen by the `kind` hook, or undefined. */
 async function lookupChannel(
   deps: WebhookDeps,
   channelId: string,
   kind: ChannelKind,
 ): Promise<ChannelBinding | undefined> {
-  // An id that admin PUT would refuse can name no binding: answer without a read.
-  if (!isChannelId(channelId)) return undefined;
   const channel = await deps.admin.findChannel(channelId);
-  // A channel bound for another hook is not this hook's channel (its secret is another kind).
+  // A channel bound for another hook is not this hook's channel.
   if (channel?.kind !== undefined && channel.kind !== kind) return undefined;
   return channel;
 }
 
-async function channelOrRefuse(
-  deps: WebhookDeps,
-  channelId: string,
-  kind: ChannelKind,
-): Promise<ChannelBinding> {
-  const channel = await lookupChannel(deps, channelId, kind);
-  if (channel) return channel;
-  const why = isChannelId(channelId)
-    ? UNKNOWN_CHANNEL
-    : `${UNKNOWN_CHANNEL}: channel ids are 1-${MAX_ID_LENGTH} characters`;
-  throw new WebhookError("unknown_channel", why);
+/** An id that admin PUT would refuse can name no binding: refused by its form, before any work. */
+function requireChannelId(channelId: string): void {
+  if (!isChannelId(channelId)) {
+    throw new WebhookError(
+      "unknown_channel",
+      `no source is bound to this channel: channel ids are 1-${MAX_ID_LENGTH} characters`,
+    );
+  }
 }
 
-/** Google: the channel id names the source; the token is the one we chose when watching. */
+/**
+ * Google: the token (derived from the channel id, see channel-token.ts) is checked before the
+ * channel is read; an unknown channel answers exactly like a wrong token.
+ */
 export async function handleGooglePush(
   req: WebhookRequest,
   deps: WebhookDeps,
@@ -83,28 +87,24 @@ export async function handleGooglePush(
   if (!channelId || !state) {
     throw new WebhookError("bad_request", "missing X-Goog-Channel-ID or X-Goog-Resource-State");
   }
-  const channel = await channelOrRefuse(deps, channelId, "google");
-  verifyChannelToken(channel.secret, header(req.headers, "x-goog-channel-token"));
+  requireChannelId(channelId);
+  const token = header(req.headers, "x-goog-channel-token");
+  if (!channelTokenMatches(await deps.signingSecret(), channelId, token)) {
+    throw new WebhookError("bad_channel_token", GOOGLE_REFUSAL);
+  }
+  const channel = await lookupChannel(deps, channelId, "google");
+  if (!channel) throw new WebhookError("bad_channel_token", GOOGLE_REFUSAL);
   const push = { channelId, token: undefined, resourceState: state, messageNumber: undefined };
   if (isGoogleHandshake(push)) return jsonReply(200, { ok: true, handshake: true });
   const queued = await deps.requestSync(pushOf(channel));
   return jsonReply(200, { ok: true, queued });
 }
 
-const clientStateMatches = (expected: string | undefined, got: string | undefined): boolean => {
-  try {
-    verifyClientState(expected, got);
-    return true;
-  } catch (error: unknown) {
-    if (error instanceof WebhookError) return false;
-    throw error;
-  }
-};
-
 /**
- * Graph: echo the validation token; otherwise each notification names a subscription.
- * Notifications are grouped by subscription, so each costs at most one read and one re-sync,
- * and an unauthenticated batch stops being read after MAX_GRAPH_FAILURES subscriptions.
+ * Graph: echo the validation token; otherwise each notification names a subscription, and its
+ * clientState must be the subscription's derived token. Notifications are authenticated before
+ * anything is read, then grouped by subscription, so each authenticated subscription costs at
+ * most one read and one re-sync, and an unauthenticated batch costs no read or decrypt at all.
  * Lifecycle notifications (reauthorizationRequired, subscriptionRemoved) mean the
  * subscription must be renewed by whoever created it: they are logged as `needsRenewal`, and
  * the source is re-synced now; until renewal the 15-minute poll keeps the calendar current.
@@ -116,13 +116,18 @@ export async function handleGraphNotification(
   const validationToken = req.query.validationToken;
   if (validationToken !== undefined) return textReply(200, validationToken);
   const { value } = parseJsonInput(graphBodySchema, req.rawBody);
+  const skipped = { unknownSubscription: 0, badClientState: 0, notLookedUp: 0 };
+  const signingSecret = value.length > 0 ? await deps.signingSecret() : "";
   const bySubscription = new Map<string, GraphNotification[]>();
   for (const note of value) {
+    if (!channelTokenMatches(signingSecret, note.subscriptionId, note.clientState)) {
+      skipped.badClientState++;
+      continue;
+    }
     const group = bySubscription.get(note.subscriptionId);
     if (group) group.push(note);
     else bySubscription.set(note.subscriptionId, [note]);
   }
-  const skipped = { unknownSubscription: 0, badClientState: 0, notLookedUp: 0 };
   let failures = 0;
   let lookups = 0;
   let authenticated = 0;
@@ -139,14 +144,8 @@ export async function handleGraphNotification(
       failures++;
       continue;
     }
-    const genuine = notes.filter((n) => clientStateMatches(channel.secret, n.clientState));
-    skipped.badClientState += notes.length - genuine.length;
-    if (genuine.length === 0) {
-      failures++;
-      continue;
-    }
-    authenticated += genuine.length;
-    const lifecycleEvents = new Set(genuine.flatMap((n) => n.lifecycleEvent ?? []));
+    authenticated += notes.length;
+    const lifecycleEvents = new Set(notes.flatMap((n) => n.lifecycleEvent ?? []));
     for (const lifecycleEvent of lifecycleEvents) {
       deps.log.warn("graph lifecycle notification", {
         team: channel.team,
@@ -167,20 +166,24 @@ export async function handleGraphNotification(
     });
   }
   if (value.length > 0 && authenticated === 0) {
-    throw new WebhookError("bad_client_state", "no notification could be authenticated");
+    throw new WebhookError("bad_client_state", GRAPH_REFUSAL);
   }
   return jsonReply(202, { ok: true, queued });
 }
 
-/** Generic: signed like service events (v0 HMAC), with the source's own secret. */
+/**
+ * Generic: signed like service events (v0 HMAC over timestamp and body), keyed by the channel's
+ * derived token, so the signature is checked before the channel is read. A valid signature for
+ * an unbound id answers like a bad one.
+ */
 export async function handleGenericHook(
   req: WebhookRequest,
   deps: WebhookDeps,
 ): Promise<WebhookReply> {
-  const channel = await channelOrRefuse(deps, req.params.sourceId ?? "", "generic");
-  if (!channel.secret) throw new WebhookError("no_secret", "this source has no hook secret");
+  const channelId = req.params.sourceId ?? "";
+  requireChannelId(channelId);
   verifyV0(
-    channel.secret,
+    channelToken(await deps.signingSecret(), channelId),
     {
       rawBody: req.rawBody,
       timestamp: header(req.headers, "x-statuspilot-timestamp"),
@@ -188,6 +191,8 @@ export async function handleGenericHook(
     },
     deps.clock.now(),
   );
+  const channel = await lookupChannel(deps, channelId, "generic");
+  if (!channel) throw new WebhookError("bad_signature", BAD_SIGNATURE);
   const queued = await deps.requestSync(pushOf(channel));
   return jsonReply(200, { ok: true, queued });
 }

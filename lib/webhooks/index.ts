@@ -1,5 +1,6 @@
 export type { GooglePush } from "./calendar-push";
 export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./calendar-push";
+export { channelToken, channelTokenMatches, newChannelId } from "./channel-token";
 export type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 export type { WebhookErrorCode } from "./errors";
 export { StaleTimestampError, WebhookError, WebhookInputError, webhookStatus } from "./errors";
@@ -43,4 +44,11 @@ export {
   userChangeEventSchema,
 } from "./service-events";
 export type { SignedRequest } from "./signature";
-export { constantTimeEqual, header, SIGNATURE_WINDOW_S, signV0, verifyV0 } from "./signature";
+export {
+  BAD_SIGNATURE,
+  constantTimeEqual,
+  header,
+  SIGNATURE_WINDOW_S,
+  signV0,
+  verifyV0,
+} from "./signature";

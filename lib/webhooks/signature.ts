@@ -22,6 +22,9 @@ export function constantTimeEqual(a: string, b: string): boolean {
   return timingSafeEqual(left, right);
 }
 
+/** Why a well-formed, fresh signature is refused (a hook for an unbound id says the same). */
+export const BAD_SIGNATURE = "signature does not match the body";
+
 export interface SignedRequest {
   rawBody: string;
   timestamp: string | undefined;
@@ -51,7 +54,7 @@ export function verifyV0(
   const ageS = Math.abs(Math.floor(nowMs / 1000) - Number(timestamp));
   if (ageS > windowS) throw new StaleTimestampError(ageS);
   if (!constantTimeEqual(signV0(secret, timestamp, rawBody), signature)) {
-    throw new WebhookError("bad_signature", "signature does not match the body");
+    throw new WebhookError("bad_signature", BAD_SIGNATURE);
   }
 }
 

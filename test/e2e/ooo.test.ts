@@ -119,9 +119,11 @@ describe("the local control surface", () => {
         team: "T0DEMO",
         user: "U001",
         sourceId: "cal1",
-        channelId: "T0DEMO.U001.cal1",
-        secret: expect.stringMatching(/^[0-9a-f]{32}$/),
-        url: `${e.url}/hooks/generic/T0DEMO.U001.cal1`,
+        // 128 random bits, not a TEAM.USER.calN pattern anyone could guess.
+        channelId: expect.stringMatching(/^[0-9a-f]{32}$/),
+        // The channel token: HMAC-SHA256 of the id, base64url.
+        secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+        url: `${e.url}/hooks/generic/${hooks[0]?.channelId}`,
       },
     ]);
   });

@@ -220,7 +220,7 @@ describe("calendar hooks under fuzzing", () => {
   });
 
   describe("POST /hooks/generic/{sourceId}", () => {
-    it("refuses unknown sources, secretless sources and bad signatures with 4xx", async () => {
+    it("refuses unknown sources, other hooks' channels and bad signatures with 4xx", async () => {
       const SIG = { timestamp: "x-statuspilot-timestamp", signature: "x-statuspilot-signature" };
       await fuzz(
         fc.record({
@@ -297,8 +297,9 @@ describe("calendar hooks under fuzzing", () => {
           ...(wire.body !== undefined ? { body: wire.body } : {}),
           isBase64Encoded: wire.isBase64Encoded,
         });
+        // The generic hook's refusal: nothing here is signed with the id's channel token.
         const res = await sendAndExpectRefusal(stack, handler, event);
-        expect(res.statusCode).toBe(404);
+        expect(res.statusCode).toBe(401);
       },
     );
   });

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,25 +21,30 @@ export const NOW_S = Math.floor(NOW_MS / 1000);
 /** The registered user every signed path leads to. */
 export const ALICE = { team: "T0DEMO", user: "U001" } as const;
 
-/** Every secret the app holds; none of them may appear in a log line. */
-export const SECRETS = {
-  signing: "fuzz-signing-secret-5f1c9a",
-  userToken: "xoxp-fuzz-user-token-83b2e1",
-  adminKey: "fuzz-admin-key-7d4e02",
-  googleToken: "fuzz-google-channel-token-19aa",
-  graphClientState: "fuzz-graph-client-state-4c7b",
-  genericHook: "fuzz-generic-hook-secret-e2d0",
-  sourceSecret: "fuzz-source-secret-a61f",
-  tokenKey: Buffer.alloc(32, 0x5a).toString("base64"),
-} as const;
-
 /** Channel ids bound to Alice's source. */
 export const CHANNELS = {
   google: "chan-fuzz-google",
   graph: "sub-fuzz-graph",
   generic: "office",
-  /** A generic hook id bound without a secret: its pushes can never be authenticated. */
+  /** A generic hook id bound without a secret: its pushes are still signed with its token. */
   genericNoSecret: "office-unsigned",
+} as const;
+
+const SIGNING_SECRET = "fuzz-signing-secret-5f1c9a";
+/** A channel's push token, computed here as the README documents it. */
+const tokenFor = (channelId: string): string =>
+  createHmac("sha256", SIGNING_SECRET).update(`channel-token:${channelId}`).digest("base64url");
+
+/** Every secret the app holds; none of them may appear in a log line. */
+export const SECRETS = {
+  signing: SIGNING_SECRET,
+  userToken: "xoxp-fuzz-user-token-83b2e1",
+  adminKey: "fuzz-admin-key-7d4e02",
+  googleToken: tokenFor(CHANNELS.google),
+  graphClientState: tokenFor(CHANNELS.graph),
+  genericHook: tokenFor(CHANNELS.generic),
+  sourceSecret: "fuzz-source-secret-a61f",
+  tokenKey: Buffer.alloc(32, 0x5a).toString("base64"),
 } as const;
 
 /** A queue that only counts what it was asked to send. */

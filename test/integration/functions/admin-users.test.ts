@@ -52,15 +52,16 @@ describe("admin onboarding routes against dynalite and the emulator", () => {
     // Prepare
     await call(adminUsers, eventFixture("admin-put-user.json"));
     const push = eventFixture("hooks-google-sync.json");
-    const headers = {
-      ...push.headers,
-      "x-goog-channel-id": "chan-work-1",
-      "x-goog-channel-token": "channel-token-1",
-      "x-goog-resource-state": "exists",
-    };
     stack.clock.advance(60_000);
     // Act
     const bound = await call(adminUsers, putChannel("chan-work-1", { kind: "google" }));
+    const headers = {
+      ...push.headers,
+      "x-goog-channel-id": "chan-work-1",
+      // The token the registration answered with: the one to give Google when watching.
+      "x-goog-channel-token": bodyOf(bound).token,
+      "x-goog-resource-state": "exists",
+    };
     const pushed = await call(calendarHooks, { ...push, headers });
     // Assess
     expect(bound.statusCode).toBe(200);
@@ -72,10 +73,10 @@ describe("admin onboarding routes against dynalite and the emulator", () => {
   it("refuses a generic push naming a Google channel's id, even signed with its token", async () => {
     // Prepare
     await call(adminUsers, eventFixture("admin-put-user.json"));
-    await call(adminUsers, putChannel("chan-work-g", { kind: "google" }));
+    const bound = await call(adminUsers, putChannel("chan-work-g", { kind: "google" }));
     const body = JSON.stringify({ changed: true });
     const ts = Math.floor(stack.clock.now() / 1000);
-    const mac = createHmac("sha256", "channel-token-1").update(`v0:${ts}:${body}`).digest("hex");
+    const mac = createHmac("sha256", bodyOf(bound).token).update(`v0:${ts}:${body}`).digest("hex");
     const generic = eventFixture("hooks-generic.json");
     const queuedBefore = stack.syncs.sent.length;
     // Act
@@ -92,8 +93,9 @@ describe("admin onboarding routes against dynalite and the emulator", () => {
       body,
     });
     // Assess
-    expect(pushed.statusCode).toBe(404);
-    expect(bodyOf(pushed)).toMatchObject({ error: "unknown_channel" });
+    // Answered like any unauthenticated push, so the id's binding is not revealed either.
+    expect(pushed.statusCode).toBe(401);
+    expect(bodyOf(pushed)).toMatchObject({ error: "bad_signature" });
     expect(stack.syncs.sent.length).toBe(queuedBefore);
   });
 

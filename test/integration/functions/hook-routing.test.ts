@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { request } from "node:http";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,13 @@ const call = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStruc
 const bodyOf = (res: { body?: string | undefined }) => JSON.parse(res.body ?? "{}");
 
 const ALICE = { team: "T0DEMO", user: "U001" };
-const GOOGLE = { channelId: "chan-route-google", token: "route-google-token" };
+/** The channel's token under the harness's signing secret, as the README derives it. */
+const GOOGLE = {
+  channelId: "chan-route-google",
+  token: createHmac("sha256", "demo-signing-secret")
+    .update("channel-token:chan-route-google")
+    .digest("base64url"),
+};
 
 /**
  * The event API Gateway sends for `POST /hooks/generic/<encoded id>`: it matches the generic
@@ -86,8 +93,9 @@ describe("calendar hooks dispatch on the matched route, not on the path", () => 
     // Act
     const res = await call(event);
     // Assess
-    expect(res.statusCode).toBe(404);
-    expect(bodyOf(res)).toMatchObject({ error: "unknown_channel" });
+    // The generic hook's own refusal: the fixture's signature is for another channel.
+    expect(res.statusCode).toBe(401);
+    expect(bodyOf(res)).toMatchObject({ error: "bad_signature" });
     expect(res.body).not.toBe("echo-me");
   });
 
@@ -104,7 +112,7 @@ describe("calendar hooks dispatch on the matched route, not on the path", () => 
     // Act
     const res = await call(event);
     // Assess
-    expect(res.statusCode).toBe(404);
+    expect(res.statusCode).toBe(401);
     expect(stack.syncs.sent.length).toBe(queued);
   });
 
@@ -152,8 +160,8 @@ describe("the local API Gateway with the real routes", () => {
       { method: "POST", headers: { "content-type": "application/json" }, body: "{}" },
     );
     // Assess
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: "unknown_channel" });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: "missing_signature" });
   });
 
   it("matches the path as sent: a raw backslash is no separator and %2e%2e no parent", async () => {
@@ -164,8 +172,8 @@ describe("the local API Gateway with the real routes", () => {
     );
     const dots = await rawPost(gateway.url, "/hooks/generic/%2e%2e/graph?validationToken=e");
     // Assess: the first reaches the generic hook, the second no route at all
-    expect(backslash.status).toBe(404);
-    expect(JSON.parse(backslash.body)).toMatchObject({ error: "unknown_channel" });
+    expect(backslash.status).toBe(401);
+    expect(JSON.parse(backslash.body)).toMatchObject({ error: "missing_signature" });
     expect(dots.status).toBe(404);
     expect(JSON.parse(dots.body)).toEqual({ message: "Not Found" });
   });

@@ -98,9 +98,9 @@ describe("the local stack's generic hooks", () => {
         "x-goog-resource-state": "exists",
       },
     });
-    // Assess
-    expect(res.status).toBe(404);
-    expect(await res.json()).toMatchObject({ error: "unknown_channel" });
+    // Assess: the token is right for the id, but the binding is the generic hook's.
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: "bad_channel_token" });
   });
 
   it("writes the handlers' records to the stack's app log, never as Powertools JSON", async () => {
@@ -113,11 +113,11 @@ describe("the local stack's generic hooks", () => {
     });
     await stack.settle();
     // Assess
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(401);
     expect(appLog.lines.slice(before)).toContainEqual({
       level: "info",
       message: "request refused",
-      data: expect.objectContaining({ status: 404, error: "unknown_channel" }),
+      data: expect.objectContaining({ status: 401, error: "bad_channel_token" }),
     });
   });
 });

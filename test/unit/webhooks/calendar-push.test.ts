@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,11 +23,17 @@ const fixtureBody = (name: string): string =>
     }
   ).body;
 
+/** The secret the fixtures' channel tokens are derived from. */
+const SIGNING_SECRET = "demo-signing-secret";
+/** The token a channel's pushes carry, computed here as the README documents it. */
+const tokenFor = (channelId: string): string =>
+  createHmac("sha256", SIGNING_SECRET).update(`channel-token:${channelId}`).digest("base64url");
+
 const GRAPH_BINDING: ChannelBinding = {
   team: "T0DEMO",
   user: "U001",
   sourceId: "outlook",
-  secret: "graph-client-state",
+  secret: tokenFor("sub-graph-1"),
 };
 
 /** In-memory fakes of our own ports: channel bindings (one Graph subscription), a log, a queue. */
@@ -45,7 +52,7 @@ function fakes(channels: Record<string, ChannelBinding> = { "sub-graph-1": GRAPH
       error: record("error"),
       appendKeys: () => undefined,
     },
-    signingSecret: async () => "unused",
+    signingSecret: async () => SIGNING_SECRET,
     useCases: {} as WebhookDeps["useCases"],
     admin: {
       findChannel: async (id: string) => {
@@ -93,7 +100,7 @@ describe("handleCalendarPush for Microsoft Graph", () => {
         needsRenewal: true,
       }),
     });
-    expect(JSON.stringify(logged)).not.toContain("graph-client-state");
+    expect(JSON.stringify(logged)).not.toContain(tokenFor("sub-graph-1"));
   });
 
   it("refuses a body that is not JSON with a 400-coded error naming no field", async () => {
@@ -118,7 +125,7 @@ const graphBody = (notes: Array<Record<string, unknown>>): string =>
   JSON.stringify({ value: notes });
 
 describe("handleCalendarPush for Microsoft Graph, at the cost of one request", () => {
-  it("reads at most MAX_GRAPH_FAILURES subscriptions and logs one line for 1,000 unknown ones", async () => {
+  it("reads no subscription and logs one line for 1,000 forged ones", async () => {
     // Prepare
     const { deps, logged, syncs, lookups } = fakes();
     const notes = Array.from({ length: 1000 }, (_, i) => ({
@@ -129,7 +136,7 @@ describe("handleCalendarPush for Microsoft Graph, at the cost of one request", (
     const failure = handleCalendarPush(graphRequest(graphBody(notes)), deps);
     // Assess
     await expect(failure).rejects.toMatchObject({ code: "bad_client_state" });
-    expect(lookups).toHaveLength(MAX_GRAPH_FAILURES);
+    expect(lookups).toEqual([]);
     expect(syncs).toEqual([]);
     expect(logged).toEqual([
       {
@@ -137,10 +144,10 @@ describe("handleCalendarPush for Microsoft Graph, at the cost of one request", (
         message: "graph notifications skipped",
         data: {
           notifications: 1000,
-          subscriptions: 1000,
-          unknownSubscription: MAX_GRAPH_FAILURES,
-          badClientState: 0,
-          notLookedUp: 1000 - MAX_GRAPH_FAILURES,
+          subscriptions: 0,
+          unknownSubscription: 0,
+          badClientState: 1000,
+          notLookedUp: 0,
         },
       },
     ]);
@@ -149,7 +156,7 @@ describe("handleCalendarPush for Microsoft Graph, at the cost of one request", (
   it("reads a subscription named 1,000 times once, and re-syncs its source once", async () => {
     // Prepare
     const { deps, syncs, lookups } = fakes();
-    const note = { subscriptionId: "sub-graph-1", clientState: "graph-client-state" };
+    const note = { subscriptionId: "sub-graph-1", clientState: tokenFor("sub-graph-1") };
     // Act
     const reply = await handleCalendarPush(
       graphRequest(graphBody(Array.from({ length: 1000 }, () => note))),
@@ -170,7 +177,7 @@ describe("handleCalendarPush for Microsoft Graph, at the cost of one request", (
     const notes = [
       ...forged,
       { subscriptionId: "sub-graph-1", clientState: "wrong" },
-      { subscriptionId: "sub-graph-1", clientState: "graph-client-state" },
+      { subscriptionId: "sub-graph-1", clientState: tokenFor("sub-graph-1") },
     ];
     // Act
     const reply = await handleCalendarPush(graphRequest(graphBody(notes)), deps);
@@ -181,8 +188,8 @@ describe("handleCalendarPush for Microsoft Graph, at the cost of one request", (
       expect.objectContaining({
         message: "graph notifications skipped",
         data: expect.objectContaining({
-          unknownSubscription: MAX_GRAPH_FAILURES - 1,
-          badClientState: 1,
+          unknownSubscription: 0,
+          badClientState: MAX_GRAPH_FAILURES,
         }),
       }),
     ]);
@@ -230,32 +237,32 @@ describe("handleCalendarPush channel ids and kinds", () => {
     params: {},
     rawBody: "",
   });
-  const google: ChannelBinding = { ...GRAPH_BINDING, secret: "google-token", kind: "google" };
+  const google: ChannelBinding = { ...GRAPH_BINDING, secret: tokenFor("chan-1"), kind: "google" };
 
   it("refuses a generic push naming a Google channel signed with that channel's token", async () => {
     // Prepare
     const { deps, syncs } = fakes({ "chan-1": google });
     deps.clock.set(NOW_S * 1000);
     // Act
-    const failure = handleCalendarPush(genericRequest("chan-1", "google-token"), deps);
+    const failure = handleCalendarPush(genericRequest("chan-1", tokenFor("chan-1")), deps);
     // Assess
-    await expect(failure).rejects.toMatchObject({ code: "unknown_channel" });
+    await expect(failure).rejects.toMatchObject({ code: "bad_signature" });
     expect(syncs).toEqual([]);
   });
 
   it("accepts the same channel through its own hook", async () => {
     const { deps, syncs } = fakes({ "chan-1": google });
-    const reply = await handleCalendarPush(googleRequest("chan-1", "google-token"), deps);
+    const reply = await handleCalendarPush(googleRequest("chan-1", tokenFor("chan-1")), deps);
     expect(reply).toEqual({ status: 200, json: { ok: true, queued: true } });
     expect(syncs).toHaveLength(1);
   });
 
   it("accepts a binding stored without a kind through any hook, as before kinds existed", async () => {
     // Prepare
-    const { deps, syncs } = fakes({ office: { ...GRAPH_BINDING, secret: "hook-secret" } });
+    const { deps, syncs } = fakes({ office: GRAPH_BINDING });
     deps.clock.set(NOW_S * 1000);
     // Act
-    const reply = await handleCalendarPush(genericRequest("office", "hook-secret"), deps);
+    const reply = await handleCalendarPush(genericRequest("office", tokenFor("office")), deps);
     // Assess
     expect(reply.status).toBe(200);
     expect(syncs).toHaveLength(1);
