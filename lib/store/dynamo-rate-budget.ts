@@ -1,18 +1,7 @@
-import {
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  UpdateItemCommand,
-} from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { RateBudget, RateSlot } from "../app/ports";
-import { StoreError } from "./errors";
-import {
-  budgetCallsKeys,
-  budgetUsersKeys,
-  expiryOf,
-  keyItem,
-  WINDOW_MS,
-  windowOf,
-} from "./items/budget";
+import { conditionalUpdate, type UpdateParts } from "./conditional-update";
+import { budgetCallsKeys, budgetUsersKeys, expiryOf, WINDOW_MS, windowOf } from "./items/budget";
 import { n, s } from "./items/codec";
 import { TTL_ATTRIBUTE } from "./table";
 
@@ -78,22 +67,7 @@ export class DynamoRateBudget implements RateBudget {
   }
 
   /** True when the update was applied, false when its condition refused it. */
-  private async conditionalUpdate(
-    keys: { PK: string; SK: string },
-    update: Omit<ConstructorParameters<typeof UpdateItemCommand>[0], "TableName" | "Key">,
-  ): Promise<boolean> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({ TableName: this.tableName, Key: keyItem(keys), ...update }),
-      );
-      return true;
-    } catch (error: unknown) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw new StoreError(
-        `DynamoDB call failed: ${error instanceof Error ? error.message : String(error)}`,
-        "dynamodb_failed",
-        { cause: error },
-      );
-    }
+  private conditionalUpdate(keys: { PK: string; SK: string }, update: UpdateParts) {
+    return conditionalUpdate(this.client, this.tableName, keys, update);
   }
 }

@@ -1,9 +1,4 @@
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-  type DynamoDBClient,
-  UpdateItemCommand,
-} from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
   type GateClaim,
   type GateFinish,
@@ -13,6 +8,7 @@ import {
   type SourceRef,
   type SyncGate,
 } from "../app/sync-coalescing";
+import { conditionalUpdate } from "./conditional-update";
 import { StoreError } from "./errors";
 import { n, s } from "./items/codec";
 import { GATE_NAMES, gateExpiry, syncGateKeys } from "./items/sync-gate";
@@ -159,26 +155,11 @@ export class DynamoSyncGate implements SyncGate {
     const values = Object.fromEntries(
       Object.entries(u.values).filter(([k]) => new RegExp(`${k}\\b`).test(text)),
     );
-    const keys = syncGateKeys(source);
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { PK: s(keys.PK), SK: s(keys.SK) },
-          UpdateExpression: u.update,
-          ConditionExpression: u.condition,
-          ExpressionAttributeNames: names,
-          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-        }),
-      );
-      return true;
-    } catch (error: unknown) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw new StoreError(
-        `DynamoDB call failed: ${error instanceof Error ? error.message : String(error)}`,
-        "dynamodb_failed",
-        { cause: error },
-      );
-    }
+    return conditionalUpdate(this.client, this.tableName, syncGateKeys(source), {
+      UpdateExpression: u.update,
+      ConditionExpression: u.condition,
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+    });
   }
 }

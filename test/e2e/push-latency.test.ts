@@ -1,11 +1,5 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadWorkspace } from "../../emulator/server";
 import { systemClock } from "../../lib/app/system-clock";
-import { renderIcs } from "../../lib/local/demo-feed";
-import { startIcsServer } from "../../lib/local/ics-server";
-import { startStack } from "../../lib/local/stack";
 import {
   advance,
   advanceTo,
@@ -16,7 +10,6 @@ import {
   setCalls,
   startE2e,
   T0,
-  TEAM,
 } from "./support";
 
 /**
@@ -26,44 +19,12 @@ import {
 
 const S = 1000;
 const TZ = "Europe/Berlin";
-const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../..");
 
 let e: E2e | undefined;
 afterEach(async () => {
   await e?.close();
   e = undefined;
 });
-
-/** The stack in real time (system clock), as `statuspilot start` runs it. */
-async function startRealTime(feed: string): Promise<E2e> {
-  const ics = await startIcsServer({ clock: systemClock, feeds: { "/U001.ics": feed } });
-  const stack = await startStack({
-    workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-    users: [
-      {
-        team: TEAM,
-        user: "U001",
-        token: "xoxp-statuspilot-U001",
-        tz: TZ,
-        calendars: [ics.feedUrl("/U001.ics")],
-      },
-    ],
-    port: 0,
-    emulatorPort: 0,
-    time: { mode: "real" },
-  });
-  return {
-    url: stack.url,
-    emulatorUrl: stack.emulator?.url ?? "",
-    serviceBase: stack.serviceBase,
-    adminApiKey: stack.adminApiKey,
-    feedUrl: (user) => ics.feedUrl(`/${user}.ics`),
-    close: async () => {
-      await stack.close();
-      await ics.close();
-    },
-  };
-}
 
 /** Polls `probe` until it returns a value, for at most `ms` of wall time. */
 async function waitFor<T>(ms: number, probe: () => Promise<T | undefined>): Promise<T> {
@@ -101,7 +62,7 @@ describe("a push while a meeting shows", () => {
     // Prepare: a meeting that started a minute ago and shows at start.
     const now = systemClock.now();
     const meeting = event("live", "Live review", now - 60 * S, now + 600 * S);
-    e = await startRealTime(renderIcs([meeting], now));
+    e = await startE2e({ U001: { tz: TZ, events: [meeting] } }, { realTime: true });
     const stack = e;
     await waitFor(10 * S, async () => {
       const p = await profileOf(stack, "U001").catch(() => undefined);

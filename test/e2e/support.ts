@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadWorkspace } from "../../emulator/server";
+import { systemClock } from "../../lib/app/system-clock";
 import { ManualClock } from "../../lib/core/clock";
 import { type DemoEvent, renderIcs } from "../../lib/local/demo-feed";
 import { startIcsServer } from "../../lib/local/ics-server";
@@ -33,15 +34,20 @@ export interface E2e {
   close(): Promise<void>;
 }
 
-/** The local stack on random ports with a hand-moved clock, and a loopback ICS server. */
+/**
+ * The local stack on random ports with a loopback ICS server: on a hand-moved clock from T0, or
+ * (`realTime`) on the system clock as `statuspilot start` runs it, events placed relative to now.
+ */
 export async function startE2e(
   feeds: Record<string, { tz: string; events: DemoEvent[] }>,
+  opts: { realTime?: boolean } = {},
 ): Promise<E2e> {
-  const clock = new ManualClock(T0);
+  const clock = opts.realTime ? undefined : new ManualClock(T0);
+  const origin = clock?.now() ?? systemClock.now();
   const ics = await startIcsServer({
-    clock,
+    clock: clock ?? systemClock,
     feeds: Object.fromEntries(
-      Object.entries(feeds).map(([u, f]) => [`/${u}.ics`, renderIcs(f.events, T0)]),
+      Object.entries(feeds).map(([u, f]) => [`/${u}.ics`, renderIcs(f.events, origin)]),
     ),
   });
   const workspace = loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json"));
@@ -57,7 +63,7 @@ export async function startE2e(
     })),
     port: 0,
     emulatorPort: 0,
-    time: { mode: "manual", clock },
+    time: clock === undefined ? { mode: "real" } : { mode: "manual", clock },
   });
   return {
     url: stack.url,
