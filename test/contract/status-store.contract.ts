@@ -1,16 +1,29 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type {
-  ChannelRecord,
-  OutOfOfficeRecord,
-  StatusRecord,
-  StatusStore,
-  TimelineRecord,
-  UserRecord,
-} from "../../lib/app/ports";
-import { initialStatusState } from "../../lib/core/status-state";
-import type { UserKey } from "../../lib/core/types";
+import type { StatusStore } from "../../lib/app/ports";
 import { ConflictError } from "../../lib/store/errors";
 import { POLL_INTERVAL_MS, pollPhase } from "../../lib/store/items/user";
+import {
+  ALICE,
+  ALICE_ELSEWHERE,
+  aChannel,
+  anAbsence,
+  aStatus,
+  aTimeline,
+  aUser,
+  BOB,
+  byKey,
+  channelKind,
+  dueAt,
+  ics,
+  keyOrder,
+  scribble,
+  sortBy,
+  statusKind,
+  T0,
+  timelineKind,
+  userKind,
+  type VersionedKind,
+} from "./status-store.fixtures";
 
 /**
  * What every StatusStore promises (lib/app/ports.ts), run against each adapter: the DynamoDB
@@ -33,145 +46,6 @@ export type KnownGap =
 export async function expectVersionConflict(write: Promise<unknown>): Promise<void> {
   await expect(write).rejects.toBeInstanceOf(ConflictError);
 }
-
-const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
-const ALICE: UserKey = { team: "T1", user: "UALICE" };
-const BOB: UserKey = { team: "T1", user: "UBOB" };
-/** Same user id in another team: a different user. */
-const ALICE_ELSEWHERE: UserKey = { team: "T2", user: "UALICE" };
-
-const ics = { id: "work", url: "https://cal.example/a.ics", kind: "ics" as const };
-
-export const aUser = (key: UserKey, overrides: Partial<UserRecord> = {}): UserRecord => ({
-  key: { ...key },
-  tz: "Europe/Berlin",
-  tokenSealed: "sealed-token",
-  emails: [`${key.user}@example.com`],
-  sources: [],
-  rules: {},
-  mode: "auto",
-  version: 0,
-  updatedAt: T0,
-  ...overrides,
-});
-
-export const aStatus = (key: UserKey, overrides: Partial<StatusRecord> = {}): StatusRecord => ({
-  key: { ...key },
-  state: initialStatusState(),
-  version: 0,
-  updatedAt: T0,
-  ...overrides,
-});
-
-/** A transition ahead, explicitly not out-of-office (an omitted flag may read back as false). */
-const dueAt = (nextTransitionAt: number): Partial<StatusRecord> => ({
-  nextTransitionAt,
-  nextIsOoo: false,
-});
-
-const aTimeline = (key: UserKey, sourceId: string, updatedAt = T0): TimelineRecord => ({
-  key: { ...key },
-  sourceId,
-  blocks: [
-    {
-      start: T0,
-      end: T0 + 1_800_000,
-      text: "Meeting",
-      emoji: ":calendar:",
-      kind: "meeting",
-      expiration: (T0 + 1_800_000) / 1000,
-    },
-  ],
-  etag: '"e1"',
-  hash: "h1",
-  version: 0,
-  updatedAt,
-});
-
-const anAbsence = (key: UserKey, id: string): OutOfOfficeRecord => ({
-  key: { ...key },
-  id,
-  start: T0,
-  end: T0 + 86_400_000,
-  text: "Away",
-  emoji: ":palm_tree:",
-  createdAt: T0 - 1,
-});
-
-const aChannel = (channelId: string, sourceId = "g"): ChannelRecord => ({
-  channelId,
-  key: { ...ALICE },
-  sourceId,
-  secretSealed: "sealed-secret",
-  kind: "google",
-  version: 0,
-});
-
-/** One kind of versioned record: how to make a variant of it, write it and read it back. */
-interface VersionedKind<R extends { version: number }> {
-  name: string;
-  /** A record for `key`; different `mark`s give records that compare unequal. */
-  make(key: UserKey, mark: number): R;
-  put(store: StatusStore, record: R, expectedVersion: number | undefined): Promise<R>;
-  get(store: StatusStore, key: UserKey): Promise<R | undefined>;
-}
-
-const userKind: VersionedKind<UserRecord> = {
-  name: "user",
-  make: (key, mark) =>
-    aUser(key, {
-      updatedAt: T0 + mark,
-      adminTokenUser: "UADMIN",
-      sources: [{ ...ics, secretSealed: "s", etag: '"x"', hash: "h", syncedAt: T0 }],
-      rules: { showTitles: true, nested: { depth: [mark] } },
-      emails: [`${key.user}@example.com`, `alias${mark}@example.com`],
-    }),
-  put: (store, record, expected) => store.putUser(record, expected),
-  get: (store, key) => store.getUser(key),
-};
-
-const statusKind: VersionedKind<StatusRecord> = {
-  name: "status",
-  make: (key, mark) => {
-    const state = initialStatusState();
-    state.actual = {
-      status: { text: `t${mark}`, emoji: ":x:", expiration: 0 },
-      observedAt: T0,
-      source: "read",
-    };
-    return aStatus(key, {
-      state,
-      updatedAt: T0 + mark,
-      nextTransitionAt: T0 + 60_000 + mark,
-      nextIsOoo: true,
-      enqueuedFor: T0 + mark,
-    });
-  },
-  put: (store, record, expected) => store.putStatus(record, expected),
-  get: (store, key) => store.getStatus(key),
-};
-
-const timelineKind: VersionedKind<TimelineRecord> = {
-  name: "timeline",
-  make: (key, mark) => aTimeline(key, "work", T0 + mark),
-  put: (store, record, expected) => store.putTimeline(record, expected),
-  get: async (store, key) =>
-    (await store.loadUser(key)).timelines.find((t) => t.sourceId === "work"),
-};
-
-const channelKind: VersionedKind<ChannelRecord> = {
-  name: "channel",
-  // Channels are keyed by channel id; the user key names the channel here.
-  make: (key, mark) => ({
-    ...aChannel(`ch-${key.team}-${key.user}`, `src${mark}`),
-    key: { ...key },
-  }),
-  put: (store, record, expected) => store.putChannel(record, expected),
-  get: (store, key) => store.getChannel(`ch-${key.team}-${key.user}`),
-};
-
-const byKey = (a: { key: UserKey }, b: { key: UserKey }): number =>
-  `${a.key.team} ${a.key.user}`.localeCompare(`${b.key.team} ${b.key.user}`);
 
 export function describeStatusStoreContract(
   name: string,
@@ -585,22 +459,4 @@ export function describeStatusStoreContract(
       });
     });
   });
-}
-
-const keyOrder = (a: UserKey, b: UserKey): number =>
-  `${a.team} ${a.user}`.localeCompare(`${b.team} ${b.user}`);
-
-const sortBy = <T>(items: T[], by: (item: T) => string): T[] =>
-  [...items].sort((a, b) => by(a).localeCompare(by(b)));
-
-/** Overwrites every nested value of `value` in place, to prove nothing stored shares it. */
-function scribble(value: unknown): void {
-  if (value === null || typeof value !== "object") return;
-  const record = value as Record<string, unknown>;
-  for (const name of Object.keys(record)) {
-    const inner = record[name];
-    if (inner !== null && typeof inner === "object") scribble(inner);
-    else if (name !== "length") record[name] = typeof inner === "number" ? -1 : "scribbled";
-  }
-  if (Array.isArray(value)) value.push("scribbled");
 }
