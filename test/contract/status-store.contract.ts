@@ -1,0 +1,462 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { StatusStore } from "../../lib/app/ports";
+import { ConflictError } from "../../lib/store/errors";
+import { POLL_INTERVAL_MS, pollPhase } from "../../lib/store/items/user";
+import {
+  ALICE,
+  ALICE_ELSEWHERE,
+  aChannel,
+  anAbsence,
+  aStatus,
+  aTimeline,
+  aUser,
+  BOB,
+  byKey,
+  channelKind,
+  dueAt,
+  ics,
+  keyOrder,
+  scribble,
+  sortBy,
+  statusKind,
+  T0,
+  timelineKind,
+  userKind,
+  type VersionedKind,
+} from "./status-store.fixtures";
+
+/**
+ * What every StatusStore promises (lib/app/ports.ts), run against each adapter: the DynamoDB
+ * store over dynalite and the in-memory store. Each test gets a fresh, empty store.
+ */
+export interface StatusStoreUnderTest {
+  store: StatusStore;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A promise of the port an adapter is known to break. Its test is then expected to fail
+ * (`it.fails`), so the run stays green and turns red the day the adapter is fixed.
+ */
+export type KnownGap =
+  /** `dueBetween(t, t)` and `usersToPoll(p, p)` should find nothing; DynamoDB rejects the query. */
+  "empty-window";
+
+/** The one place that knows how a lost version race surfaces. */
+export async function expectVersionConflict(write: Promise<unknown>): Promise<void> {
+  await expect(write).rejects.toBeInstanceOf(ConflictError);
+}
+
+export function describeStatusStoreContract(
+  name: string,
+  makeStore: () => Promise<StatusStoreUnderTest>,
+  options: { knownGaps?: readonly KnownGap[] } = {},
+): void {
+  const itKeeps = (gap: KnownGap) => (options.knownGaps?.includes(gap) ? it.fails : it);
+  describe(`StatusStore contract: ${name}`, () => {
+    let subject: StatusStoreUnderTest;
+    let store: StatusStore;
+    beforeEach(async () => {
+      subject = await makeStore();
+      store = subject.store;
+    });
+    afterEach(async () => {
+      await subject.cleanup();
+    });
+
+    for (const kind of [userKind, statusKind, timelineKind, channelKind] as VersionedKind<{
+      version: number;
+    }>[]) {
+      describe(`${kind.name} records`, () => {
+        it("creates with version 1, whatever version the record carries, and reads every field back", async () => {
+          // Prepare
+          const record = { ...kind.make(ALICE, 1), version: 42 };
+          // Act
+          const written = await kind.put(store, record, undefined);
+          const read = await kind.get(store, ALICE);
+          // Assess
+          expect(written).toEqual({ ...record, version: 1 });
+          expect(read).toEqual({ ...record, version: 1 });
+        });
+
+        it("writes over the expected version as the next one", async () => {
+          // Prepare
+          const v1 = await kind.put(store, kind.make(ALICE, 1), undefined);
+          // Act
+          const v2 = await kind.put(store, kind.make(ALICE, 2), v1.version);
+          const v3 = await kind.put(store, kind.make(ALICE, 3), v2.version);
+          // Assess
+          expect([v2.version, v3.version]).toEqual([2, 3]);
+          expect(await kind.get(store, ALICE)).toEqual({ ...kind.make(ALICE, 3), version: 3 });
+        });
+
+        it("refuses to create a record that exists, and keeps the first", async () => {
+          // Prepare
+          await kind.put(store, kind.make(ALICE, 1), undefined);
+          // Act / Assess
+          await expectVersionConflict(kind.put(store, kind.make(ALICE, 2), undefined));
+          expect(await kind.get(store, ALICE)).toEqual({ ...kind.make(ALICE, 1), version: 1 });
+        });
+
+        it("refuses a write on a stale version, and keeps the winner", async () => {
+          // Prepare
+          const v1 = await kind.put(store, kind.make(ALICE, 1), undefined);
+          await kind.put(store, kind.make(ALICE, 2), v1.version);
+          // Act / Assess
+          await expectVersionConflict(kind.put(store, kind.make(ALICE, 3), v1.version));
+          await expectVersionConflict(kind.put(store, kind.make(ALICE, 3), 5));
+          expect(await kind.get(store, ALICE)).toEqual({ ...kind.make(ALICE, 2), version: 2 });
+        });
+
+        it("refuses to update a record that does not exist, and creates nothing", async () => {
+          // Act / Assess
+          await expectVersionConflict(kind.put(store, kind.make(ALICE, 1), 1));
+          expect(await kind.get(store, ALICE)).toBeUndefined();
+        });
+
+        it("never lets a caller's object change what is stored", async () => {
+          // Prepare
+          const record = kind.make(ALICE, 1);
+          const written = await kind.put(store, record, undefined);
+          const expected = { ...kind.make(ALICE, 1), version: 1 };
+          // Act: scribble over everything the caller holds
+          scribble(record);
+          scribble(written);
+          const firstRead = await kind.get(store, ALICE);
+          scribble(firstRead);
+          // Assess
+          expect(await kind.get(store, ALICE)).toEqual(expected);
+        });
+
+        it("keeps records of different users apart", async () => {
+          // Prepare
+          await kind.put(store, kind.make(ALICE, 1), undefined);
+          await kind.put(store, kind.make(BOB, 2), undefined);
+          // Act
+          const elsewhere = await kind.put(store, kind.make(ALICE_ELSEWHERE, 3), undefined);
+          // Assess
+          expect(elsewhere.version).toBe(1);
+          expect(await kind.get(store, ALICE)).toEqual({ ...kind.make(ALICE, 1), version: 1 });
+          expect(await kind.get(store, BOB)).toEqual({ ...kind.make(BOB, 2), version: 1 });
+          expect(await kind.get(store, ALICE_ELSEWHERE)).toEqual({
+            ...kind.make(ALICE_ELSEWHERE, 3),
+            version: 1,
+          });
+        });
+      });
+    }
+
+    describe("reads of what is not there", () => {
+      it("answers undefined or empty for an unknown user and channel", async () => {
+        // Act / Assess
+        expect(await store.getUser(ALICE)).toBeUndefined();
+        expect(await store.getStatus(ALICE)).toBeUndefined();
+        expect(await store.getChannel("ch-unknown")).toBeUndefined();
+        expect(await store.loadUser(ALICE)).toEqual({ timelines: [], ooo: [] });
+      });
+    });
+
+    describe("status records", () => {
+      it("reads an omitted nextIsOoo as not out-of-office, and drops optional fields on update", async () => {
+        // Prepare
+        const v1 = await store.putStatus(
+          aStatus(ALICE, { nextTransitionAt: T0, enqueuedFor: T0 }),
+          undefined,
+        );
+        // Act
+        const firstRead = await store.getStatus(ALICE);
+        await store.putStatus(aStatus(ALICE), v1.version);
+        const secondRead = await store.getStatus(ALICE);
+        // Assess
+        expect(firstRead?.nextIsOoo ?? false).toBe(false);
+        expect(secondRead).toEqual({ ...aStatus(ALICE), version: 2 });
+        expect(await store.dueBetween(0, T0 + 1)).toEqual([]);
+      });
+    });
+
+    describe("loadUser", () => {
+      it("holds the profile, status, every timeline and every out-of-office entry, and no channel", async () => {
+        // Prepare
+        const user = await store.putUser(aUser(ALICE, { sources: [ics] }), undefined);
+        const status = await store.putStatus(aStatus(ALICE, dueAt(T0)), undefined);
+        const work = await store.putTimeline(aTimeline(ALICE, "work"), undefined);
+        const home = await store.putTimeline(aTimeline(ALICE, "home"), undefined);
+        await store.createOutOfOffice(anAbsence(ALICE, "o1"));
+        await store.createOutOfOffice(anAbsence(ALICE, "o2"));
+        await store.putChannel(aChannel("ch-1"), undefined);
+        // Act
+        const snapshot = await store.loadUser(ALICE);
+        // Assess
+        expect(snapshot.user).toEqual(user);
+        expect(snapshot.status).toEqual(status);
+        expect(sortBy(snapshot.timelines, (t) => t.sourceId)).toEqual([home, work]);
+        expect(sortBy(snapshot.ooo, (o) => o.id)).toEqual([
+          anAbsence(ALICE, "o1"),
+          anAbsence(ALICE, "o2"),
+        ]);
+        expect(Object.keys(snapshot).sort()).toEqual(["ooo", "status", "timelines", "user"]);
+      });
+
+      it("holds only the user's own records", async () => {
+        // Prepare
+        for (const key of [ALICE, BOB, ALICE_ELSEWHERE]) {
+          await store.putUser(aUser(key), undefined);
+          await store.putStatus(aStatus(key), undefined);
+          await store.putTimeline(aTimeline(key, "work"), undefined);
+          await store.createOutOfOffice(anAbsence(key, "o1"));
+        }
+        // Act
+        const snapshots = await Promise.all(
+          [ALICE, BOB, ALICE_ELSEWHERE].map((k) => store.loadUser(k)),
+        );
+        // Assess
+        for (const [i, key] of [ALICE, BOB, ALICE_ELSEWHERE].entries()) {
+          const snapshot = snapshots[i];
+          const owners = [
+            snapshot?.user,
+            snapshot?.status,
+            ...(snapshot?.timelines ?? []),
+            ...(snapshot?.ooo ?? []),
+          ].map((r) => r?.key);
+          expect(owners).toEqual([key, key, key, key]);
+        }
+      });
+
+      it("gives a copy: changing it changes nothing stored", async () => {
+        // Prepare
+        await store.putUser(aUser(ALICE), undefined);
+        await store.putTimeline(aTimeline(ALICE, "work"), undefined);
+        await store.createOutOfOffice(anAbsence(ALICE, "o1"));
+        const first = await store.loadUser(ALICE);
+        // Act
+        scribble(first);
+        first.timelines.length = 0;
+        first.ooo.length = 0;
+        // Assess
+        const second = await store.loadUser(ALICE);
+        expect(second.user).toEqual({ ...aUser(ALICE), version: 1 });
+        expect(second.timelines).toEqual([{ ...aTimeline(ALICE, "work"), version: 1 }]);
+        expect(second.ooo).toEqual([anAbsence(ALICE, "o1")]);
+      });
+    });
+
+    describe("deleteTimeline", () => {
+      it("deletes one source's timeline only, and lets it be created afresh", async () => {
+        // Prepare
+        await store.putTimeline(aTimeline(ALICE, "work"), undefined);
+        await store.putTimeline(aTimeline(ALICE, "home"), undefined);
+        await store.putTimeline(aTimeline(BOB, "work"), undefined);
+        // Act
+        await store.deleteTimeline(ALICE, "work");
+        const recreated = await store.putTimeline(aTimeline(ALICE, "work", T0 + 5), undefined);
+        // Assess
+        expect(recreated.version).toBe(1);
+        expect((await store.loadUser(BOB)).timelines.map((t) => t.sourceId)).toEqual(["work"]);
+        await store.deleteTimeline(ALICE, "work");
+        expect((await store.loadUser(ALICE)).timelines.map((t) => t.sourceId)).toEqual(["home"]);
+      });
+
+      it("does nothing for a timeline that is not there, however often", async () => {
+        // Prepare
+        await store.putTimeline(aTimeline(ALICE, "home"), undefined);
+        // Act
+        await store.deleteTimeline(ALICE, "never");
+        await store.deleteTimeline(ALICE, "never");
+        await store.deleteTimeline(BOB, "home");
+        // Assess
+        expect((await store.loadUser(ALICE)).timelines.map((t) => t.sourceId)).toEqual(["home"]);
+      });
+    });
+
+    describe("out-of-office entries", () => {
+      it("creates an entry, refuses a second with the same id, and keeps the first", async () => {
+        // Prepare
+        await store.createOutOfOffice(anAbsence(ALICE, "o1"));
+        // Act / Assess
+        await expectVersionConflict(
+          store.createOutOfOffice({ ...anAbsence(ALICE, "o1"), text: "Other" }),
+        );
+        await store.createOutOfOffice(anAbsence(BOB, "o1"));
+        expect((await store.loadUser(ALICE)).ooo).toEqual([anAbsence(ALICE, "o1")]);
+      });
+
+      it("deletes an entry and returns it, then answers undefined", async () => {
+        // Prepare
+        await store.createOutOfOffice(anAbsence(ALICE, "o1"));
+        await store.createOutOfOffice(anAbsence(ALICE, "o2"));
+        await store.createOutOfOffice(anAbsence(BOB, "o1"));
+        // Act
+        const first = await store.deleteOutOfOffice(ALICE, "o1");
+        const second = await store.deleteOutOfOffice(ALICE, "o1");
+        const never = await store.deleteOutOfOffice(ALICE, "never");
+        // Assess
+        expect(first).toEqual(anAbsence(ALICE, "o1"));
+        expect(second).toBeUndefined();
+        expect(never).toBeUndefined();
+        expect((await store.loadUser(ALICE)).ooo).toEqual([anAbsence(ALICE, "o2")]);
+        expect((await store.loadUser(BOB)).ooo).toEqual([anAbsence(BOB, "o1")]);
+        await store.createOutOfOffice(anAbsence(ALICE, "o1"));
+      });
+    });
+
+    describe("event records", () => {
+      // Whole seconds: DynamoDB keeps expiry in epoch seconds.
+      const expiresAt = T0 + 60_000;
+
+      it("records an id once while it lives, and again once it expired", async () => {
+        // Act
+        const first = await store.recordEvent("Ev1", expiresAt, T0);
+        const duplicate = await store.recordEvent("Ev1", expiresAt + 60_000, T0 + 1_000);
+        const lastMoment = await store.recordEvent("Ev1", expiresAt + 60_000, expiresAt - 1);
+        const other = await store.recordEvent("Ev2", expiresAt, T0 + 1_000);
+        const afterExpiry = await store.recordEvent("Ev1", expiresAt + 120_000, expiresAt);
+        const again = await store.recordEvent("Ev1", expiresAt + 120_000, expiresAt + 1);
+        // Assess
+        expect({ first, duplicate, lastMoment, other, afterExpiry, again }).toEqual({
+          first: true,
+          duplicate: false,
+          lastMoment: false,
+          other: true,
+          afterExpiry: true,
+          again: false,
+        });
+      });
+
+      it("has seen an id until its expiry, not from then on, and never an unknown one", async () => {
+        // Prepare
+        await store.recordEvent("Ev1", expiresAt, T0);
+        // A refused duplicate does not extend the first record's life.
+        await store.recordEvent("Ev1", expiresAt + 60_000, T0 + 1);
+        // Act / Assess
+        expect(await store.seenEvent("Ev1", T0)).toBe(true);
+        expect(await store.seenEvent("Ev1", expiresAt - 1)).toBe(true);
+        expect(await store.seenEvent("Ev1", expiresAt)).toBe(false);
+        expect(await store.seenEvent("Ev1", expiresAt + 30_000)).toBe(false);
+        expect(await store.seenEvent("Ev-unknown", T0)).toBe(false);
+      });
+
+      it("lives by the new expiry once recorded again", async () => {
+        // Prepare
+        await store.recordEvent("Ev1", expiresAt, T0);
+        // Act
+        await store.recordEvent("Ev1", expiresAt + 60_000, expiresAt);
+        // Assess
+        expect(await store.seenEvent("Ev1", expiresAt + 59_999)).toBe(true);
+        expect(await store.seenEvent("Ev1", expiresAt + 60_000)).toBe(false);
+      });
+    });
+
+    describe("dueBetween", () => {
+      it("finds every status whose next transition lies in [from, to), across many users", async () => {
+        // Prepare: 40 users over two teams, one transition each, 1 s apart; one without any
+        const keys = Array.from({ length: 40 }, (_, i) => ({ team: `T${i % 2}`, user: `U${i}` }));
+        await Promise.all(
+          keys.map((key, i) => store.putStatus(aStatus(key, dueAt(T0 + i * 1_000)), undefined)),
+        );
+        await store.putStatus(aStatus(ALICE), undefined);
+        // Act
+        const due = await store.dueBetween(T0 + 5_000, T0 + 30_000);
+        // Assess: 5 s included, 30 s excluded
+        const expected = keys.slice(5, 30).map((key, i) => ({
+          ...aStatus(key, dueAt(T0 + (i + 5) * 1_000)),
+          version: 1,
+        }));
+        expect([...due].sort(byKey)).toEqual(expected.sort(byKey));
+      });
+
+      it("includes the window's first millisecond and excludes its end, whatever the order", async () => {
+        // Prepare
+        const at = [T0 - 1, T0, T0 + 1, T0 + 999, T0 + 1_000];
+        await Promise.all(
+          at.map((t, i) =>
+            store.putStatus(aStatus({ team: "T1", user: `U${i}` }, dueAt(t)), undefined),
+          ),
+        );
+        // Act
+        const due = await store.dueBetween(T0, T0 + 1_000);
+        const single = await store.dueBetween(T0 + 999, T0 + 1_000);
+        // Assess
+        expect(due.map((s) => s.nextTransitionAt).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual([
+          T0,
+          T0 + 1,
+          T0 + 999,
+        ]);
+        expect(single.map((s) => s.key.user)).toEqual(["U3"]);
+      });
+
+      itKeeps("empty-window")("finds nothing in an empty window", async () => {
+        // Prepare
+        await store.putStatus(aStatus(ALICE, dueAt(T0)), undefined);
+        // Act / Assess
+        expect(await store.dueBetween(T0, T0)).toEqual([]);
+        expect(await store.usersToPoll(0, 0)).toEqual([]);
+      });
+
+      it("follows a transition that moved, and forgets one that was cleared", async () => {
+        // Prepare
+        const a = await store.putStatus(aStatus(ALICE, dueAt(T0)), undefined);
+        const b = await store.putStatus(aStatus(BOB, dueAt(T0)), undefined);
+        // Act
+        await store.putStatus(aStatus(ALICE, dueAt(T0 + 60_000)), a.version);
+        await store.putStatus(aStatus(BOB), b.version);
+        // Assess
+        expect(await store.dueBetween(T0, T0 + 1)).toEqual([]);
+        expect((await store.dueBetween(T0, T0 + 60_001)).map((s) => s.key)).toEqual([ALICE]);
+      });
+    });
+
+    describe("usersToPoll", () => {
+      it("finds active users with a source whose poll phase lies in [from, to)", async () => {
+        // Prepare
+        const keys = Array.from({ length: 30 }, (_, i) => ({ team: `T${i % 3}`, user: `U${i}` }));
+        await Promise.all(
+          keys.map((key) => store.putUser(aUser(key, { sources: [ics] }), undefined)),
+        );
+        await store.putUser(aUser(ALICE, { mode: "paused", sources: [ics] }), undefined);
+        await store.putUser(aUser(BOB), undefined);
+        const phases = keys.map((key) => pollPhase(key));
+        const from = [...phases].sort((x, y) => x - y)[10] ?? 0;
+        const to = from + POLL_INTERVAL_MS / 3;
+        // Act
+        const all = await store.usersToPoll(0, POLL_INTERVAL_MS);
+        const some = await store.usersToPoll(from, to);
+        // Assess
+        expect(all.map((u) => u.key).sort(keyOrder)).toEqual([...keys].sort(keyOrder));
+        const expected = keys.filter((_, i) => (phases[i] ?? -1) >= from && (phases[i] ?? -1) < to);
+        expect(some.map((u) => u.key).sort(keyOrder)).toEqual(expected.sort(keyOrder));
+        expect(all.find((u) => u.key.user === "U0")).toEqual({
+          ...aUser(keys[0] ?? ALICE, { sources: [ics] }),
+          version: 1,
+        });
+      });
+
+      it("includes the phase's own millisecond and excludes the window's end", async () => {
+        // Prepare
+        await store.putUser(aUser(ALICE, { sources: [ics] }), undefined);
+        const phase = pollPhase(ALICE);
+        // Act
+        const exact = await store.usersToPoll(phase, phase + 1);
+        const endingThere = await store.usersToPoll(Math.max(0, phase - 1_000), phase);
+        const startingAfter = await store.usersToPoll(phase + 1, phase + 1_000);
+        // Assess
+        expect(exact.map((u) => u.key)).toEqual([ALICE]);
+        expect(endingThere).toEqual([]);
+        expect(startingAfter).toEqual([]);
+      });
+
+      it("drops a user once paused or without sources, and finds one once it has a source", async () => {
+        // Prepare
+        const a = await store.putUser(aUser(ALICE, { sources: [ics] }), undefined);
+        const b = await store.putUser(aUser(BOB, { sources: [ics] }), undefined);
+        const c = await store.putUser(aUser(ALICE_ELSEWHERE), undefined);
+        // Act
+        await store.putUser(aUser(ALICE, { sources: [ics], mode: "paused" }), a.version);
+        await store.putUser(aUser(BOB, { sources: [] }), b.version);
+        await store.putUser(aUser(ALICE_ELSEWHERE, { sources: [ics] }), c.version);
+        // Assess
+        const polled = await store.usersToPoll(0, POLL_INTERVAL_MS);
+        expect(polled.map((u) => u.key)).toEqual([ALICE_ELSEWHERE]);
+      });
+    });
+  });
+}

@@ -1,0 +1,28 @@
+import { CreateTableCommand, DeleteTableCommand } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll } from "vitest";
+import { DynamoRateBudget } from "../../../lib/store/dynamo-rate-budget";
+import { createTableInput } from "../../../lib/store/table";
+import { describeRateBudgetContract } from "../../contract/rate-budget.contract";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+
+let dynamo: LocalDynamo;
+let tables = 0;
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+// One dynalite for the file, a fresh table for each budget.
+describeRateBudgetContract("DynamoRateBudget over dynalite", async (limits) => {
+  const tableName = `budget-contract-${++tables}`;
+  await dynamo.client.send(new CreateTableCommand(createTableInput(tableName)));
+  return {
+    budget: new DynamoRateBudget(dynamo.client, tableName, limits),
+    cleanup: async () => {
+      await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
+    },
+  };
+});
