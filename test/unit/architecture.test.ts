@@ -171,6 +171,24 @@ const KNOWN_EXCEPTIONS: KnownException[] = [
     to: "lib/app/sync-coalescing.ts",
     why: "the SyncGate port and its lease times live in lib/app/sync-coalescing.ts",
   },
+  {
+    rule: "upward-import",
+    file: "lib/store/memory-store.ts",
+    to: "lib/app/ports.ts",
+    why: PORTS_IN_APP,
+  },
+  {
+    rule: "upward-import",
+    file: "lib/store/memory-rate-budget.ts",
+    to: "lib/app/ports.ts",
+    why: PORTS_IN_APP,
+  },
+  {
+    rule: "upward-import",
+    file: "lib/store/memory-sync-gate.ts",
+    to: "lib/app/sync-coalescing.ts",
+    why: "the SyncGate port and its lease times live in lib/app/sync-coalescing.ts",
+  },
 ];
 
 // --- reading the tree ---------------------------------------------------------------------------
