@@ -164,6 +164,32 @@ describe("a kind added as one table entry", () => {
   });
 });
 
+describe("an added absence kind", () => {
+  // Above out-of-office, shown on all-day events, and saying when it ends, as out-of-office does.
+  const SICK = {
+    kind: "sick",
+    label: "off sick",
+    priority: 4,
+    defaults: { text: "Off sick", emoji: ":face_with_thermometer:" },
+    match: { keywords: ["sick"], allDay: true },
+    showsUntil: true,
+  } as const satisfies StatusKindEntry;
+  const WITH_SICK: StatusKindTable<StatusKind | "sick"> = [...STATUS_KINDS, SICK];
+
+  it("gets the until text and outranks out-of-office", () => {
+    const rules = defaultRulesFor(WITH_SICK);
+    // The sick days are Tue 12 and Wed 13 March 2024 (the end is exclusive).
+    const timeline = buildTimeline(
+      [occ("Sick", 0, 48, { allDay: true }), occ("Vacation", 24, 72, { allDay: true })],
+      { tz: "UTC", from: T0, to: T0 + 72 * H, rules, kinds: WITH_SICK },
+    );
+    expect(timeline.map((b) => [b.kind, b.text, (b.start - T0) / H, (b.end - T0) / H])).toEqual([
+      ["sick", "Off sick until Wed, 13 Mar", 0, 48],
+      ["ooo", "Out of office until Thu, 14 Mar", 48, 72],
+    ]);
+  });
+});
+
 describe("a table of kinds", () => {
   const entry = (kind: string, priority: number, fallback = false): StatusKindEntry => ({
     kind,
