@@ -1,6 +1,14 @@
 import * as z from "zod";
+import {
+  defaultStatusKinds,
+  rankKinds,
+  STATUS_KINDS,
+  type StatusKind,
+  type StatusKindEntry,
+  type StatusKindTable,
+} from "./status-kinds";
 import { truncateText } from "./text";
-import type { Occurrence, StatusKind } from "./types";
+import type { Occurrence } from "./types";
 
 /** What one kind of status shows, and the title keywords that select it. */
 export interface KindRule {
@@ -9,10 +17,8 @@ export interface KindRule {
   keywords: string[];
 }
 
-export interface UserRules {
-  ooo: KindRule;
-  focus: KindRule;
-  meeting: KindRule;
+/** One member per status kind (see status-kinds.ts), then the settings shared by all kinds. */
+export type UserRules<K extends string = StatusKind> = { [Kind in K]: KindRule } & {
   /** Tentative events (the user's PARTSTAT or the event's STATUS) do not set a status. */
   skipTentative: boolean;
   /** Show event titles instead of the rule's text (never for PRIVATE/CONFIDENTIAL events). */
@@ -21,24 +27,26 @@ export interface UserRules {
   bridgeGapMinutes: number;
   /** BCP 47 locale for the "until" date; the default reads "Fri, 27 Nov". */
   locale?: string;
+};
+
+const defaultKindRule = (entry: StatusKindEntry): KindRule => ({
+  text: entry.defaults.text,
+  emoji: entry.defaults.emoji,
+  keywords: [...entry.match.keywords],
+});
+
+/** The rules a user has without saying otherwise, for a table of kinds. */
+export function defaultRulesFor<K extends string>(table: StatusKindTable<K>): UserRules<K> {
+  const kinds = Object.fromEntries(table.map((e) => [e.kind, defaultKindRule(e)]));
+  return Object.freeze({
+    ...kinds,
+    skipTentative: true,
+    showTitles: false,
+    bridgeGapMinutes: 0,
+  }) as UserRules<K>;
 }
 
-export const DEFAULT_RULES: UserRules = Object.freeze({
-  ooo: {
-    text: "Out of office",
-    emoji: ":palm_tree:",
-    keywords: ["out of office", "ooo", "vacation", "pto", "annual leave", "on leave"],
-  },
-  focus: {
-    text: "Focus time",
-    emoji: ":headphones:",
-    keywords: ["focus", "focus time", "deep work", "no meetings"],
-  },
-  meeting: { text: "In a meeting", emoji: ":spiral_calendar_pad:", keywords: [] },
-  skipTentative: true,
-  showTitles: false,
-  bridgeGapMinutes: 0,
-}) as UserRules;
+export const DEFAULT_RULES: UserRules = defaultRulesFor(STATUS_KINDS);
 
 // Text and emoji are never empty: the service refuses a status with one of them empty (it reads
 // as a half-made clear), so such a rule would fail on every transition.
@@ -63,42 +71,53 @@ const isLocale = (value: string): boolean => {
   }
 };
 
-/**
- * Parses partial user rules (config files, the admin API) and merges them over the defaults.
- * Absent rules (undefined or null) mean "all defaults".
- */
-export const userRulesSchema = z.preprocess(
-  (value) => value ?? {},
-  z
-    .object({
-      ooo: kindRuleInput.optional(),
-      focus: kindRuleInput.optional(),
-      meeting: kindRuleInput.optional(),
-      skipTentative: z.boolean().optional(),
-      showTitles: z.boolean().optional(),
-      bridgeGapMinutes: z
-        .number()
-        .int()
-        .min(0)
-        .max(24 * 60)
-        .optional(),
-      locale: z.string().refine(isLocale, "locale must be a BCP 47 tag, e.g. en-GB").optional(),
-    })
-    .strict()
-    .transform(
-      (input): UserRules => ({
-        ooo: { ...DEFAULT_RULES.ooo, ...input.ooo },
-        focus: { ...DEFAULT_RULES.focus, ...input.focus },
-        meeting: { ...DEFAULT_RULES.meeting, ...input.meeting },
-        skipTentative: input.skipTentative ?? DEFAULT_RULES.skipTentative,
-        showTitles: input.showTitles ?? DEFAULT_RULES.showTitles,
-        bridgeGapMinutes: input.bridgeGapMinutes ?? DEFAULT_RULES.bridgeGapMinutes,
-        ...(input.locale ? { locale: input.locale } : {}),
-      }),
-    ),
-);
+type KindRuleInput = z.infer<typeof kindRuleInput>;
 
-export type Classification = { kind: StatusKind; text: string; emoji: string } | { skip: string };
+/**
+ * Parses partial user rules (config files, the admin API) for a table of kinds and merges them
+ * over that table's defaults. Absent rules (undefined or null) mean "all defaults".
+ */
+export function userRulesSchemaFor<K extends string>(table: StatusKindTable<K>) {
+  const defaults = defaultRulesFor(table);
+  const kindMembers = Object.fromEntries(table.map((e) => [e.kind, kindRuleInput.optional()]));
+  return z.preprocess(
+    (value) => value ?? {},
+    z
+      .object({
+        ...kindMembers,
+        skipTentative: z.boolean().optional(),
+        showTitles: z.boolean().optional(),
+        bridgeGapMinutes: z
+          .number()
+          .int()
+          .min(0)
+          .max(24 * 60)
+          .optional(),
+        locale: z.string().refine(isLocale, "locale must be a BCP 47 tag, e.g. en-GB").optional(),
+      })
+      .strict()
+      .transform((input): UserRules<K> => {
+        const given = input as Record<string, KindRuleInput | undefined>;
+        const kinds = Object.fromEntries(
+          table.map((e) => [e.kind, { ...defaults[e.kind], ...given[e.kind] }]),
+        );
+        return {
+          ...kinds,
+          skipTentative: input.skipTentative ?? defaults.skipTentative,
+          showTitles: input.showTitles ?? defaults.showTitles,
+          bridgeGapMinutes: input.bridgeGapMinutes ?? defaults.bridgeGapMinutes,
+          ...(input.locale ? { locale: input.locale } : {}),
+        } as UserRules<K>;
+      }),
+  );
+}
+
+/** The user rules of the kinds Statuspilot knows. */
+export const userRulesSchema = userRulesSchemaFor(STATUS_KINDS);
+
+export type Classification<K extends string = StatusKind> =
+  | { kind: K; text: string; emoji: string }
+  | { skip: string };
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -111,8 +130,18 @@ export function matchesKeyword(title: string, keywords: string[]): boolean {
 
 const PRIVATE_CLASSES = new Set(["PRIVATE", "CONFIDENTIAL"]);
 
-/** Decides the status kind of one occurrence (ooo > focus > meeting), or why it sets none. */
-export function classify(o: Occurrence, rules: UserRules): Classification {
+/**
+ * Decides the status kind of one occurrence, or why it sets none. Kinds are tried highest
+ * priority first (ooo > focus > meeting): a native busy status or a title keyword selects a kind,
+ * and the fallback kind takes the rest. An all-day event only counts for kinds that show all-day
+ * events. The default table is the one Statuspilot knows; a test may pass an extended one.
+ */
+export function classify<K extends string = StatusKind>(
+  o: Occurrence,
+  rules: UserRules<K>,
+  table: StatusKindTable<K> = defaultStatusKinds<K>(),
+): Classification<K> {
+  const { entries } = rankKinds(table);
   const status = o.status?.toUpperCase();
   const partstat = o.partstat?.toUpperCase();
   if (status === "CANCELLED") return { skip: "cancelled" };
@@ -120,28 +149,33 @@ export function classify(o: Occurrence, rules: UserRules): Classification {
   if (rules.skipTentative && (partstat === "TENTATIVE" || status === "TENTATIVE")) {
     return { skip: "tentative" };
   }
-  const oofStatus = o.busyStatus?.toUpperCase() === "OOF";
-  // An explicit OOF busy status outranks TRANSP; keywords do not (holiday feeds are free).
-  if (o.transp?.toUpperCase() === "TRANSPARENT" && !oofStatus) {
+  const busyStatus = o.busyStatus?.toUpperCase() ?? "";
+  const nativeKind = entries.find((e) => e.match.busyStatuses?.includes(busyStatus) === true);
+  // An explicit busy status such as OOF outranks TRANSP; keywords do not (holiday feeds are free).
+  if (o.transp?.toUpperCase() === "TRANSPARENT" && nativeKind === undefined) {
     return { skip: "transparent (shown as free)" };
   }
-  if (o.busyStatus?.toUpperCase() === "FREE" && !oofStatus) {
+  if (busyStatus === "FREE" && nativeKind === undefined) {
     return { skip: "shown as free" };
   }
-  const ooo = oofStatus || matchesKeyword(o.summary, rules.ooo.keywords);
-  if (o.allDay && !ooo) return { skip: "all-day event that is not out of office" };
-  const kind: StatusKind = ooo
-    ? "ooo"
-    : matchesKeyword(o.summary, rules.focus.keywords)
-      ? "focus"
-      : "meeting";
-  const rule = rules[kind];
+  const entry = entries.find(
+    (e) =>
+      (!o.allDay || e.match.allDay) &&
+      (e === nativeKind ||
+        e.match.fallback === true ||
+        matchesKeyword(o.summary, rules[e.kind].keywords)),
+  );
+  if (entry === undefined) {
+    const shown = entries.filter((e) => e.match.allDay).map((e) => e.label);
+    return { skip: `all-day event that is not ${shown.join(" or ")}` };
+  }
+  const rule = rules[entry.kind];
   const mayShowTitle =
     rules.showTitles &&
     o.summary.trim() !== "" &&
     !PRIVATE_CLASSES.has(o.class?.toUpperCase() ?? "");
   const text = truncateText(mayShowTitle ? o.summary.trim() : rule.text);
-  return { kind, text, emoji: rule.emoji };
+  return { kind: entry.kind, text, emoji: rule.emoji };
 }
 
 /** The wall-clock parts of an instant in a zone (falls back to UTC for an unknown zone). */

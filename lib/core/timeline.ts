@@ -1,27 +1,42 @@
 import { toEpochSeconds } from "./clock";
 import { classify, outOfOfficeText, type UserRules } from "./rules";
-import type { Block, Occurrence, StatusKind } from "./types";
+import {
+  defaultStatusKinds,
+  rankKinds,
+  type StatusKind,
+  type StatusKindTable,
+} from "./status-kinds";
+import type { Block, Occurrence } from "./types";
 
 /** A stretch of time that wants a status. A Block is a Segment too (it has extra fields). */
-export interface Segment {
+export interface Segment<K extends string = StatusKind> {
   start: number;
   end: number;
-  kind: StatusKind;
+  kind: K;
   text: string;
   emoji: string;
 }
 
-const PRIORITY: Record<StatusKind, number> = { ooo: 3, focus: 2, meeting: 1 };
+// A kind missing from the table (a timeline stored by another version) ranks below all.
+const rankOf = <K extends string>(priority: ReadonlyMap<K, number>, kind: K): number =>
+  priority.get(kind) ?? Number.NEGATIVE_INFINITY;
 
 /** Higher priority first; among equals the earlier start, then text, so results are stable. */
-const outranks = (a: Segment, b: Segment): boolean =>
-  PRIORITY[a.kind] !== PRIORITY[b.kind]
-    ? PRIORITY[a.kind] > PRIORITY[b.kind]
+const outranks = <K extends string>(
+  priority: ReadonlyMap<K, number>,
+  a: Segment<K>,
+  b: Segment<K>,
+): boolean => {
+  const pa = rankOf(priority, a.kind);
+  const pb = rankOf(priority, b.kind);
+  return pa !== pb
+    ? pa > pb
     : a.start !== b.start
       ? a.start < b.start
       : `${a.text}\u0000${a.emoji}` < `${b.text}\u0000${b.emoji}`;
+};
 
-const toBlock = (s: Segment, start: number, end: number): Block => ({
+const toBlock = <K extends string>(s: Segment<K>, start: number, end: number): Block<K> => ({
   start,
   end,
   kind: s.kind,
@@ -31,35 +46,36 @@ const toBlock = (s: Segment, start: number, end: number): Block => ({
 });
 
 /**
- * Resolves overlaps by priority (ooo > focus > meeting), then merges touching or overlapping
- * pieces with the same text and emoji into one block, so back-to-back meetings cost one set.
- * Gaps of up to `bridgeGapMinutes` between equal pieces are bridged.
+ * Resolves overlaps by the kinds' priority (ooo > focus > meeting), then merges touching or
+ * overlapping pieces with the same text and emoji into one block, so back-to-back meetings cost
+ * one set. Gaps of up to `bridgeGapMinutes` between equal pieces are bridged.
  */
-export function resolveSegments(
-  segments: Segment[],
-  opts: { bridgeGapMinutes?: number } = {},
-): Block[] {
+export function resolveSegments<K extends string = StatusKind>(
+  segments: Segment<K>[],
+  opts: { bridgeGapMinutes?: number; kinds?: StatusKindTable<K> } = {},
+): Block<K>[] {
+  const { priority } = rankKinds(opts.kinds ?? defaultStatusKinds<K>());
   const live = segments.filter((s) => Number.isFinite(s.start) && s.end > s.start);
   const bounds = [...new Set(live.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
   const byStart = [...live].sort((a, b) => a.start - b.start);
-  const pieces: Block[] = [];
-  let active: Segment[] = [];
+  const pieces: Block<K>[] = [];
+  let active: Segment<K>[] = [];
   let next = 0;
   for (let i = 0; i + 1 < bounds.length; i++) {
     const lo = bounds[i] as number;
     const hi = bounds[i + 1] as number;
-    while (next < byStart.length && (byStart[next] as Segment).start <= lo) {
-      active.push(byStart[next] as Segment);
+    while (next < byStart.length && (byStart[next] as Segment<K>).start <= lo) {
+      active.push(byStart[next] as Segment<K>);
       next++;
     }
     active = active.filter((s) => s.end > lo);
-    let winner: Segment | undefined;
-    for (const s of active) if (!winner || outranks(s, winner)) winner = s;
+    let winner: Segment<K> | undefined;
+    for (const s of active) if (!winner || outranks(priority, s, winner)) winner = s;
     if (winner) pieces.push(toBlock(winner, lo, hi));
   }
 
   const gapMs = Math.max(0, opts.bridgeGapMinutes ?? 0) * 60_000;
-  const blocks: Block[] = [];
+  const blocks: Block<K>[] = [];
   for (const piece of pieces) {
     const last = blocks[blocks.length - 1];
     if (
@@ -70,7 +86,7 @@ export function resolveSegments(
     ) {
       last.end = Math.max(last.end, piece.end);
       last.expiration = toEpochSeconds(last.end);
-      if (PRIORITY[piece.kind] > PRIORITY[last.kind]) last.kind = piece.kind;
+      if (rankOf(priority, piece.kind) > rankOf(priority, last.kind)) last.kind = piece.kind;
     } else {
       blocks.push({ ...piece });
     }
@@ -80,21 +96,32 @@ export function resolveSegments(
 
 /**
  * The desired timeline for the occurrences that overlap [from, to): classify, resolve, merge,
- * then write "until <last day>" into out-of-office blocks in the user's zone.
+ * then write "until <last day>" into the blocks of kinds that show it (out-of-office), in the
+ * user's zone.
  */
-export function buildTimeline(
+export function buildTimeline<K extends string = StatusKind>(
   occurrences: Occurrence[],
-  opts: { rules: UserRules; tz: string; from: number; to: number },
-): Block[] {
-  const segments: Segment[] = [];
+  opts: { rules: UserRules<K>; tz: string; from: number; to: number; kinds?: StatusKindTable<K> },
+): Block<K>[] {
+  const kinds = opts.kinds ?? defaultStatusKinds<K>();
+  const showsUntil = new Set(
+    rankKinds(kinds)
+      .entries.filter((e) => e.showsUntil === true)
+      .map((e) => e.kind),
+  );
+  const segments: Segment<K>[] = [];
   for (const o of occurrences) {
     if (!(o.start < opts.to && o.end > opts.from)) continue;
-    const c = classify(o, opts.rules);
+    const c = classify(o, opts.rules, kinds);
     if ("skip" in c) continue;
     segments.push({ start: o.start, end: o.end, ...c });
   }
-  return resolveSegments(segments, { bridgeGapMinutes: opts.rules.bridgeGapMinutes }).map((b) =>
-    b.kind === "ooo"
+  const blocks = resolveSegments(segments, {
+    bridgeGapMinutes: opts.rules.bridgeGapMinutes,
+    kinds,
+  });
+  return blocks.map((b) =>
+    showsUntil.has(b.kind)
       ? { ...b, text: outOfOfficeText(b.text, b.end, opts.tz, opts.rules.locale, b.start) }
       : b,
   );

@@ -1,3 +1,5 @@
+import type { StatusKind } from "./status-kinds";
+
 /**
  * Shared domain vocabulary. Units: instants are epoch milliseconds (`start`, `end`, `at`);
  * `expiration` is epoch seconds, because that is the service's `status_expiration` unit.
@@ -20,15 +22,16 @@ export const EMPTY_STATUS: StatusValue = Object.freeze({ text: "", emoji: "", ex
 
 export const isEmptyStatus = (s: StatusValue): boolean => s.text === "" && s.emoji === "";
 
-export type StatusKind = "ooo" | "focus" | "meeting";
+/** The kinds come from one table (status-kinds.ts); this is their name union. */
+export type { StatusKind } from "./status-kinds";
 
 /** One stretch of time with one status. `expiration` equals `end` in epoch seconds. */
-export interface Block {
+export interface Block<K extends string = StatusKind> {
   start: number;
   end: number;
   text: string;
   emoji: string;
-  kind: StatusKind;
+  kind: K;
   expiration: number;
 }
 
