@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../../lib/app/errors";
-import type { StatusRecord, StatusStore } from "../../../lib/app/ports";
-import { StatusPilot } from "../../../lib/app/statuspilot";
-import { silentLog } from "../../../lib/core/ports";
+import { createUseCases } from "../../../lib/app/use-cases";
+import { type StatusStore, silentLog, VersionConflict } from "../../../lib/core/ports";
+import type { StatusRecord } from "../../../lib/core/records";
 import { ConflictError, StoreError } from "../../../lib/store/errors";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MemoryQueue, MIN, RecordingGateway, T0 } from "./harness";
@@ -91,7 +91,7 @@ describe("writes in flight", () => {
     await h.pilot.applyTimeline(key, [], { sourceId: "work" });
     // The claim is written; recording the write fails.
     const failing = failingStatusWrites(h.store, 1);
-    const pilot = new StatusPilot({
+    const pilot = createUseCases({
       store: failing,
       gateway: h.gateway,
       transitionQueue: h.queue,
@@ -136,7 +136,7 @@ describe("writes in flight", () => {
       readStatus: (...args: Parameters<RecordingGateway["readStatus"]>) =>
         h.gateway.readStatus(...args),
     };
-    const pilot = new StatusPilot({
+    const pilot = createUseCases({
       store: h.store,
       gateway: slow,
       transitionQueue: h.queue,
@@ -259,7 +259,7 @@ describe("retries and conflicts", () => {
         throw new ConflictError("USER#x", "TIMELINE#work", 0);
       },
     });
-    const pilot = new StatusPilot({
+    const pilot = createUseCases({
       store,
       gateway: h.gateway,
       transitionQueue: new MemoryQueue(),
@@ -273,7 +273,7 @@ describe("retries and conflicts", () => {
       .applyTimeline(key, [block(T0, T0 + MIN)], { sourceId: "work" })
       .catch((e: unknown) => e);
     // Assess
-    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toBeInstanceOf(VersionConflict);
     expect(h.gateway.calls).toEqual([]);
   });
 });
