@@ -61,7 +61,7 @@ export function useEmulatorStack(options: { faults?: string } = {}): EmulatorSta
   };
 }
 
-/** A StatusPilot over the stack: the real store on dynalite, the real client to the emulator. */
+/** The use cases over the stack: the real store on dynalite, the real client to the emulator. */
 export function emulatorPilot(
   stack: EmulatorStack,
   options: Partial<UseCaseOptions> = {},

@@ -294,6 +294,20 @@ describe("scheduled out-of-office input", () => {
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).pointer).toBe(pointer);
   });
+
+  it("takes a text of the service's 100 characters, as the admin API and /ooo do, and no more", async () => {
+    // Prepare
+    const h = harness(dynamo);
+    const key = await h.addUser("O-limit");
+    const at = (n: number) => ({ start: T0, end: T0 + 60 * MIN, text: "x".repeat(n) });
+    // Act
+    const longest = await h.pilot.scheduleOutOfOffice(key, at(100));
+    const over = await h.pilot.scheduleOutOfOffice(key, at(101)).catch((e: unknown) => e);
+    // Assess
+    expect(longest.text).toHaveLength(100);
+    expect(over).toBeInstanceOf(InvalidInputError);
+    expect((over as InvalidInputError).pointer).toBe("/text");
+  });
 });
 
 /** The real store, whose status writes fail (as DynamoDB throttling would) after `ok` succeed. */
