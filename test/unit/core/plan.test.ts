@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type PlanPolicy, type ProfileRead, plan, type Step } from "../../../lib/core/plan";
+import { type PlanPolicy, type ProfileRead, plan } from "../../../lib/core/plan";
 import {
   applyObservation,
   claimWrite,
@@ -59,10 +59,10 @@ interface Row {
   desired: Block | undefined;
   read?: ProfileRead;
   policy?: PlanPolicy;
-  expected: Partial<Step> & Record<string, unknown>;
+  expected: Record<string, unknown>;
 }
 
-const setMeeting = { kind: "set", ...meetingStatus };
+const setMeeting = { kind: "set" as const, ...meetingStatus };
 
 const rows: Row[] = [
   // ---- write ----------------------------------------------------------------------------
