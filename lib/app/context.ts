@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock";
 import type { Log, Queue, RateBudget, StatusGateway, StatusStore, TokenVault } from "../core/ports";
-import type { TransitionMessage } from "./contracts";
+import type { UserKey } from "../core/types";
+import type { ReconcileOutcome, TransitionMessage } from "./contracts";
 
 /** What the use cases are built from, and the knobs they read. */
 
@@ -69,6 +70,9 @@ export interface UseCaseDeps {
   rateBudget?: RateBudget;
 }
 
+/** How a use case has a user reconciled after changing what they should show. */
+export type Reconcile = (key: UserKey) => Promise<ReconcileOutcome>;
+
 /** The deps with every default filled in, as each use case reads them. */
 export interface UseCaseContext {
   store: StatusStore;
@@ -80,9 +84,14 @@ export interface UseCaseContext {
   options: UseCaseOptions;
   newId: () => string;
   rateBudget: RateBudget | undefined;
+  /**
+   * Every reconcile a use case starts goes through this: inline (the use cases' own
+   * reconcileUser), or queued for callers that must answer first.
+   */
+  reconcile: Reconcile;
 }
 
-export const contextOf = (deps: UseCaseDeps): UseCaseContext => ({
+export const contextOf = (deps: UseCaseDeps, reconcile: Reconcile): UseCaseContext => ({
   store: deps.store,
   gateway: deps.gateway,
   queue: deps.transitionQueue,
@@ -92,4 +101,5 @@ export const contextOf = (deps: UseCaseDeps): UseCaseContext => ({
   options: { ...DEFAULT_OPTIONS, ...deps.options },
   newId: deps.newId ?? randomUUID,
   rateBudget: deps.rateBudget,
+  reconcile,
 });

@@ -14,18 +14,17 @@ import { type OutOfOfficeUseCases, outOfOfficeUseCases } from "./out-of-office";
  * service is.
  */
 export function createDeferredReconcileUseCases(deps: UseCaseDeps): OutOfOfficeUseCases {
-  const ctx = contextOf(deps);
   /**
    * Queues the reconcile (at-least-once: the worker's reconcile is idempotent). No dedupe key:
    * two commands in the same second are two changes, and each needs its reconcile.
    */
   const queueReconcile = async (key: UserKey): Promise<ReconcileOutcome> => {
-    const at = ctx.clock.now();
-    await ctx.queue.send(
+    const at = deps.clock.now();
+    await deps.transitionQueue.send(
       { team: key.team, user: key.user, at, reason: "ooo" },
       { delaySeconds: 0 },
     );
     return { kind: "rescheduled", at, code: "queued" };
   };
-  return outOfOfficeUseCases(ctx, queueReconcile);
+  return outOfOfficeUseCases(contextOf(deps, queueReconcile));
 }

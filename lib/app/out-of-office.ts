@@ -1,23 +1,20 @@
 import type { OutOfOfficeEntry, OutOfOfficeInput } from "../core/records";
 import type { UserKey } from "../core/types";
 import type { UseCaseContext } from "./context";
-import type { ReconcileOutcome, StatusUseCases } from "./contracts";
+import type { StatusUseCases } from "./contracts";
 import { InvalidInputError, UnknownUserError } from "./errors";
 import { oooInputSchema, parseInput } from "./inputs";
 import { rulesOf } from "./user-timeline";
 
-/** The out-of-office use cases; `reconcile` runs inline, or is queued for the `/ooo` command. */
+/** The out-of-office use cases; their reconcile runs inline, or is queued for the `/ooo` command. */
 export type OutOfOfficeUseCases = Pick<
   StatusUseCases,
   "scheduleOutOfOffice" | "listOutOfOffice" | "cancelOutOfOffice"
 >;
 
-export type Reconcile = (key: UserKey) => Promise<ReconcileOutcome>;
-
 /** Stores an out-of-office entry (texts default to the user's rules), then reconciles. */
 export async function scheduleOutOfOffice(
   ctx: UseCaseContext,
-  reconcile: Reconcile,
   key: UserKey,
   input: OutOfOfficeInput,
 ): Promise<OutOfOfficeEntry> {
@@ -37,7 +34,7 @@ export async function scheduleOutOfOffice(
     createdAt: now,
   };
   await ctx.store.createOutOfOffice({ ...entry, key });
-  await reconcile(key);
+  await ctx.reconcile(key);
   return entry;
 }
 
@@ -57,23 +54,19 @@ export async function listOutOfOffice(
 /** Deletes an entry; false when there was none. */
 export async function cancelOutOfOffice(
   ctx: UseCaseContext,
-  reconcile: Reconcile,
   key: UserKey,
   id: string,
 ): Promise<boolean> {
   const removed = await ctx.store.deleteOutOfOffice(key, id);
   if (removed === undefined) return false;
   // If it was showing, the reconcile clears it (or shows the calendar's block instead).
-  await reconcile(key);
+  await ctx.reconcile(key);
   return true;
 }
 
-/** The three out-of-office use cases over one context and one way to reconcile. */
-export const outOfOfficeUseCases = (
-  ctx: UseCaseContext,
-  reconcile: Reconcile,
-): OutOfOfficeUseCases => ({
-  scheduleOutOfOffice: (key, input) => scheduleOutOfOffice(ctx, reconcile, key, input),
+/** The three out-of-office use cases over one context. */
+export const outOfOfficeUseCases = (ctx: UseCaseContext): OutOfOfficeUseCases => ({
+  scheduleOutOfOffice: (key, input) => scheduleOutOfOffice(ctx, key, input),
   listOutOfOffice: (key) => listOutOfOffice(ctx, key),
-  cancelOutOfOffice: (key, id) => cancelOutOfOffice(ctx, reconcile, key, id),
+  cancelOutOfOffice: (key, id) => cancelOutOfOffice(ctx, key, id),
 });

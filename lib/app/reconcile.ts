@@ -99,7 +99,7 @@ async function act(ctx: UseCaseContext, l: Loaded, step: Step): Promise<Reconcil
       if (sent.outcome !== undefined) return sent.outcome;
       ctx.log.info("status written", { team: key.team, user: key.user, kind: step.decision.kind });
       // Another reconcile found something else due while this write was in flight.
-      if (sent.recheck) await reconcileUser(ctx, key);
+      if (sent.recheck) await ctx.reconcile(key);
       return step.decision;
     }
   }

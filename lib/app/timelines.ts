@@ -4,7 +4,6 @@ import type { Block, UserKey } from "../core/types";
 import type { UseCaseContext } from "./context";
 import type { TimelineMeta } from "./contracts";
 import { UnknownUserError } from "./errors";
-import { reconcileUser } from "./reconcile";
 import { enqueueTransition } from "./status-records";
 import { retryOnConflict, unlessConflict } from "./version-retry";
 
@@ -52,7 +51,7 @@ export async function applyTimeline(
     },
   );
   // Reconcile at once: plan() does nothing unless the block showing now changed.
-  if (stored) await reconcileUser(ctx, key);
+  if (stored) await ctx.reconcile(key);
 }
 
 /**

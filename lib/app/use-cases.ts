@@ -27,14 +27,16 @@ export type UseCases = StatusUseCases & UserAdministration;
  * send it once.
  */
 export function createUseCases(deps: UseCaseDeps): UseCases {
-  const ctx = contextOf(deps);
-  const reconcile = (key: Parameters<typeof reconcileUser>[1]) => reconcileUser(ctx, key);
-  return {
-    reconcileUser: reconcile,
+  // Every reconcile a use case starts (after an event, a timeline, an out-of-office change, a
+  // re-authorisation, a recheck) goes through the object's own reconcileUser, late-bound, so a
+  // wrapper set on it sees them all.
+  const ctx = contextOf(deps, (key) => useCases.reconcileUser(key));
+  const useCases: UseCases = {
+    reconcileUser: (key) => reconcileUser(ctx, key),
     recordUserChange: (change) => recordUserChange(ctx, change),
     applyTimeline: (key, blocks, meta) => applyTimeline(ctx, key, blocks, meta),
     tick: () => tick(ctx),
-    ...outOfOfficeUseCases(ctx, reconcile),
+    ...outOfOfficeUseCases(ctx),
     upsertUser: (input) => upsertUser(ctx, input),
     getUser: (key) => getUser(ctx, key),
     getStatusView: (key) => getStatusView(ctx, key),
@@ -45,4 +47,5 @@ export function createUseCases(deps: UseCaseDeps): UseCases {
     loadSource: (key, sourceId) => loadSource(ctx, key, sourceId),
     recordSourceSync: (key, sourceId, sync) => recordSourceSync(ctx, key, sourceId, sync),
   };
+  return useCases;
 }

@@ -4,7 +4,6 @@ import { applyObservation, type ObservationResult } from "../core/status-state";
 import type { UserChange } from "../core/types";
 import type { UseCaseContext } from "./context";
 import { isZone } from "./inputs";
-import { reconcileUser } from "./reconcile";
 import { mutateUser, newStatusRecord, saveStatus } from "./status-records";
 import { timelineOf } from "./user-timeline";
 import { retryOnConflict } from "./version-retry";
@@ -45,6 +44,6 @@ export async function recordUserChange(ctx: UseCaseContext, change: UserChange):
   if (tz !== undefined && applied.user.tz !== tz && isZone(tz)) {
     await mutateUser(ctx, key, (u) => ({ ...u, tz }));
   }
-  if (applied.result !== "stale") await reconcileUser(ctx, key);
+  if (applied.result !== "stale") await ctx.reconcile(key);
   return true;
 }

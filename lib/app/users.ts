@@ -15,7 +15,6 @@ import type {
 } from "./contracts";
 import { InvalidInputError } from "./errors";
 import { parseInput, upsertUserSchemaFor } from "./inputs";
-import { reconcileUser } from "./reconcile";
 import { mutateStatus, mutateUser } from "./status-records";
 import { rulesOf } from "./user-timeline";
 import { retryOnConflict } from "./version-retry";
@@ -85,8 +84,7 @@ export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): P
       // Resumed: reconcile now, from the timelines already stored. No sync would apply them
       // again before its refresh window (the feeds did not change), and the stop left no
       // transition scheduled, so nothing else would write before then.
-      if (resumed || (orphans.length > 0 && existing !== undefined))
-        await reconcileUser(ctx, valid.key);
+      if (resumed || (orphans.length > 0 && existing !== undefined)) await ctx.reconcile(valid.key);
       return viewOf(ctx, saved, undefined);
     },
     () => {
