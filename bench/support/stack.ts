@@ -22,6 +22,7 @@ import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
 import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root";
 import { ManualClock } from "../../lib/core/clock";
+import { pollPhasesEndedBy } from "../../lib/core/poll";
 import type { Log } from "../../lib/core/ports";
 import { silentLog } from "../../lib/core/ports";
 import { DelayQueue } from "../../lib/local/delay-queue";
@@ -33,7 +34,7 @@ import {
   LOCAL_ACCOUNT_ID,
   LOCAL_REGION,
 } from "../../lib/local/lambda-context";
-import { pollPhase, pollPhasesEndedBy } from "../../lib/store/items/user";
+import { pollPhase } from "../../lib/store/items/user";
 import { createTableInput } from "../../lib/store/table";
 import { channelToken } from "../../lib/webhooks/channel-token";
 import {

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { oooEmojiSchema, oooTextSchema } from "../../lib/app/inputs";
 import { entryIdSchema, workspaceIdSchema } from "../../lib/webhooks";
 import {
   BadRequest,
@@ -18,12 +19,8 @@ const scheduleSchema = z
   .object({
     start: instant,
     end: instant,
-    text: z.string().max(100).optional(),
-    emoji: z
-      .string()
-      .regex(/^:[a-z0-9_+-]+:$/, "emoji must be in :name: form")
-      .max(100)
-      .optional(),
+    text: oooTextSchema.optional(),
+    emoji: oooEmojiSchema.optional(),
   })
   .strict();
 const pathSchema = z.object({

@@ -1,9 +1,20 @@
-import type { Block, UserChange, UserKey } from "../core/types";
+import type {
+  ChannelKind,
+  OutOfOfficeEntry,
+  OutOfOfficeInput,
+  SourceKind,
+  UserMode,
+} from "../core/records";
+import type { UserRules } from "../core/rules";
+import type { StatusState } from "../core/status-state";
+import type { Block, StatusValue, UserChange, UserKey } from "../core/types";
 
 /**
- * The use cases that handlers, the local stack, benchmarks and the soak call.
- * lib/app implements them over the store, the service client, the queue and the clock.
+ * The use cases that handlers, the local stack, benchmarks and the soak call, and the messages
+ * and views they exchange. lib/app implements them over the ports of lib/core.
  */
+
+export type { OutOfOfficeEntry, OutOfOfficeInput } from "../core/records";
 
 /** A message on the transition queue: reconcile this user at (about) this instant. */
 export interface TransitionMessage {
@@ -27,18 +38,6 @@ export interface SyncMessage {
   reason: "push" | "poll" | "manual";
 }
 
-export interface OutOfOfficeInput {
-  start: number;
-  end: number;
-  text?: string;
-  emoji?: string;
-}
-
-export interface OutOfOfficeEntry extends Required<OutOfOfficeInput> {
-  id: string;
-  createdAt: number;
-}
-
 export type ReconcileOutcome =
   | { kind: "set"; text: string; emoji: string; expiration: number }
   | { kind: "clear" }
@@ -54,6 +53,87 @@ export interface TimelineMeta {
   hash?: string;
 }
 
+export interface SourceInput {
+  id: string;
+  url: string;
+  kind: SourceKind;
+  secret?: string;
+}
+
+export interface UpsertUserInput {
+  key: UserKey;
+  tz: string;
+  /** The plain token; stored sealed only. */
+  token: string;
+  /** The admin whose token this is, when it acts on `key.user`. */
+  adminTokenUser?: string;
+  emails?: string[];
+  sources: SourceInput[];
+  rules?: Record<string, unknown>;
+  mode: UserMode;
+}
+
+/** A user as callers may see it: no token, no source secrets. */
+export interface UserView {
+  key: UserKey;
+  tz: string;
+  mode: UserMode;
+  adminTokenUser?: string;
+  emails: string[];
+  sources: Array<{ id: string; kind: SourceKind; syncedAt?: number }>;
+  rules: UserRules;
+  needsReauth?: { code: string; at: number };
+}
+
+export interface StatusView {
+  desired?: Block;
+  actual: StatusState["actual"];
+  lastWritten?: StatusValue;
+  override?: StatusState["override"];
+  nextTransitionAt?: number;
+  needsReauth?: { code: string; at: number };
+  pending?: StatusState["pending"];
+}
+
+export interface ChannelView {
+  team: string;
+  user: string;
+  sourceId: string;
+  secret?: string;
+  /** The hook the channel was bound for; absent on bindings stored before kinds existed. */
+  kind?: ChannelKind;
+}
+
+/** What `putChannel` binds a channel id to. */
+export interface ChannelBindingInput {
+  key: UserKey;
+  sourceId: string;
+  secret?: string;
+  /** Omitted: a re-bind keeps the stored kind, a new binding has none (accepted by every hook). */
+  kind?: ChannelKind;
+}
+
+/** One calendar source and its owner, as the sync reads it (the sync's SyncSourceView). */
+export interface SourceView {
+  url: string;
+  tz: string;
+  emails: string[];
+  rules: UserRules;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+  /** When the feed was last checked (fetched, or answered 304), epoch ms. */
+  syncedAt?: number;
+}
+
+/** What a source's check records (see the sync). */
+export interface SourceSyncInput {
+  syncedAt: number;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+}
+
 export interface StatusUseCases {
   reconcileUser(key: UserKey): Promise<ReconcileOutcome>;
   /** Returns false when the event was a duplicate (by event_id) and nothing was done. */
@@ -66,28 +146,16 @@ export interface StatusUseCases {
   cancelOutOfOffice(key: UserKey, id: string): Promise<boolean>;
 }
 
-/** User administration for handlers, the CLI and the local stack (implemented by StatusPilot). */
+/** User administration for handlers, the CLI and the local stack. */
 export interface UserAdministration {
-  upsertUser(
-    input: import("./statuspilot").UpsertUserInput,
-  ): Promise<import("./statuspilot").UserView>;
-  getUser(key: UserKey): Promise<import("./statuspilot").UserView | undefined>;
-  getStatusView(key: UserKey): Promise<import("./statuspilot").StatusView | undefined>;
+  upsertUser(input: UpsertUserInput): Promise<UserView>;
+  getUser(key: UserKey): Promise<UserView | undefined>;
+  getStatusView(key: UserKey): Promise<StatusView | undefined>;
   userZone(key: UserKey): Promise<string | undefined>;
-  putChannel(
-    channelId: string,
-    binding: import("./statuspilot").ChannelBindingInput,
-  ): Promise<void>;
-  findChannel(channelId: string): Promise<import("./statuspilot").ChannelView | undefined>;
+  putChannel(channelId: string, binding: ChannelBindingInput): Promise<void>;
+  findChannel(channelId: string): Promise<ChannelView | undefined>;
   /** Sources the poll run at `now` (epoch ms) re-syncs: each every 15 min, at a fixed phase. */
   sourcesDue(now: number): Promise<SyncMessage[]>;
-  loadSource(
-    key: UserKey,
-    sourceId: string,
-  ): Promise<import("./statuspilot").SourceView | undefined>;
-  recordSourceSync(
-    key: UserKey,
-    sourceId: string,
-    sync: { syncedAt: number; etag?: string; lastModified?: string; hash?: string },
-  ): Promise<void>;
+  loadSource(key: UserKey, sourceId: string): Promise<SourceView | undefined>;
+  recordSourceSync(key: UserKey, sourceId: string, sync: SourceSyncInput): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import type { TokenVault } from "./ports";
+import type { TokenVault } from "../core/ports";
 
 const PREFIX = "aesgcm:";
 /** Binds the ciphertext to its purpose, as the KMS vault's encryption context does. */

@@ -3,34 +3,35 @@ import { lookup } from "node:dns/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Clock } from "../core/clock";
-import type { Queue } from "../core/ports";
+import type { Queue, StatusGateway, TokenVault } from "../core/ports";
+import type { ChannelKind } from "../core/records";
 import { buildTimeline } from "../core/timeline";
 import type { UserKey } from "../core/types";
 import { DynamoRateBudget } from "../store/dynamo-rate-budget";
 import { DynamoStore } from "../store/dynamo-store";
 import { DynamoSyncGate } from "../store/dynamo-sync-gate";
 import { type Config, ConfigError, loadConfig } from "./config";
-import type { StatusUseCases, SyncMessage, TransitionMessage } from "./contracts";
-import { DeferredReconcilePilot } from "./deferred-reconcile";
+import type {
+  ChannelBindingInput,
+  StatusUseCases,
+  StatusView,
+  SyncMessage,
+  TransitionMessage,
+  UpsertUserInput,
+  UserView,
+} from "./contracts";
+import { createDeferredReconcileUseCases } from "./deferred-reconcile";
 import type { ResolveHost } from "./feed-fetch";
 import { LocalTokenVault } from "./local-token-vault";
 import type { AppLog } from "./logger";
 import { createLog } from "./logger";
-import type { ChannelKind, StatusGateway, TokenVault } from "./ports";
 import { ServiceStatusGateway } from "./service-gateway";
 import { SqsQueue } from "./sqs-queue";
-import {
-  type ChannelBindingInput,
-  StatusPilot,
-  type StatusPilotDeps,
-  type StatusView,
-  type UpsertUserInput,
-  type UserView,
-} from "./statuspilot";
 import type { ExpandFn, Expansion, SyncOutcome } from "./sync";
 import { type SyncDeps, syncSource } from "./sync";
 import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "./sync-coalescing";
 import { systemClock } from "./system-clock";
+import { createUseCases, type UseCaseDeps, type UseCases } from "./use-cases";
 
 /**
  * Modules only some functions need, loaded on first use. infra/build.ts replaces each one with
@@ -55,7 +56,7 @@ export interface ChannelBinding {
   kind?: ChannelKind;
 }
 
-/** The user-administration functions the handlers call (StatusPilot implements them). */
+/** The user-administration functions the handlers call (createUseCases builds them). */
 export interface UserAdmin {
   /** Creates or replaces a user; the token and source secrets are stored sealed. */
   upsertUser(input: UpsertUserInput): Promise<UserView>;
@@ -85,7 +86,7 @@ export interface App {
   >;
   admin: UserAdmin;
   /** The full use-case object: user administration (upsertUser, getUser, getStatusView, …). */
-  pilot?: StatusPilot;
+  pilot?: UseCases;
   syncQueue: Queue<SyncMessage>;
   transitionQueue: Queue<TransitionMessage>;
   /**
@@ -205,7 +206,7 @@ export async function buildApp(
     readStatus: async (target) => (await serviceGateway()).readStatus(target),
   };
   const allowPrivateSourceAddresses = parts.allowPrivateSourceAddresses === true;
-  const pilotDeps: StatusPilotDeps = {
+  const pilotDeps: UseCaseDeps = {
     options: { allowPrivateSourceAddresses },
     store,
     gateway,
@@ -216,7 +217,7 @@ export async function buildApp(
     // Spec 8.1's per-token limits across every worker, not just this Lambda's own calls.
     rateBudget: new DynamoRateBudget(dynamo, config.TABLE_NAME),
   };
-  const pilot = new StatusPilot(pilotDeps);
+  const pilot = createUseCases(pilotDeps);
 
   let secret: Promise<string> | undefined;
   const signingSecret = (): Promise<string> => {
@@ -259,7 +260,7 @@ export async function buildApp(
     clock,
     log,
     useCases: pilot,
-    oooCommands: new DeferredReconcilePilot(pilotDeps),
+    oooCommands: createDeferredReconcileUseCases(pilotDeps),
     admin: pilot,
     pilot,
     syncQueue,

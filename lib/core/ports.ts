@@ -1,4 +1,17 @@
-/** Ports the domain depends on; adapters live outside lib/core. */
+import type {
+  ChannelRecord,
+  OutOfOfficeRecord,
+  StatusRecord,
+  TimelineRecord,
+  UserRecord,
+  UserSnapshot,
+} from "./records";
+import type { StatusValue, UserKey } from "./types";
+
+/**
+ * Ports the domain and the use cases depend on; adapters (lib/store, the service gateway, the
+ * queues, the vaults) live outside lib/core. The clock is in ./clock.
+ */
 
 /** A queue with a per-message delay (SQS DelaySeconds in AWS, an in-process timer queue locally). */
 export interface Queue<M> {
@@ -14,3 +27,103 @@ export interface Log {
 }
 
 export const silentLog: Log = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Seals user tokens; only sealed tokens are ever stored. */
+export interface TokenVault {
+  seal(plain: string): Promise<string>;
+  open(sealed: string): Promise<string>;
+}
+
+/** Whose profile to change, and with which token. */
+export interface StatusTarget {
+  key: UserKey;
+  token: string;
+  /** Set when the token is an admin's acting on `key.user` (the service's `user` parameter). */
+  adminUser?: string;
+  /** For workspace tokens: the `x-svc-user` the call is made on behalf of. */
+  actingUser?: string;
+}
+
+/** Writes a custom status and reports what the profile shows afterwards; reads it back. */
+export interface StatusGateway {
+  setStatus(target: StatusTarget, status: StatusValue): Promise<{ actual: StatusValue }>;
+  /**
+   * What the profile shows now (`users.profile.get`), read right before a write so a manual
+   * status whose `user_change` was lost is never overwritten. Not charged to the write budget.
+   */
+  readStatus(target: StatusTarget): Promise<{ actual: StatusValue }>;
+}
+
+/** A slot for one status write, or when to try again. */
+export type RateSlot = { ok: true } | { ok: false; retryAt: number };
+
+/**
+ * The per-token call budget of spec 8.1, shared by every worker (each Lambda's memory holds
+ * only its own calls). `tokenId` names the token's owner, never the token itself.
+ */
+export interface RateBudget {
+  take(tokenId: string, user: string, now: number): Promise<RateSlot>;
+}
+
+/**
+ * A failed status write or read: retryable ones are rescheduled, final ones stop the user's
+ * writes.
+ */
+export class GatewayError extends Error {
+  override name = "GatewayError";
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly retryable: boolean,
+    readonly final: boolean,
+    readonly retryAfterS?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * A versioned write lost a race (or found the item gone): retry from a fresh read. Every
+ * StatusStore throws it (or a subclass) for a write whose `expectedVersion` no longer holds.
+ */
+export class VersionConflict extends Error {
+  override name = "VersionConflict";
+  readonly code = "conflict";
+  constructor(
+    /** The item that was written, e.g. `USER#T1#U1 STATUS`. */
+    readonly item: string,
+    readonly expectedVersion: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(`conflicting write to ${item} (expected version ${expectedVersion ?? "none"})`, options);
+  }
+}
+
+/** The single-table store. Writes are conditional on `version`; a lost race throws VersionConflict. */
+export interface StatusStore {
+  loadUser(key: UserKey): Promise<UserSnapshot>;
+  getUser(key: UserKey): Promise<UserRecord | undefined>;
+  /** `expectedVersion` undefined creates; returns the record with its new version. */
+  putUser(user: UserRecord, expectedVersion: number | undefined): Promise<UserRecord>;
+  getStatus(key: UserKey): Promise<StatusRecord | undefined>;
+  putStatus(status: StatusRecord, expectedVersion: number | undefined): Promise<StatusRecord>;
+  putTimeline(
+    timeline: TimelineRecord,
+    expectedVersion: number | undefined,
+  ): Promise<TimelineRecord>;
+  /** Deletes one source's timeline; nothing happens when there is none. */
+  deleteTimeline(key: UserKey, sourceId: string): Promise<void>;
+  createOutOfOffice(entry: OutOfOfficeRecord): Promise<void>;
+  /** Returns the deleted entry, or undefined when there was none. */
+  deleteOutOfOffice(key: UserKey, id: string): Promise<OutOfOfficeRecord | undefined>;
+  putChannel(channel: ChannelRecord, expectedVersion: number | undefined): Promise<ChannelRecord>;
+  getChannel(channelId: string): Promise<ChannelRecord | undefined>;
+  /** Records an event id until `expiresAt` (ms); false when an unexpired record exists. */
+  recordEvent(eventId: string, expiresAt: number, now: number): Promise<boolean>;
+  seenEvent(eventId: string, now: number): Promise<boolean>;
+  /** Status records whose next transition lies in [from, to), through the sharded index. */
+  dueBetween(from: number, to: number): Promise<StatusRecord[]>;
+  /** Users with a source to poll whose poll phase lies in [phaseFrom, phaseTo) ms. */
+  usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]>;
+}

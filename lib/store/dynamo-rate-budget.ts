@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { RateBudget, RateSlot } from "../app/ports";
+import type { RateBudget, RateSlot } from "../core/ports";
 import { conditionalUpdate, type UpdateParts } from "./conditional-update";
 import { budgetCallsKeys, budgetUsersKeys, expiryOf, WINDOW_MS, windowOf } from "./items/budget";
 import { n, s } from "./items/codec";

@@ -6,15 +6,15 @@ import {
   PutItemCommand,
   QueryCommand,
 } from "@aws-sdk/client-dynamodb";
+import { type StatusStore, VersionConflict } from "../core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
   StatusRecord,
-  StatusStore,
   TimelineRecord,
   UserRecord,
   UserSnapshot,
-} from "../app/ports";
+} from "../core/records";
 import type { UserKey } from "../core/types";
 import { ConflictError, StoreError } from "./errors";
 import { channelFromItem, channelKeys, channelToItem } from "./items/channel";
@@ -271,8 +271,8 @@ export class DynamoStore implements StatusStore {
   }
 }
 
-const wrap = (error: unknown): StoreError =>
-  error instanceof StoreError
+const wrap = (error: unknown): StoreError | VersionConflict =>
+  error instanceof StoreError || error instanceof VersionConflict
     ? error
     : new StoreError(
         `DynamoDB call failed: ${error instanceof Error ? error.message : String(error)}`,

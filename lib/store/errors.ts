@@ -1,6 +1,7 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { VersionConflict } from "../core/ports";
 
-/** Errors of the DynamoDB store. */
+/** Errors of the DynamoDB store; a lost conditional write is the port's VersionConflict. */
 export class StoreError extends Error {
   override name = "StoreError";
   constructor(
@@ -13,22 +14,22 @@ export class StoreError extends Error {
 }
 
 /**
- * A conditional write lost a race (or found the item gone); retry from a fresh read.
- * `existing` is the item as DynamoDB found it, when it returned it (AWS does with
- * ReturnValuesOnConditionCheckFailure; local emulations may not).
+ * A conditional write lost a race (or found the item gone): the port's VersionConflict, with
+ * the item's keys. `existing` is the item as DynamoDB found it, when it returned it (AWS does
+ * with ReturnValuesOnConditionCheckFailure; local emulations may not).
  */
-export class ConflictError extends StoreError {
+export class ConflictError extends VersionConflict {
   override name = "ConflictError";
   readonly existing: Record<string, AttributeValue> | undefined;
   constructor(
     readonly pk: string,
     readonly sk: string,
-    readonly expectedVersion: number | undefined,
+    expectedVersion: number | undefined,
     options?: { cause?: unknown; existing?: Record<string, AttributeValue> },
   ) {
     super(
-      `conflicting write to ${pk} ${sk} (expected version ${expectedVersion ?? "none"})`,
-      "conflict",
+      `${pk} ${sk}`,
+      expectedVersion,
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.existing = options?.existing;

@@ -1,4 +1,4 @@
-import type { ChannelKind, ChannelRecord } from "../../app/ports";
+import type { ChannelKind, ChannelRecord } from "../../core/records";
 import { CorruptItemError } from "../errors";
 import { type Item, n, readN, readS, s } from "./codec";
 

@@ -1,4 +1,4 @@
-import type { OutOfOfficeRecord } from "../../app/ports";
+import type { OutOfOfficeRecord } from "../../core/records";
 import type { UserKey } from "../../core/types";
 import { TTL_ATTRIBUTE } from "../table";
 import { type Item, n, readN, readS, s, userPk } from "./codec";

@@ -1,4 +1,4 @@
-import type { StatusRecord } from "../../app/ports";
+import type { StatusRecord } from "../../core/records";
 import type { StatusState } from "../../core/status-state";
 import type { UserKey } from "../../core/types";
 import { shardOf } from "../table";

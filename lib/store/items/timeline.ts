@@ -1,4 +1,4 @@
-import type { TimelineRecord } from "../../app/ports";
+import type { TimelineRecord } from "../../core/records";
 import type { Block, UserKey } from "../../core/types";
 import { type Item, n, readJson, readN, readS, s, userPk } from "./codec";
 

@@ -1,12 +1,10 @@
-import type { SourceRecord, UserRecord } from "../../app/ports";
+import { POLL_INTERVAL_MS } from "../../core/poll";
+import type { SourceRecord, UserRecord } from "../../core/records";
 import type { UserKey } from "../../core/types";
 import { shardOf } from "../table";
 import { type Item, n, readJson, readN, readS, s, userPk } from "./codec";
 
 /** The user profile item: settings, zone, sealed token, calendar sources, rules, mode. */
-
-/** How often an ICS source is polled as a safety net behind push. */
-export const POLL_INTERVAL_MS = 15 * 60_000;
 
 export const userKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), SK: "PROFILE" });
 
@@ -20,22 +18,6 @@ export function pollPhase(key: UserKey): number {
   let h = 2166136261;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
   return h % POLL_INTERVAL_MS;
-}
-
-/** The poll runs this often (serverless.yml's schedule); POLL_INTERVAL_MS is a multiple of it. */
-export const POLL_RUN_MS = 5 * 60_000;
-
-/**
- * The poll phases a run at `now` covers: those whose slot boundary fell in the POLL_RUN_MS
- * period that ended at the last multiple of POLL_RUN_MS. Consecutive runs cover consecutive
- * periods, so each user is found once per POLL_INTERVAL_MS, at most POLL_RUN_MS after its
- * boundary, whatever its sources' last sync did (a failed one, or none yet, included).
- */
-export function pollPhasesEndedBy(now: number): { from: number; to: number } {
-  const periodEnd = Math.floor(now / POLL_RUN_MS) * POLL_RUN_MS;
-  const from =
-    (((periodEnd - POLL_RUN_MS) % POLL_INTERVAL_MS) + POLL_INTERVAL_MS) % POLL_INTERVAL_MS;
-  return { from, to: from + POLL_RUN_MS };
 }
 
 /** Whether the poll index holds the user: an active user with at least one source. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll } from "vitest";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
 import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
-import { StatusPilot, type StatusPilotOptions } from "../../../lib/app/statuspilot";
+import { createUseCases, type UseCaseOptions, type UseCases } from "../../../lib/app/use-cases";
 import { ManualClock } from "../../../lib/core/clock";
 import { silentLog } from "../../../lib/core/ports";
 import { ServiceClient } from "../../../lib/service/client";
@@ -61,12 +61,12 @@ export function useEmulatorStack(options: { faults?: string } = {}): EmulatorSta
   };
 }
 
-/** A StatusPilot over the stack: the real store on dynalite, the real client to the emulator. */
+/** The use cases over the stack: the real store on dynalite, the real client to the emulator. */
 export function emulatorPilot(
   stack: EmulatorStack,
-  options: Partial<StatusPilotOptions> = {},
-): StatusPilot {
-  return new StatusPilot({
+  options: Partial<UseCaseOptions> = {},
+): UseCases {
+  return createUseCases({
     store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
     gateway: new ServiceStatusGateway(
       new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock }),

@@ -1,14 +1,14 @@
-import type { TransitionMessage } from "../../../lib/app/contracts";
+import type { TransitionMessage, UpsertUserInput } from "../../../lib/app/contracts";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { GatewayError, type StatusGateway, type StatusTarget } from "../../../lib/app/ports";
-import {
-  StatusPilot,
-  type StatusPilotOptions,
-  type UpsertUserInput,
-} from "../../../lib/app/statuspilot";
+import { createUseCases, type UseCaseOptions, type UseCases } from "../../../lib/app/use-cases";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
-import { silentLog } from "../../../lib/core/ports";
+import {
+  GatewayError,
+  type StatusGateway,
+  type StatusTarget,
+  silentLog,
+} from "../../../lib/core/ports";
 import { type Block, EMPTY_STATUS, type StatusValue, type UserKey } from "../../../lib/core/types";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
 import type { LocalDynamo } from "../../support/dynalite";
@@ -91,7 +91,7 @@ export function block(start: number, end: number, kind: Block["kind"] = "meeting
 }
 
 export interface Harness {
-  pilot: StatusPilot;
+  pilot: UseCases;
   store: DynamoStore;
   gateway: RecordingGateway;
   queue: MemoryQueue;
@@ -102,13 +102,13 @@ export interface Harness {
 
 let counter = 0;
 
-export function harness(dynamo: LocalDynamo, options: Partial<StatusPilotOptions> = {}): Harness {
+export function harness(dynamo: LocalDynamo, options: Partial<UseCaseOptions> = {}): Harness {
   const store = new DynamoStore(dynamo.client, dynamo.tableName);
   const gateway = new RecordingGateway();
   const queue = new MemoryQueue();
   const clock = new ManualClock(T0);
   const vault = new LocalTokenVault(Buffer.alloc(32, 7));
-  const pilot = new StatusPilot({
+  const pilot = createUseCases({
     store,
     gateway,
     transitionQueue: queue,

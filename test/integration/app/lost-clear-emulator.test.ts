@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import type { StatusPilot } from "../../../lib/app/statuspilot";
+import type { UseCases } from "../../../lib/app/use-cases";
 import { ManualClock } from "../../../lib/core/clock";
 import { silentLog } from "../../../lib/core/ports";
 import { ServiceClient } from "../../../lib/service/client";
@@ -24,7 +24,7 @@ const clock = new ManualClock(T0);
 let dynamo: LocalDynamo;
 let emulator: RunningEmulator;
 let receiver: Server;
-let pilot: StatusPilot;
+let pilot: UseCases;
 
 /** POST /service/events, as the HTTP handler would run it. */
 function startEventReceiver(): Promise<string> {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReconcileOutcome } from "../../../lib/app/contracts";
-import { StatusPilot } from "../../../lib/app/statuspilot";
+import { createUseCases } from "../../../lib/app/use-cases";
 import { silentLog } from "../../../lib/core/ports";
 import type { UserKey } from "../../../lib/core/types";
 import { DynamoRateBudget } from "../../../lib/store/dynamo-rate-budget";
@@ -21,7 +21,7 @@ describe("the shared rate budget", () => {
     const h = harness(dynamo);
     h.clock.set(T0 - 10 * MIN);
     const writes: Array<{ user: string; at: number }> = [];
-    const pilot = new StatusPilot({
+    const pilot = createUseCases({
       store: h.store,
       gateway: {
         setStatus: async (target, status) => {

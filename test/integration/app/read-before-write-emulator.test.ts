@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
-import type { StatusPilot, StatusPilotOptions } from "../../../lib/app/statuspilot";
+import type { UseCaseOptions, UseCases } from "../../../lib/app/use-cases";
 import { ServiceClient } from "../../../lib/service/client";
 import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";
@@ -13,8 +13,7 @@ import { block, MIN, T0 } from "./harness";
 const stack = useEmulatorStack({ faults: "drop_event=1" });
 const { clock } = stack;
 
-const pilot = (options: Partial<StatusPilotOptions> = {}): StatusPilot =>
-  emulatorPilot(stack, options);
+const pilot = (options: Partial<UseCaseOptions> = {}): UseCases => emulatorPilot(stack, options);
 
 /** The user, with their own token, in the service's own client. */
 const userClient = () => new ServiceClient({ baseUrl: stack.emulator.apiBase, clock });

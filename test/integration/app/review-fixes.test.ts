@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidInputError } from "../../../lib/app/errors";
-import type { StatusRecord, StatusStore } from "../../../lib/app/ports";
-import { StatusPilot } from "../../../lib/app/statuspilot";
-import { silentLog } from "../../../lib/core/ports";
+import { createUseCases } from "../../../lib/app/use-cases";
+import { type StatusStore, silentLog, VersionConflict } from "../../../lib/core/ports";
+import type { StatusRecord } from "../../../lib/core/records";
 import { ConflictError, StoreError } from "../../../lib/store/errors";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MemoryQueue, MIN, RecordingGateway, T0 } from "./harness";
@@ -91,7 +91,7 @@ describe("writes in flight", () => {
     await h.pilot.applyTimeline(key, [], { sourceId: "work" });
     // The claim is written; recording the write fails.
     const failing = failingStatusWrites(h.store, 1);
-    const pilot = new StatusPilot({
+    const pilot = createUseCases({
       store: failing,
       gateway: h.gateway,
       transitionQueue: h.queue,
@@ -136,7 +136,7 @@ describe("writes in flight", () => {
       readStatus: (...args: Parameters<RecordingGateway["readStatus"]>) =>
         h.gateway.readStatus(...args),
     };
-    const pilot = new StatusPilot({
+    const pilot = createUseCases({
       store: h.store,
       gateway: slow,
       transitionQueue: h.queue,
@@ -259,7 +259,7 @@ describe("retries and conflicts", () => {
         throw new ConflictError("USER#x", "TIMELINE#work", 0);
       },
     });
-    const pilot = new StatusPilot({
+    const pilot = createUseCases({
       store,
       gateway: h.gateway,
       transitionQueue: new MemoryQueue(),
@@ -273,7 +273,7 @@ describe("retries and conflicts", () => {
       .applyTimeline(key, [block(T0, T0 + MIN)], { sourceId: "work" })
       .catch((e: unknown) => e);
     // Assess
-    expect(error).toBeInstanceOf(ConflictError);
+    expect(error).toBeInstanceOf(VersionConflict);
     expect(h.gateway.calls).toEqual([]);
   });
 });
@@ -293,6 +293,20 @@ describe("scheduled out-of-office input", () => {
     // Assess
     expect(error).toBeInstanceOf(InvalidInputError);
     expect((error as InvalidInputError).pointer).toBe(pointer);
+  });
+
+  it("takes a text of the service's 100 characters, as the admin API and /ooo do, and no more", async () => {
+    // Prepare
+    const h = harness(dynamo);
+    const key = await h.addUser("O-limit");
+    const at = (n: number) => ({ start: T0, end: T0 + 60 * MIN, text: "x".repeat(n) });
+    // Act
+    const longest = await h.pilot.scheduleOutOfOffice(key, at(100));
+    const over = await h.pilot.scheduleOutOfOffice(key, at(101)).catch((e: unknown) => e);
+    // Assess
+    expect(longest.text).toHaveLength(100);
+    expect(over).toBeInstanceOf(InvalidInputError);
+    expect((over as InvalidInputError).pointer).toBe("/text");
   });
 });
 

@@ -51,7 +51,7 @@ describe("the composition root", () => {
       syncQueue: { send: async () => {} } satisfies Queue<SyncMessage>,
     });
     const pilot = app.pilot;
-    if (pilot === undefined) throw new Error("the root builds a StatusPilot");
+    if (pilot === undefined) throw new Error("the root builds the use cases");
     const key = { team: "T0CONF", user: "U0MEMBER" };
     await pilot.upsertUser({
       key,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { StatusPilot } from "../../../lib/app/statuspilot";
+import type { UseCases } from "../../../lib/app/use-cases";
 import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";
 
 const stack = useEmulatorStack();
 
-const pilot = (): StatusPilot => emulatorPilot(stack);
+const pilot = (): UseCases => emulatorPilot(stack);
 
 /** The calendar the timelines below come from. */
 const WORK = { id: "work", url: "https://cal.example/work.ics", kind: "ics" } as const;

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler as adminHandler } from "../../../functions/http/admin-users";
 import { handler } from "../../../functions/http/calendar";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import type { TokenVault } from "../../../lib/app/ports";
 import { getApp, setAppOverrides } from "../../../lib/app/root";
+import type { TokenVault } from "../../../lib/core/ports";
 import { FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 
 /** The harness's signing secret; the token oracle below is the README's formula. */

@@ -1,10 +1,11 @@
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StatusRecord, UserRecord } from "../../../lib/app/ports";
+import { POLL_INTERVAL_MS } from "../../../lib/core/poll";
+import type { StatusRecord, UserRecord } from "../../../lib/core/records";
 import { initialStatusState } from "../../../lib/core/status-state";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
 import { ConflictError } from "../../../lib/store/errors";
-import { POLL_INTERVAL_MS, pollPhase } from "../../../lib/store/items/user";
+import { pollPhase } from "../../../lib/store/items/user";
 import {
   cloudFormationTableResource,
   createTableInput,

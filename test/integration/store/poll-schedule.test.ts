@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SourceRecord, UserRecord } from "../../../lib/app/ports";
+import { pollPhasesEndedBy } from "../../../lib/core/poll";
+import type { SourceRecord, UserRecord } from "../../../lib/core/records";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
-import { pollPhasesEndedBy } from "../../../lib/store/items/user";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 const MINUTE = 60_000;

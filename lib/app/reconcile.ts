@@ -1,0 +1,123 @@
+import { type PlanPolicy, plan, type ReadFinding, type Step } from "../core/plan";
+import type { StatusRecord, UserRecord } from "../core/records";
+import { withSchedule } from "../core/schedule";
+import { claimWrite } from "../core/status-state";
+import { desiredAt } from "../core/timeline";
+import type { Block, UserKey } from "../core/types";
+import type { UseCaseContext } from "./context";
+import type { ReconcileOutcome } from "./contracts";
+import { enqueueTransition, newStatusRecord, saveStatus } from "./status-records";
+import { readProfile, sendStatus } from "./status-send";
+import { timelineOf } from "./user-timeline";
+import { retryOnConflict } from "./version-retry";
+
+/**
+ * Reconciles one user's profile with their timeline: loads the user, asks the pure `plan` for
+ * the next step, reads the profile when it asks to, claims a write on the status item (a
+ * versioned put, so concurrent reconciles send it once) and sends it. A lost race starts over
+ * from a fresh load.
+ */
+export async function reconcileUser(ctx: UseCaseContext, key: UserKey): Promise<ReconcileOutcome> {
+  return retryOnConflict(
+    ctx.options.maxConflictRetries,
+    () => reconcileOnce(ctx, key),
+    () => {
+      ctx.log.warn("reconcile gave up after repeated conflicts", {
+        team: key.team,
+        user: key.user,
+      });
+      return { kind: "conflict_retried_out" };
+    },
+  );
+}
+
+async function reconcileOnce(ctx: UseCaseContext, key: UserKey): Promise<ReconcileOutcome> {
+  const now = ctx.clock.now();
+  const snap = await ctx.store.loadUser(key);
+  const user = snap.user;
+  if (user === undefined) return { kind: "leave", reason: "unknown user" };
+  const rec = snap.status ?? newStatusRecord(key, now);
+  const expected = snap.status?.version;
+  const timeline = timelineOf(ctx.log, snap, now);
+  const desired = desiredAt(timeline, now);
+  const policy: PlanPolicy = {
+    paused: user.mode === "paused",
+    leaseMs: ctx.options.pendingLeaseMs,
+    verifyBeforeWrite: ctx.options.verifyBeforeWrite,
+    inFlightRecheckMs: ctx.options.inFlightRecheckMs,
+  };
+  let step = plan(rec.state, desired, undefined, now, policy);
+  const reads = step.kind === "read";
+  if (step.kind === "read") {
+    // Read before claiming: the read lands in the store with the claim (one put), is older
+    // than the write it verifies, and a conflict re-reads from scratch.
+    const read = await readProfile(ctx, user, now);
+    if (read.kind === "failed") return read.outcome;
+    step = plan(rec.state, desired, read, now, policy);
+  }
+  if ("found" in step && step.found !== undefined) logFinding(ctx, key, step.found);
+  return act(ctx, { user, rec, expected, timeline, desired, now, reads }, step);
+}
+
+interface Loaded {
+  user: UserRecord;
+  rec: StatusRecord;
+  expected: number | undefined;
+  timeline: Block[];
+  desired: Block | undefined;
+  now: number;
+  /** Whether the profile was read first (the claim then comes no earlier than the read). */
+  reads: boolean;
+}
+
+async function act(ctx: UseCaseContext, l: Loaded, step: Step): Promise<ReconcileOutcome> {
+  const key = l.user.key;
+  switch (step.kind) {
+    case "needs_reauth":
+      return { kind: "needs_reauth", code: step.code };
+    case "read":
+      // plan never asks for a second read once it has one.
+      throw new Error("plan asked to read the profile twice");
+    case "leave":
+    case "nothing": {
+      await store(ctx, l, step);
+      return step.kind === "leave" ? { kind: "leave", reason: step.reason } : { kind: "nothing" };
+    }
+    case "reschedule": {
+      await store(ctx, l, step);
+      if (step.enqueue) await enqueueTransition(ctx, key, step.at, "retry", l.now);
+      return { kind: "rescheduled", at: step.at, code: step.code };
+    }
+    case "write": {
+      // Claimed (and so stamped as sent) no earlier than the read it follows.
+      const claimAt = l.reads ? Math.max(l.now, ctx.clock.now()) : l.now;
+      const scheduled = withSchedule({ ...l.rec, state: step.state }, l.timeline, l.now).rec;
+      const claimed = { ...scheduled, state: claimWrite(scheduled.state, step.status, claimAt) };
+      await saveStatus(ctx, claimed, l.expected);
+      const ooo = l.desired?.kind === "ooo";
+      const sent = await sendStatus(ctx, l.user, step.status, claimAt, ooo);
+      if (sent.outcome !== undefined) return sent.outcome;
+      ctx.log.info("status written", { team: key.team, user: key.user, kind: step.decision.kind });
+      // Another reconcile found something else due while this write was in flight.
+      if (sent.recheck) await ctx.reconcile(key);
+      return step.decision;
+    }
+  }
+}
+
+/** Stores the step's state with its schedule, when either changed. */
+async function store(
+  ctx: UseCaseContext,
+  l: Loaded,
+  step: Extract<Step, { changed: boolean }>,
+): Promise<void> {
+  const scheduled = withSchedule({ ...l.rec, state: step.state }, l.timeline, l.now);
+  if (step.changed || scheduled.changed) await saveStatus(ctx, scheduled.rec, l.expected);
+}
+
+/** Says what a read before a write found, when it changes what we believed. */
+function logFinding(ctx: UseCaseContext, key: UserKey, found: ReadFinding): void {
+  const ids = { team: key.team, user: key.user };
+  if (found === "manual_found") ctx.log.info("manual status found on the profile; left alone", ids);
+  else ctx.log.info("manual override no longer on the profile; dropped", ids);
+}

@@ -1,0 +1,103 @@
+import type { ProfileRead } from "../core/plan";
+import { GatewayError, type StatusTarget } from "../core/ports";
+import type { UserRecord } from "../core/records";
+import { recordWrite } from "../core/status-state";
+import type { StatusValue } from "../core/types";
+import type { UseCaseContext } from "./context";
+import type { ReconcileOutcome } from "./contracts";
+import { mutateStatus } from "./status-records";
+import { deferForBudget, recordFailure } from "./write-failures";
+
+/** The service calls of a reconcile: the read before a write, and the write itself. */
+
+const asGatewayError = (error: unknown, what: string): GatewayError =>
+  error instanceof GatewayError
+    ? error
+    : new GatewayError(`${what} failed`, "unexpected", true, false, undefined, { cause: error });
+
+async function targetOf(ctx: UseCaseContext, user: UserRecord): Promise<StatusTarget> {
+  const token = await ctx.tokens.open(user.tokenSealed);
+  return {
+    key: user.key,
+    token,
+    ...(user.adminTokenUser !== undefined ? { adminUser: user.adminTokenUser } : {}),
+  };
+}
+
+/**
+ * Reads what the profile shows before a write. A retryable failure is rescheduled like a
+ * failed write and a final one stops the user's writes (`failed`); any other is `unavailable`:
+ * the write goes ahead on the events we observed, since the set itself will say what is wrong.
+ */
+export async function readProfile(
+  ctx: UseCaseContext,
+  user: UserRecord,
+  now: number,
+): Promise<ProfileRead | { kind: "failed"; outcome: ReconcileOutcome }> {
+  const key = user.key;
+  const at = ctx.clock.now();
+  try {
+    const { actual } = await ctx.gateway.readStatus(await targetOf(ctx, user));
+    return { kind: "shown", status: actual, at: Math.max(at, now) };
+  } catch (error: unknown) {
+    const failure = asGatewayError(error, "status read");
+    if (failure.final || failure.retryable) {
+      return { kind: "failed", outcome: await recordFailure(ctx, key, undefined, failure) };
+    }
+    ctx.log.warn("status read failed; writing from the observed events", {
+      team: key.team,
+      user: key.user,
+      code: failure.code,
+    });
+    return { kind: "unavailable" };
+  }
+}
+
+/**
+ * Sends a claimed write (claimed at `sentAt`) within the token's rate budget and records what
+ * the service reports. `recheck`: another reconcile found something else due meanwhile, so the
+ * caller must reconcile again.
+ */
+export async function sendStatus(
+  ctx: UseCaseContext,
+  user: UserRecord,
+  target: StatusValue,
+  sentAt: number,
+  ooo: boolean,
+): Promise<{ outcome?: ReconcileOutcome; recheck: boolean }> {
+  const key = user.key;
+  if (ctx.rateBudget !== undefined) {
+    const tokenOwner = user.adminTokenUser ?? key.user;
+    const slot = await ctx.rateBudget.take(`${key.team}#${tokenOwner}`, key.user, sentAt);
+    if (!slot.ok) {
+      // Out-of-office goes first into the next window: the others come a little later.
+      const at = slot.retryAt + (ooo ? 0 : ctx.options.budgetOooLeadMs);
+      return { outcome: await deferForBudget(ctx, key, sentAt, at), recheck: false };
+    }
+  }
+  let actual: StatusValue;
+  try {
+    ({ actual } = await ctx.gateway.setStatus(await targetOf(ctx, user), target));
+  } catch (error: unknown) {
+    const failure = asGatewayError(error, "status write");
+    return { outcome: await recordFailure(ctx, key, { target, sentAt }, failure), recheck: false };
+  }
+  let recheck = false;
+  try {
+    await mutateStatus(ctx, key, (rec, now) => {
+      const pending = rec.state.pending;
+      recheck = pending?.claimedAt === sentAt && pending.recheck === true;
+      return { ...rec, state: recordWrite(rec.state, actual, now, sentAt) };
+    });
+  } catch (error: unknown) {
+    // The service applied the write but we could not record it. The claim stays, so its
+    // echo counts as ours, and the error makes the queue deliver the message again.
+    ctx.log.error("status written but not recorded; the message will be retried", {
+      team: key.team,
+      user: key.user,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    throw error;
+  }
+  return { recheck };
+}

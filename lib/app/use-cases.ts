@@ -1,0 +1,51 @@
+import { contextOf, type UseCaseDeps } from "./context";
+import type { StatusUseCases, UserAdministration } from "./contracts";
+import { outOfOfficeUseCases } from "./out-of-office";
+import { reconcileUser } from "./reconcile";
+import { applyTimeline, tick } from "./timelines";
+import { recordUserChange } from "./user-changes";
+import {
+  findChannel,
+  loadSource,
+  putChannel,
+  recordSourceSync,
+  sourcesDue,
+  upsertUser,
+} from "./users";
+import { getStatusView, getUser, userZone } from "./views";
+
+export type { UseCaseDeps, UseCaseOptions } from "./context";
+export { DEFAULT_OPTIONS } from "./context";
+
+/** Every use case, as handlers, the local stack, benchmarks and tests call them. */
+export type UseCases = StatusUseCases & UserAdministration;
+
+/**
+ * The use cases over the store, the status gateway, the transition queue and the clock.
+ * Writes to one user's status item are conditional on its version; a lost race retries from a
+ * fresh read. A status write is claimed on the item before it is sent, so concurrent reconciles
+ * send it once.
+ */
+export function createUseCases(deps: UseCaseDeps): UseCases {
+  // Every reconcile a use case starts (after an event, a timeline, an out-of-office change, a
+  // re-authorisation, a recheck) goes through the object's own reconcileUser, late-bound, so a
+  // wrapper set on it sees them all.
+  const ctx = contextOf(deps, (key) => useCases.reconcileUser(key));
+  const useCases: UseCases = {
+    reconcileUser: (key) => reconcileUser(ctx, key),
+    recordUserChange: (change) => recordUserChange(ctx, change),
+    applyTimeline: (key, blocks, meta) => applyTimeline(ctx, key, blocks, meta),
+    tick: () => tick(ctx),
+    ...outOfOfficeUseCases(ctx),
+    upsertUser: (input) => upsertUser(ctx, input),
+    getUser: (key) => getUser(ctx, key),
+    getStatusView: (key) => getStatusView(ctx, key),
+    userZone: (key) => userZone(ctx, key),
+    putChannel: (channelId, binding) => putChannel(ctx, channelId, binding),
+    findChannel: (channelId) => findChannel(ctx, channelId),
+    sourcesDue: (now) => sourcesDue(ctx, now),
+    loadSource: (key, sourceId) => loadSource(ctx, key, sourceId),
+    recordSourceSync: (key, sourceId, sync) => recordSourceSync(ctx, key, sourceId, sync),
+  };
+  return useCases;
+}

@@ -1,0 +1,49 @@
+import type { UserRecord } from "../core/records";
+import { withSchedule } from "../core/schedule";
+import { applyObservation, type ObservationResult } from "../core/status-state";
+import type { UserChange } from "../core/types";
+import type { UseCaseContext } from "./context";
+import { isZone } from "./inputs";
+import { mutateUser, newStatusRecord, saveStatus } from "./status-records";
+import { timelineOf } from "./user-timeline";
+import { retryOnConflict } from "./version-retry";
+
+/**
+ * Records one `user_change` observation: once per event id, applied to the status state from
+ * a fresh read (events arrive late, twice and out of order), then the user's zone is updated
+ * and, unless the event was stale, the user is reconciled. False when nothing was done.
+ */
+export async function recordUserChange(ctx: UseCaseContext, change: UserChange): Promise<boolean> {
+  const key = change.key;
+  const now = ctx.clock.now();
+  if (await ctx.store.seenEvent(change.eventId, now)) return false;
+  const applied = await retryOnConflict<
+    { result: ObservationResult; user: UserRecord } | undefined
+  >(
+    ctx.options.maxConflictRetries,
+    async () => {
+      const snap = await ctx.store.loadUser(key);
+      const user = snap.user;
+      if (user === undefined) {
+        ctx.log.info("user_change for an unknown user skipped", { team: key.team, user: key.user });
+        return undefined;
+      }
+      const rec = snap.status ?? newStatusRecord(key, now);
+      const observed = applyObservation(rec.state, change);
+      if (observed.result === "duplicate") return undefined;
+      const timeline = timelineOf(ctx.log, snap, now);
+      const scheduled = withSchedule({ ...rec, state: observed.state }, timeline, now);
+      await saveStatus(ctx, scheduled.rec, snap.status?.version);
+      return { result: observed.result, user };
+    },
+    () => undefined,
+  );
+  if (applied === undefined) return false;
+  await ctx.store.recordEvent(change.eventId, now + ctx.options.eventRetentionMs, now);
+  const tz = change.tz;
+  if (tz !== undefined && applied.user.tz !== tz && isZone(tz)) {
+    await mutateUser(ctx, key, (u) => ({ ...u, tz }));
+  }
+  if (applied.result !== "stale") await ctx.reconcile(key);
+  return true;
+}

@@ -1,0 +1,41 @@
+import type { Log } from "../core/ports";
+import type { UserRecord, UserSnapshot } from "../core/records";
+import { DEFAULT_RULES, outOfOfficeText, type UserRules, userRulesSchema } from "../core/rules";
+import { resolveSegments, type Segment } from "../core/timeline";
+import type { Block } from "../core/types";
+
+/** A user's rules, or the defaults (with a warning) when the stored ones no longer parse. */
+export function rulesOf(log: Log, user: UserRecord): UserRules {
+  const parsed = userRulesSchema.safeParse(user.rules);
+  if (parsed.success) return parsed.data;
+  log.warn("stored rules are invalid; using the defaults", {
+    team: user.key.team,
+    user: user.key.user,
+  });
+  return DEFAULT_RULES;
+}
+
+/** The merged desired timeline: every source's blocks, outranked by scheduled out-of-office. */
+export function timelineOf(log: Log, snap: UserSnapshot, now: number): Block[] {
+  const user = snap.user;
+  const rules = user === undefined ? DEFAULT_RULES : rulesOf(log, user);
+  const tz = user?.tz ?? "UTC";
+  const segments: Segment[] = [];
+  // Only calendars the user still has count; a removed one's timeline may linger a moment.
+  const current = new Set(user?.sources.map((src) => src.id) ?? []);
+  for (const t of snap.timelines) {
+    if (!current.has(t.sourceId)) continue;
+    for (const b of t.blocks) if (b.end > now) segments.push(b);
+  }
+  for (const e of snap.ooo) {
+    if (e.end <= now) continue;
+    segments.push({
+      start: e.start,
+      end: e.end,
+      kind: "ooo",
+      text: outOfOfficeText(e.text, e.end, tz, rules.locale, e.start),
+      emoji: e.emoji,
+    });
+  }
+  return resolveSegments(segments, { bridgeGapMinutes: rules.bridgeGapMinutes });
+}

@@ -1,0 +1,180 @@
+import { pollPhasesEndedBy } from "../core/poll";
+import { VersionConflict } from "../core/ports";
+import type { SourceRecord, UserRecord } from "../core/records";
+import { userRulesSchema } from "../core/rules";
+import type { UserKey } from "../core/types";
+import type { UseCaseContext } from "./context";
+import type {
+  ChannelBindingInput,
+  ChannelView,
+  SourceSyncInput,
+  SourceView,
+  SyncMessage,
+  UpsertUserInput,
+  UserView,
+} from "./contracts";
+import { InvalidInputError } from "./errors";
+import { parseInput, upsertUserSchemaFor } from "./inputs";
+import { mutateStatus, mutateUser } from "./status-records";
+import { rulesOf } from "./user-timeline";
+import { retryOnConflict } from "./version-retry";
+import { viewOf } from "./views";
+
+/** User administration: users, their calendar sources and push channels. */
+
+/**
+ * Creates or replaces a user; the token and source secrets are stored sealed. A new token ends
+ * a re-authorisation stop, and timelines of removed (or moved) calendars are dropped.
+ */
+export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): Promise<UserView> {
+  const policy = { allowPrivate: ctx.options.allowPrivateSourceAddresses };
+  const valid = parseInput(upsertUserSchemaFor(policy), input);
+  if (valid.rules !== undefined) parseInput(userRulesSchema, valid.rules, "/rules");
+  const ids = valid.sources.map((s) => s.id);
+  if (new Set(ids).size !== ids.length)
+    throw new InvalidInputError("source ids must be unique", "/sources");
+  const tokenSealed = await ctx.tokens.seal(valid.token);
+  const sealedSecrets = await Promise.all(
+    valid.sources.map((s) => (s.secret === undefined ? undefined : ctx.tokens.seal(s.secret))),
+  );
+  return retryOnConflict(
+    ctx.options.maxConflictRetries,
+    async () => {
+      const now = ctx.clock.now();
+      const snap = await ctx.store.loadUser(valid.key);
+      const existing = snap.user;
+      const unchanged = (id: string, url: string): boolean =>
+        existing?.sources.some((o) => o.id === id && o.url === url) === true;
+      const sources: SourceRecord[] = valid.sources.map((s, i) => {
+        const old = existing?.sources.find((o) => o.id === s.id && o.url === s.url);
+        const secretSealed = sealedSecrets[i];
+        return {
+          ...(old ?? {}),
+          id: s.id,
+          url: s.url,
+          kind: s.kind,
+          ...(secretSealed !== undefined ? { secretSealed } : {}),
+        };
+      });
+      const record: UserRecord = {
+        key: valid.key,
+        tz: valid.tz,
+        tokenSealed,
+        ...(valid.adminTokenUser !== undefined ? { adminTokenUser: valid.adminTokenUser } : {}),
+        emails: valid.emails ?? existing?.emails ?? [],
+        sources,
+        rules: valid.rules ?? existing?.rules ?? {},
+        mode: valid.mode,
+        version: existing?.version ?? 0,
+        updatedAt: now,
+      };
+      const saved = await ctx.store.putUser(record, existing?.version);
+      // A new token ends a re-authorisation stop.
+      let resumed = false;
+      await mutateStatus(ctx, valid.key, (rec) => {
+        const { needsReauth: cleared, ...state } = rec.state;
+        resumed = cleared !== undefined;
+        return { ...rec, state };
+      });
+      // Timelines of calendars removed (or moved to another address) no longer count.
+      const kept = (sourceId: string): boolean =>
+        valid.sources.some((src) => src.id === sourceId && unchanged(src.id, src.url));
+      const orphans = snap.timelines.filter((t) => !kept(t.sourceId));
+      for (const t of orphans) await ctx.store.deleteTimeline(valid.key, t.sourceId);
+      // Resumed: reconcile now, from the timelines already stored. No sync would apply them
+      // again before its refresh window (the feeds did not change), and the stop left no
+      // transition scheduled, so nothing else would write before then.
+      if (resumed || (orphans.length > 0 && existing !== undefined)) await ctx.reconcile(valid.key);
+      return viewOf(ctx, saved, undefined);
+    },
+    () => {
+      throw new VersionConflict(`user ${valid.key.user}`, undefined);
+    },
+  );
+}
+
+/** Binds a Google channel / Graph subscription / generic hook id to a user's source. */
+export async function putChannel(
+  ctx: UseCaseContext,
+  channelId: string,
+  binding: ChannelBindingInput,
+): Promise<void> {
+  const secretSealed =
+    binding.secret === undefined ? undefined : await ctx.tokens.seal(binding.secret);
+  const existing = await ctx.store.getChannel(channelId);
+  const kind = binding.kind ?? existing?.kind;
+  await ctx.store.putChannel(
+    {
+      channelId,
+      key: binding.key,
+      sourceId: binding.sourceId,
+      ...(secretSealed !== undefined ? { secretSealed } : {}),
+      ...(kind !== undefined ? { kind } : {}),
+      version: existing?.version ?? 0,
+    },
+    existing?.version,
+  );
+}
+
+export async function findChannel(
+  ctx: UseCaseContext,
+  channelId: string,
+): Promise<ChannelView | undefined> {
+  const c = await ctx.store.getChannel(channelId);
+  if (c === undefined) return undefined;
+  const secret = c.secretSealed === undefined ? undefined : await ctx.tokens.open(c.secretSealed);
+  return {
+    team: c.key.team,
+    user: c.key.user,
+    sourceId: c.sourceId,
+    ...(secret !== undefined ? { secret } : {}),
+    ...(c.kind !== undefined ? { kind: c.kind } : {}),
+  };
+}
+
+/**
+ * Every source of the users whose poll phase the poll run at `now` covers, through the poll
+ * index: each source once per 15 minutes, at a fixed phase, so checks never move the index.
+ */
+export async function sourcesDue(ctx: UseCaseContext, now: number): Promise<SyncMessage[]> {
+  const { from, to } = pollPhasesEndedBy(now);
+  const users = await ctx.store.usersToPoll(from, to);
+  return users.flatMap((u) =>
+    u.sources.map(
+      (s): SyncMessage => ({ team: u.key.team, user: u.key.user, sourceId: s.id, reason: "poll" }),
+    ),
+  );
+}
+
+export async function loadSource(
+  ctx: UseCaseContext,
+  key: UserKey,
+  sourceId: string,
+): Promise<SourceView | undefined> {
+  const user = await ctx.store.getUser(key);
+  const src = user?.sources.find((s) => s.id === sourceId);
+  if (user === undefined || src === undefined) return undefined;
+  return {
+    url: src.url,
+    tz: user.tz,
+    emails: user.emails,
+    rules: rulesOf(ctx.log, user),
+    ...(src.etag !== undefined ? { etag: src.etag } : {}),
+    ...(src.lastModified !== undefined ? { lastModified: src.lastModified } : {}),
+    ...(src.hash !== undefined ? { hash: src.hash } : {}),
+    ...(src.syncedAt !== undefined ? { syncedAt: src.syncedAt } : {}),
+  };
+}
+
+/** Records a source's check (its validators and when it ran). */
+export async function recordSourceSync(
+  ctx: UseCaseContext,
+  key: UserKey,
+  sourceId: string,
+  sync: SourceSyncInput,
+): Promise<void> {
+  await mutateUser(ctx, key, (u) => ({
+    ...u,
+    sources: u.sources.map((s) => (s.id === sourceId ? { ...s, ...sync } : s)),
+  }));
+}

@@ -1,0 +1,97 @@
+import type { StatusState } from "./status-state";
+import type { Block, UserKey } from "./types";
+
+/** What the store keeps, as the use cases and their ports see it. */
+
+export interface OutOfOfficeInput {
+  start: number;
+  end: number;
+  text?: string;
+  emoji?: string;
+}
+
+export interface OutOfOfficeEntry extends Required<OutOfOfficeInput> {
+  id: string;
+  createdAt: number;
+}
+
+export type UserMode = "auto" | "paused";
+export type SourceKind = "ics" | "google" | "graph" | "generic";
+
+export interface SourceRecord {
+  id: string;
+  url: string;
+  kind: SourceKind;
+  /** Channel token / clientState / hook secret, sealed. */
+  secretSealed?: string;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+  syncedAt?: number;
+}
+
+export interface UserRecord {
+  key: UserKey;
+  tz: string;
+  tokenSealed: string;
+  /** The admin whose token this is, when it acts on `key.user` through the `user` parameter. */
+  adminTokenUser?: string;
+  emails: string[];
+  sources: SourceRecord[];
+  /** Partial user rules, validated by the rules schema when used. */
+  rules: Record<string, unknown>;
+  mode: UserMode;
+  version: number;
+  updatedAt: number;
+}
+
+export interface StatusRecord {
+  key: UserKey;
+  state: StatusState;
+  version: number;
+  /** Next instant (epoch ms) the desired status changes or an override ends; indexed. */
+  nextTransitionAt?: number;
+  /** Whether that transition starts an out-of-office block (ordered first by the tick). */
+  nextIsOoo?: boolean;
+  /** The transition instant already put on the queue, so re-ticks skip it. */
+  enqueuedFor?: number;
+  updatedAt: number;
+}
+
+export interface TimelineRecord {
+  key: UserKey;
+  sourceId: string;
+  blocks: Block[];
+  etag?: string;
+  hash?: string;
+  version: number;
+  updatedAt: number;
+}
+
+export interface OutOfOfficeRecord extends OutOfOfficeEntry {
+  key: UserKey;
+}
+
+/** Which hook a push channel belongs to (Google channel, Graph subscription, generic hook). */
+export type ChannelKind = "google" | "graph" | "generic";
+
+export interface ChannelRecord {
+  channelId: string;
+  key: UserKey;
+  sourceId: string;
+  secretSealed?: string;
+  /**
+   * The hook the channel was bound for; pushes through any other hook are refused. Records
+   * written before kinds existed have none and are accepted by every hook.
+   */
+  kind?: ChannelKind;
+  version: number;
+}
+
+/** Everything about one user, read in one consistent query. */
+export interface UserSnapshot {
+  user?: UserRecord;
+  status?: StatusRecord;
+  timelines: TimelineRecord[];
+  ooo: OutOfOfficeRecord[];
+}

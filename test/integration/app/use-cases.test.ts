@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReconcileOutcome } from "../../../lib/app/contracts";
+import type { UserKey } from "../../../lib/core/types";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { block, harness, MIN, T0 } from "./harness";
+
+let dynamo: LocalDynamo;
+beforeAll(async () => {
+  dynamo = await startDynalite();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+describe("createUseCases", () => {
+  it("runs every reconcile a use case starts through the object's reconcileUser, so a wrapper sees them all", async () => {
+    // Prepare: a wrapper on reconcileUser, as the local stack's live log sets one.
+    const h = harness(dynamo);
+    const key = await h.addUser("W1");
+    const seen: ReconcileOutcome["kind"][] = [];
+    const inner = h.pilot.reconcileUser;
+    h.pilot.reconcileUser = async (k: UserKey) => {
+      const outcome = await inner(k);
+      seen.push(outcome.kind);
+      return outcome;
+    };
+    // Act: a timeline, then an out-of-office entry and its cancellation, none called directly.
+    await h.pilot.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
+    const entry = await h.pilot.scheduleOutOfOffice(key, { start: T0, end: T0 + 60 * MIN });
+    await h.pilot.cancelOutOfOffice(key, entry.id);
+    // Assess: the meeting set, the out-of-office set, the meeting set again.
+    expect(seen).toEqual(["set", "set", "set"]);
+    expect(h.gateway.calls).toHaveLength(3);
+  });
+});
