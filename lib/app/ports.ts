@@ -60,7 +60,7 @@ export class GatewayError extends Error {
 }
 
 export type UserMode = "auto" | "paused";
-export type SourceKind = "ics" | "google" | "graph" | "generic";
+export type SourceKind = import("../calendar/providers/registry").SourceKind;
 
 export interface SourceRecord {
   id: string;
@@ -117,7 +117,7 @@ export interface OutOfOfficeRecord extends OutOfOfficeEntry {
 }
 
 /** Which hook a push channel belongs to (Google channel, Graph subscription, generic hook). */
-export type ChannelKind = "google" | "graph" | "generic";
+export type ChannelKind = import("../calendar/providers/registry").ChannelKind;
 
 export interface ChannelRecord {
   channelId: string;

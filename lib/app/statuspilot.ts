@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import * as z from "zod";
+import { sourceKindSchema } from "../calendar/providers/registry";
 import type { Clock } from "../core/clock";
 import { type Decision, decideForState, decisionStatus } from "../core/decide";
 import type { Log, Queue } from "../core/ports";
@@ -203,7 +204,7 @@ const upsertSchemaFor = (policy: SourceAddressPolicy) =>
           const problem = sourceUrlProblem(url, policy);
           if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
         }),
-        kind: z.enum(["ics", "google", "graph", "generic"]),
+        kind: sourceKindSchema,
         secret: z.string().min(1).optional(),
       }),
     ),
