@@ -1,12 +1,6 @@
 import type { SyncMessage } from "../app/contracts";
-import { genericProvider } from "../calendar/providers/generic";
-import { googleProvider } from "../calendar/providers/google";
-import { graphProvider } from "../calendar/providers/graph";
-import {
-  PUSH_ROUTES,
-  pushProviderFor,
-  type RegisteredPushProvider,
-} from "../calendar/providers/registry";
+import type { PushHook } from "../calendar/providers/provider";
+import { pushHookFor, pushHookOf, pushRoutes } from "../calendar/providers/registry";
 import type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 import { WebhookError } from "./errors";
 import type { WebhookReply, WebhookRequest } from "./http";
@@ -34,19 +28,20 @@ async function lookupChannel(
 }
 
 /**
- * One push through `provider`'s hook: the provider authenticates it (before any read) and names
- * its channels, each channel's source is queued for a re-sync, and the provider answers.
+ * One push through the `kind` provider's hook: the hook authenticates it (before any read) and
+ * names its channels, each channel's source is queued for a re-sync, and the hook answers.
  */
 async function receivePush(
-  provider: RegisteredPushProvider,
+  kind: ChannelKind,
+  hook: PushHook,
   req: WebhookRequest,
   deps: WebhookDeps,
 ): Promise<WebhookReply> {
-  const verdict = await provider.push.verifyPush<ChannelBinding>(req, {
+  const verdict = await hook.verifyPush<ChannelBinding>(req, {
     clock: deps.clock,
     log: deps.log,
     signingSecret: () => deps.signingSecret(),
-    findChannel: (channelId) => lookupChannel(deps, channelId, provider.kind),
+    findChannel: (channelId) => lookupChannel(deps, channelId, kind),
   });
   if (verdict.kind === "answer") return verdict.reply;
   const queued: boolean[] = [];
@@ -56,18 +51,18 @@ async function receivePush(
 
 /** POST /hooks/google (lib/calendar/providers/google.ts). */
 export const handleGooglePush = (req: WebhookRequest, deps: WebhookDeps) =>
-  receivePush(googleProvider, req, deps);
+  receivePush("google", pushHookOf("google"), req, deps);
 
 /** POST /hooks/graph (lib/calendar/providers/graph.ts). */
 export const handleGraphNotification = (req: WebhookRequest, deps: WebhookDeps) =>
-  receivePush(graphProvider, req, deps);
+  receivePush("graph", pushHookOf("graph"), req, deps);
 
 /** POST /hooks/generic/{sourceId} (lib/calendar/providers/generic.ts). */
 export const handleGenericHook = (req: WebhookRequest, deps: WebhookDeps) =>
-  receivePush(genericProvider, req, deps);
+  receivePush("generic", pushHookOf("generic"), req, deps);
 
 /** The hook each calendar route serves, by API Gateway route key (functions/routes.ts). */
-export const CALENDAR_HOOK_ROUTES: Readonly<Record<string, ChannelKind>> = PUSH_ROUTES;
+export const CALENDAR_HOOK_ROUTES: Readonly<Record<string, ChannelKind>> = pushRoutes();
 
 /** A calendar push and the route API Gateway matched it to. */
 export interface CalendarPushRequest extends WebhookRequest {
@@ -83,7 +78,7 @@ export async function handleCalendarPush(
   req: CalendarPushRequest,
   deps: WebhookDeps,
 ): Promise<WebhookReply> {
-  const provider = pushProviderFor(req.routeKey);
-  if (provider === undefined) throw new WebhookError("not_found", "no calendar hook on this route");
-  return receivePush(provider, req, deps);
+  const route = pushHookFor(req.routeKey);
+  if (route === undefined) throw new WebhookError("not_found", "no calendar hook on this route");
+  return receivePush(route.kind, route.hook, req, deps);
 }

@@ -3,7 +3,7 @@ import { WebhookError } from "../../webhooks/errors";
 import { jsonReply, type WebhookRequest } from "../../webhooks/http";
 import { BAD_SIGNATURE, header, verifyV0 } from "../../webhooks/signature";
 import { icsProvider } from "./ics";
-import type { CalendarProvider, PushChannel, PushDeps, PushVerdict } from "./provider";
+import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
 import { requireChannelId } from "./push-channel";
 
 /**
@@ -14,8 +14,13 @@ export const genericProvider = {
   kind: "generic",
   fetchWindow: icsProvider.fetchWindow,
   sourceAddressProblem: icsProvider.sourceAddressProblem,
-  push: { routeKey: "POST /hooks/generic/{sourceId}", verifyPush: verifyGenericPush },
 } as const satisfies CalendarProvider;
+
+/** Its push hook (the registry routes pushes to it). */
+export const genericPushHook = {
+  routeKey: "POST /hooks/generic/{sourceId}",
+  verifyPush: verifyGenericPush,
+} as const satisfies PushHook;
 
 /**
  * Signed like service events (v0 HMAC over timestamp and body), keyed by the channel's derived

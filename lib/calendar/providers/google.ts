@@ -4,7 +4,7 @@ import { WebhookError } from "../../webhooks/errors";
 import { jsonReply, type WebhookRequest } from "../../webhooks/http";
 import { header } from "../../webhooks/signature";
 import { icsProvider } from "./ics";
-import type { CalendarProvider, PushChannel, PushDeps, PushVerdict } from "./provider";
+import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
 import { requireChannelId } from "./push-channel";
 
 /**
@@ -19,8 +19,13 @@ export const googleProvider = {
   kind: "google",
   fetchWindow: icsProvider.fetchWindow,
   sourceAddressProblem: icsProvider.sourceAddressProblem,
-  push: { routeKey: "POST /hooks/google", verifyPush: verifyGooglePush },
 } as const satisfies CalendarProvider;
+
+/** Its push hook (the registry routes pushes to it). */
+export const googlePushHook = {
+  routeKey: "POST /hooks/google",
+  verifyPush: verifyGooglePush,
+} as const satisfies PushHook;
 
 /**
  * Every refusal of a channel says the same whether the id is bound or not, so answers cannot

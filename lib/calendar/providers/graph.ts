@@ -4,7 +4,7 @@ import { WebhookError } from "../../webhooks/errors";
 import { jsonReply, parseJsonInput, textReply, type WebhookRequest } from "../../webhooks/http";
 import { channelIdSchema } from "../../webhooks/ids";
 import { icsProvider } from "./ics";
-import type { CalendarProvider, PushChannel, PushDeps, PushVerdict } from "./provider";
+import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
 
 /**
  * Microsoft Graph (Outlook): a subscription notifies POST /hooks/graph, and each authenticated
@@ -18,8 +18,13 @@ export const graphProvider = {
   kind: "graph",
   fetchWindow: icsProvider.fetchWindow,
   sourceAddressProblem: icsProvider.sourceAddressProblem,
-  push: { routeKey: "POST /hooks/graph", verifyPush: verifyGraphNotification },
 } as const satisfies CalendarProvider;
+
+/** Its push hook (the registry routes pushes to it). */
+export const graphPushHook = {
+  routeKey: "POST /hooks/graph",
+  verifyPush: verifyGraphNotification,
+} as const satisfies PushHook;
 
 /**
  * Distinct subscriptions looked up per request. Graph batches name the few subscriptions that
@@ -36,16 +41,24 @@ export const MAX_GRAPH_FAILURES = 10;
 /** Answers alike whether the subscriptions exist or not. */
 const GRAPH_REFUSAL = "no notification could be authenticated";
 
-const graphNotificationSchema = z
-  .object({
-    subscriptionId: channelIdSchema,
-    clientState: z.string().optional(),
-    changeType: z.string().optional(),
-    lifecycleEvent: z.enum(["reauthorizationRequired", "subscriptionRemoved", "missed"]).optional(),
-  })
-  .loose();
-const graphBodySchema = z.object({ value: z.array(graphNotificationSchema).max(1000) });
-type GraphNotification = z.infer<typeof graphNotificationSchema>;
+/** Built on first use: top-level schema calls would stay in bundles that never see a push. */
+const graphNotificationSchema = () =>
+  z
+    .object({
+      subscriptionId: channelIdSchema,
+      clientState: z.string().optional(),
+      changeType: z.string().optional(),
+      lifecycleEvent: z
+        .enum(["reauthorizationRequired", "subscriptionRemoved", "missed"])
+        .optional(),
+    })
+    .loose();
+let graphBodySchema:
+  | z.ZodObject<{ value: z.ZodArray<ReturnType<typeof graphNotificationSchema>> }>
+  | undefined;
+const graphBody = () =>
+  (graphBodySchema ??= z.object({ value: z.array(graphNotificationSchema()).max(1000) }));
+type GraphNotification = z.infer<ReturnType<typeof graphNotificationSchema>>;
 
 /**
  * Echo the validation token; otherwise each notification names a subscription, and its
@@ -64,7 +77,7 @@ async function verifyGraphNotification<C extends PushChannel>(
   if (validationToken !== undefined) {
     return { kind: "answer", reply: textReply(200, validationToken) };
   }
-  const { value } = parseJsonInput(graphBodySchema, req.rawBody);
+  const { value } = parseJsonInput(graphBody(), req.rawBody);
   const skipped = { unknownSubscription: 0, badClientState: 0, notLookedUp: 0 };
   const signingSecret = value.length > 0 ? await deps.signingSecret() : "";
   const bySubscription = new Map<string, GraphNotification[]>();

@@ -7,9 +7,13 @@ import type { WebhookReply, WebhookRequest } from "../../webhooks/http";
 
 /**
  * The contract every calendar provider fulfils: how a source of its kind is read over a window
- * (lib/app/sync.ts calls `fetchWindow`), where its address may point, and, when the provider
- * pushes changes, how its hook authenticates a push (lib/webhooks/handle-calendar-push.ts calls
- * `push.verifyPush`). A new provider is one module beside this one and one line in registry.ts.
+ * (lib/app/sync.ts calls `fetchWindow`) and where its address may point. A provider that pushes
+ * changes also exports a PushHook (below): how its hook authenticates a push
+ * (lib/webhooks/handle-calendar-push.ts calls `verifyPush`). Both are listed in registry.ts.
+ *
+ * The hook is a separate object, not a property, so that a bundle that only reads calendars (or
+ * only checks kinds) leaves every hook's verification out: esbuild drops unused exports, not
+ * unused properties.
  */
 export interface CalendarProvider {
   /** The `kind` stored with a source (and with a push channel, when the provider pushes). */
@@ -18,12 +22,7 @@ export interface CalendarProvider {
   fetchWindow(source: WindowSource, window: SyncWindow, deps: FetchDeps): Promise<WindowFetch>;
   /** Why `address` cannot be a source of this kind under `policy`; undefined when it can. */
   sourceAddressProblem(address: string, policy: SourceAddressPolicy): string | undefined;
-  /** The provider's push hook; providers without one are polled only. */
-  readonly push?: PushHook;
 }
-
-/** A provider that pushes: its channels are bound with its kind. */
-export type PushProvider = CalendarProvider & { readonly push: PushHook };
 
 /** What a provider reads about a source. */
 export interface WindowSource {
@@ -141,7 +140,7 @@ export type PushVerdict<C extends PushChannel = PushChannel> =
   /** Authenticated pushes for these channels: each source is re-synced, then `reply` answers. */
   | { kind: "accepted"; channels: C[]; reply(queued: readonly boolean[]): WebhookReply };
 
-/** A provider's push endpoint. */
+/** A provider's push endpoint; its channels are bound with the provider's kind. */
 export interface PushHook {
   /** The API Gateway route key that reaches it (functions/routes.ts, serverless.yml). */
   readonly routeKey: string;

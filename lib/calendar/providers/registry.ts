@@ -1,38 +1,50 @@
 import * as z from "zod";
 import { UnknownProviderError } from "./errors";
-import { genericProvider } from "./generic";
-import { googleProvider } from "./google";
-import { graphProvider } from "./graph";
+import { genericProvider, genericPushHook } from "./generic";
+import { googleProvider, googlePushHook } from "./google";
+import { graphProvider, graphPushHook } from "./graph";
 import { icsProvider } from "./ics";
-import type { CalendarProvider } from "./provider";
+import type { CalendarProvider, PushHook } from "./provider";
 
 /**
- * Every calendar provider: the single list that source kinds, channel kinds, their input
- * schemas, the stored-item codec and the hooks' routes derive from. A new provider is a module
- * beside this one and one entry here (then its route in functions/routes.ts and serverless.yml,
- * when it pushes).
+ * The registry of calendar providers: the one place that source kinds, channel kinds, their
+ * input schemas, the stored-item codecs and the calendar hooks' routes come from.
+ *
+ * A new provider is a module beside this one, its kind in SOURCE_KINDS (the compiler then asks
+ * for its entry in PROVIDERS) and, when it pushes, in CHANNEL_KINDS (then PUSH_HOOKS asks for
+ * its hook, and its route goes into functions/routes.ts and serverless.yml).
+ *
+ * The kinds are written out rather than read off the providers so that a bundle needing only
+ * the kinds (a codec, an input schema) leaves the providers' code out, and the lookups below
+ * are functions so that a bundle that reads calendars leaves the push hooks out.
  */
-const PROVIDERS = [icsProvider, googleProvider, graphProvider, genericProvider] as const;
+export const SOURCE_KINDS = ["ics", "google", "graph", "generic"] as const;
 
-type Registered = (typeof PROVIDERS)[number];
+/** The kind of a calendar source: which provider reads it. */
+export type SourceKind = (typeof SOURCE_KINDS)[number];
 
-/** The kind of a calendar source: how it is read. */
-export type SourceKind = Registered["kind"];
+/** The kinds whose provider has a push hook: a push channel is bound with one of them. */
+export const CHANNEL_KINDS = [
+  "google",
+  "graph",
+  "generic",
+] as const satisfies readonly SourceKind[];
 
-/** The kind of a push channel: the providers with a push hook. */
-export type ChannelKind = RegisteredPushProvider["kind"];
+/** The kind of a push channel: the hook its pushes come through. */
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-/** Every source kind, in registry order. */
-export const SOURCE_KINDS: readonly SourceKind[] = PROVIDERS.map((p) => p.kind);
+const PROVIDERS: { readonly [K in SourceKind]: CalendarProvider & { readonly kind: K } } = {
+  ics: icsProvider,
+  google: googleProvider,
+  graph: graphProvider,
+  generic: genericProvider,
+};
 
-/** A registered provider with a push hook; its `kind` is a ChannelKind. */
-export type RegisteredPushProvider = Extract<Registered, { push: unknown }>;
-
-const hasPush = (p: Registered): p is RegisteredPushProvider => "push" in p;
-const PUSH_PROVIDERS = PROVIDERS.filter(hasPush);
-
-/** Every channel kind (the providers that push), in registry order. */
-export const CHANNEL_KINDS: readonly ChannelKind[] = PUSH_PROVIDERS.map((p) => p.kind);
+const PUSH_HOOKS: { readonly [K in ChannelKind]: PushHook } = {
+  google: googlePushHook,
+  graph: graphPushHook,
+  generic: genericPushHook,
+};
 
 /** A source's `kind` in an input: one of SOURCE_KINDS. */
 export const sourceKindSchema = z.enum(SOURCE_KINDS);
@@ -48,7 +60,7 @@ export const isChannelKind = (kind: string): kind is ChannelKind =>
 
 /** The provider of `kind`, or undefined. */
 export const findProvider = (kind: string): CalendarProvider | undefined =>
-  PROVIDERS.find((p) => p.kind === kind);
+  isSourceKind(kind) ? PROVIDERS[kind] : undefined;
 
 /** The provider of `kind`; an unknown kind throws UnknownProviderError, naming the known ones. */
 export function providerFor(kind: string): CalendarProvider {
@@ -57,12 +69,15 @@ export function providerFor(kind: string): CalendarProvider {
   return provider;
 }
 
-/** The provider whose push hook API Gateway reaches by `routeKey`, or undefined. */
-export function pushProviderFor(routeKey: string): RegisteredPushProvider | undefined {
-  return PUSH_PROVIDERS.find((p) => p.push.routeKey === routeKey);
+/** The push hook of channel kind `kind`. */
+export const pushHookOf = (kind: ChannelKind): PushHook => PUSH_HOOKS[kind];
+
+/** The push hook API Gateway reaches by `routeKey`, with its channel kind, or undefined. */
+export function pushHookFor(routeKey: string): { kind: ChannelKind; hook: PushHook } | undefined {
+  const kind = CHANNEL_KINDS.find((k) => PUSH_HOOKS[k].routeKey === routeKey);
+  return kind === undefined ? undefined : { kind, hook: PUSH_HOOKS[kind] };
 }
 
-/** The route key of every push hook, with the channel kind it serves. */
-export const PUSH_ROUTES: Readonly<Record<string, ChannelKind>> = Object.fromEntries(
-  PUSH_PROVIDERS.map((p) => [p.push.routeKey, p.kind]),
-);
+/** Every push hook's route key, with the channel kind it serves. */
+export const pushRoutes = (): Record<string, ChannelKind> =>
+  Object.fromEntries(CHANNEL_KINDS.map((kind) => [PUSH_HOOKS[kind].routeKey, kind]));
