@@ -168,18 +168,13 @@ export async function syncSource(
   }
   const from = now - limits.pastMs;
   const to = now + limits.futureMs;
-  const validators: SourceValidators = {
-    ...(source.etag !== undefined ? { etag: source.etag } : {}),
-    ...(source.lastModified !== undefined ? { lastModified: source.lastModified } : {}),
-    ...(source.hash !== undefined ? { hash: source.hash } : {}),
-  };
   const read = await provider.fetchWindow(
     {
       url: source.url,
       tz: source.tz,
       emails: source.emails,
       // Outside the refresh window the calendar is read and expanded in full.
-      ...(fresh ? { validators } : {}),
+      ...(fresh ? { validators: source satisfies SourceValidators } : {}),
     },
     { from, to },
     {

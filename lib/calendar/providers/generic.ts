@@ -11,9 +11,9 @@ import { requireChannelId } from "./push-channel";
  * /hooks/generic/{sourceId}; the source is read through its ICS address.
  */
 export const genericProvider = {
+  // The ICS provider's read and address rule, under this kind.
+  ...icsProvider,
   kind: "generic",
-  fetchWindow: icsProvider.fetchWindow,
-  sourceAddressProblem: icsProvider.sourceAddressProblem,
 } as const satisfies CalendarProvider;
 
 /** Its push hook (the registry routes pushes to it). */

@@ -16,9 +16,9 @@ import { requireChannelId } from "./push-channel";
  * `sourceAddressProblem` here.
  */
 export const googleProvider = {
+  // The ICS provider's read and address rule, under this kind.
+  ...icsProvider,
   kind: "google",
-  fetchWindow: icsProvider.fetchWindow,
-  sourceAddressProblem: icsProvider.sourceAddressProblem,
 } as const satisfies CalendarProvider;
 
 /** Its push hook (the registry routes pushes to it). */

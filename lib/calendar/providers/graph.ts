@@ -15,9 +15,9 @@ import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } f
  * `sourceAddressProblem` here.
  */
 export const graphProvider = {
+  // The ICS provider's read and address rule, under this kind.
+  ...icsProvider,
   kind: "graph",
-  fetchWindow: icsProvider.fetchWindow,
-  sourceAddressProblem: icsProvider.sourceAddressProblem,
 } as const satisfies CalendarProvider;
 
 /** Its push hook (the registry routes pushes to it). */
