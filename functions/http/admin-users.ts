@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { feedUrlProblem } from "../../lib/app/source-rules";
+import { channelKindSchema, sourceKindSchema } from "../../lib/calendar/providers/registry";
 import {
   channelIdSchema,
   channelToken,
@@ -39,7 +40,7 @@ const userBodySchema = z
                 const problem = feedUrlProblem(url);
                 if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
               }),
-            kind: z.enum(["ics", "google", "graph", "generic"]),
+            kind: sourceKindSchema,
             secret: secretSchema.optional(),
           })
           .strict(),
@@ -56,7 +57,7 @@ const channelBodySchema = z
     sourceId: sourceIdSchema,
     secret: secretSchema.optional(),
     // Optional only so a re-bind of a channel stored before kinds existed may omit it.
-    kind: z.enum(["google", "graph", "generic"]).optional(),
+    kind: channelKindSchema.optional(),
   })
   .strict();
 const userPathSchema = z.object({ team: workspaceIdSchema, user: workspaceIdSchema });

@@ -115,6 +115,8 @@ export interface ChannelBindingInput {
 
 /** One calendar source and its owner, as the sync reads it (the sync's SyncSourceView). */
 export interface SourceView {
+  /** Which provider reads it (lib/calendar/providers/registry.ts). */
+  kind?: SourceKind;
   url: string;
   tz: string;
   emails: string[];

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { SOURCE_KINDS } from "../core/source-kinds";
 import { STATUS_TEXT_LIMIT } from "../core/text";
 import { sourceIdSchema } from "../webhooks/ids";
 import { InvalidInputError } from "./errors";
@@ -43,7 +44,7 @@ export const oooInputSchema = z
   .refine((v) => v.end > v.start, { message: "end must be after start", path: ["end"] });
 
 /** A calendar source's kind (one line, so a provider registry's schema can replace it). */
-const sourceKindSchema = z.enum(["ics", "google", "graph", "generic"]);
+const sourceKindSchema = z.enum(SOURCE_KINDS);
 
 /** The same source rules as the admin API's, plus the address policy of where this runs. */
 export const upsertUserSchemaFor = (policy: SourceAddressPolicy) =>

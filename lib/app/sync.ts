@@ -1,13 +1,22 @@
-import { createHash } from "node:crypto";
+import type { ExpandFn, SourceValidators } from "../calendar/providers/provider";
+import { findProvider, type SourceKind } from "../calendar/providers/registry";
 import type { Clock } from "../core/clock";
 import type { Log } from "../core/ports";
 import type { UserRules } from "../core/rules";
 import type { Block, Occurrence, UserKey } from "../core/types";
 import type { SyncMessage, TimelineMeta } from "./contracts";
-import { type FeedAddressGuard, fetchFeed } from "./feed-fetch";
+import type { FeedAddressGuard } from "./feed-fetch";
+
+export { SyncError } from "../calendar/providers/errors";
+export type { ExpandFn, Expansion } from "../calendar/providers/provider";
 
 /** What the sync needs to know about one calendar source and its owner. */
 export interface SyncSourceView {
+  /**
+   * Which provider reads it (lib/calendar/providers/registry.ts). Views without one are read as
+   * ICS feeds, as every kind was before providers had reads of their own.
+   */
+  kind?: SourceKind;
   url: string;
   tz: string;
   emails: string[];
@@ -29,19 +38,6 @@ export interface SourceSyncRecord {
   lastModified?: string;
   hash?: string;
 }
-
-export interface Expansion {
-  occurrences: Occurrence[];
-  skipped: Array<{ reason: string; uid?: string }>;
-  /** What the feed got wrong but was read anyway (a guessed time zone, a dropped line). */
-  warnings?: Array<{ message: string; uid?: string; tzid?: string }>;
-}
-
-/** lib/calendar's expand, injected so tests can count or fail calls (and the root can lazy-load). */
-export type ExpandFn = (
-  icsText: string,
-  opts: { from: number; to: number; userZone: string; userEmails?: string[] },
-) => Expansion | Promise<Expansion>;
 
 export type BuildTimelineFn = (
   occurrences: Occurrence[],
@@ -92,62 +88,6 @@ export type SyncOutcome =
     }
   | { kind: "skipped"; reason: string };
 
-/** A sync failure that is worth retrying (network, timeout, the feed's server failing). */
-export class SyncError extends Error {
-  override name = "SyncError";
-  constructor(
-    readonly code: "fetch_failed" | "timeout" | "upstream_status",
-    message: string,
-    readonly status?: number,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-class FeedTooLarge extends Error {
-  override name = "FeedTooLarge";
-}
-
-/** Reads a body, aborting as soon as it passes the cap, so a huge feed never sits in memory. */
-async function readCapped(
-  response: Response,
-  maxBytes: number,
-  abort: () => void,
-): Promise<string> {
-  const declared = Number(response.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    abort();
-    throw new FeedTooLarge(`declared ${declared} bytes`);
-  }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      abort();
-      await reader.cancel().catch(() => undefined);
-      throw new FeedTooLarge(`more than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/** Only scheme and host reach the logs: a feed URL's path is its secret. */
-const redactUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}/…`;
-  } catch {
-    return "(invalid url)";
-  }
-};
-
 /** FNV-1a of the source's identity: where in the refresh window its boundary falls. */
 function refreshPhase(msg: SyncMessage, refreshMs: number): number {
   const id = `${msg.team}/${msg.user}/${msg.sourceId}`;
@@ -172,8 +112,8 @@ export function inRefreshWindow(
 }
 
 /**
- * Re-fetches one ICS source and replaces the user's timeline from it. Returns what happened;
- * throws SyncError only for failures worth a retry (the queue then redelivers, then dead-letters).
+ * Re-reads one calendar source through its provider (lib/calendar/providers) and replaces the
+ * user's timeline from it. Returns what happened; throws SyncError only for failures worth a retry (the queue then redelivers, then dead-letters).
  * `requestedAt` (epoch ms) lets a late or redelivered message skip: a sync started after it covers it.
  * Pushes coalesce before this, at the sync gate (lib/app/sync-coalescing.ts).
  */
@@ -217,105 +157,52 @@ export async function syncSource(
     });
   };
 
-  const headers: Record<string, string> = { accept: "text/calendar, */*;q=0.5" };
-  if (fresh && source.etag) headers["if-none-match"] = source.etag;
-  if (fresh && source.lastModified) headers["if-modified-since"] = source.lastModified;
-
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), limits.timeoutMs);
-  let text: string;
-  let response: Response;
-  try {
-    try {
-      const fetched = await fetchFeed(
-        deps.fetch,
-        source.url,
-        { headers, signal: controller.signal },
-        deps.addressGuard,
-      );
-      if (fetched.kind === "refused") {
-        // Retrying cannot help: the address stays refused until an admin replaces the source.
-        deps.log.warn(`sync skipped: feed address refused, ${fetched.message}`, {
-          ...logData,
-          feed: redactUrl(source.url),
-          reason: fetched.reason,
-        });
-        return { kind: "skipped", reason: fetched.reason };
-      }
-      response = fetched.response;
-    } catch (error: unknown) {
-      const timedOut = controller.signal.aborted;
-      throw new SyncError(
-        timedOut ? "timeout" : "fetch_failed",
-        timedOut
-          ? `feed ${redactUrl(source.url)} did not answer in ${limits.timeoutMs} ms`
-          : `feed ${redactUrl(source.url)} could not be fetched`,
-        undefined,
-        { cause: error },
-      );
-    }
-    if (response.status === 304) {
-      deps.log.debug("feed not modified", logData);
-      await recordCheck(
-        response.headers.get("etag") ?? undefined,
-        response.headers.get("last-modified") ?? undefined,
-      );
-      return { kind: "unchanged", reason: "not_modified" };
-    }
-    if (response.status >= 500 || response.status === 429) {
-      throw new SyncError("upstream_status", `feed answered ${response.status}`, response.status);
-    }
-    if (!response.ok) {
-      deps.log.warn("sync skipped: feed refused", { ...logData, status: response.status });
-      return { kind: "skipped", reason: `http_${response.status}` };
-    }
-    try {
-      text = await readCapped(response, limits.maxBytes, () => controller.abort());
-    } catch (error: unknown) {
-      if (error instanceof FeedTooLarge) {
-        deps.log.warn("sync skipped: feed over the size cap", {
-          ...logData,
-          maxBytes: limits.maxBytes,
-        });
-        return { kind: "skipped", reason: "too_large" };
-      }
-      if (controller.signal.aborted) {
-        throw new SyncError("timeout", `feed body did not arrive in ${limits.timeoutMs} ms`, 200, {
-          cause: error,
-        });
-      }
-      throw new SyncError("fetch_failed", "feed body could not be read", 200, { cause: error });
-    }
-  } finally {
-    clearTimeout(timer);
+  const provider = findProvider(source.kind ?? "ics");
+  if (provider === undefined) {
+    // Retrying cannot help: nothing reads that kind until a provider for it is registered.
+    deps.log.warn("sync skipped: no provider for the source's kind", {
+      ...logData,
+      kind: source.kind,
+    });
+    return { kind: "skipped", reason: "unknown_kind" };
   }
-
-  const hash = createHash("sha256").update(text).digest("hex");
-  const etag = response.headers.get("etag") ?? undefined;
-  const lastModified = response.headers.get("last-modified") ?? undefined;
-  const record: SourceSyncRecord = {
-    syncedAt: now,
-    hash,
-    ...(etag ? { etag } : {}),
-    ...(lastModified ? { lastModified } : {}),
-  };
-  if (fresh && source.hash === hash) {
-    deps.log.debug("feed content unchanged", logData);
-    await recordCheck(etag, lastModified);
-    return { kind: "unchanged", reason: "same_content" };
-  }
-
   const from = now - limits.pastMs;
   const to = now + limits.futureMs;
-  const { occurrences, skipped, warnings } = await deps.expand(text, {
-    from,
-    to,
-    userZone: source.tz,
-    userEmails: source.emails,
-  });
+  const read = await provider.fetchWindow(
+    {
+      url: source.url,
+      tz: source.tz,
+      emails: source.emails,
+      // Outside the refresh window the calendar is read and expanded in full.
+      ...(fresh ? { validators: source satisfies SourceValidators } : {}),
+    },
+    { from, to },
+    {
+      fetch: deps.fetch,
+      expand: deps.expand,
+      maxBytes: limits.maxBytes,
+      timeoutMs: limits.timeoutMs,
+      ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
+    },
+  );
+  if (read.kind === "skipped") {
+    deps.log.warn(read.message, { ...logData, ...read.detail });
+    return { kind: "skipped", reason: read.reason };
+  }
+  if (read.kind === "unchanged") {
+    deps.log.debug(
+      read.reason === "not_modified" ? "feed not modified" : "feed content unchanged",
+      logData,
+    );
+    await recordCheck(read.validators.etag, read.validators.lastModified);
+    return { kind: "unchanged", reason: read.reason };
+  }
+
+  const { occurrences, skipped, warnings } = read;
+  const { hash, etag } = read.validators;
   for (const item of skipped.slice(0, 20))
     deps.log.info("calendar item skipped", { ...logData, item });
-  for (const item of (warnings ?? []).slice(0, 20))
+  for (const item of warnings.slice(0, 20))
     deps.log.warn("calendar feed problem worked around", { ...logData, item });
   const blocks = deps.buildTimeline(occurrences, {
     rules: source.rules,
@@ -328,7 +215,7 @@ export async function syncSource(
     hash,
     ...(etag ? { etag } : {}),
   });
-  await deps.recordSourceSync(key, msg.sourceId, record);
+  await deps.recordSourceSync(key, msg.sourceId, { syncedAt: now, ...read.validators });
   deps.log.info("timeline applied", { ...logData, blocks: blocks.length, skipped: skipped.length });
   return { kind: "applied", blocks: blocks.length, skipped: skipped.length };
 }

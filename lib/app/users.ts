@@ -155,6 +155,7 @@ export async function loadSource(
   const src = user?.sources.find((s) => s.id === sourceId);
   if (user === undefined || src === undefined) return undefined;
   return {
+    kind: src.kind,
     url: src.url,
     tz: user.tz,
     emails: user.emails,

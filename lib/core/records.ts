@@ -1,5 +1,8 @@
+import type { ChannelKind, SourceKind } from "./source-kinds";
 import type { StatusState } from "./status-state";
 import type { Block, UserKey } from "./types";
+
+export type { ChannelKind, SourceKind };
 
 /** What the store keeps, as the use cases and their ports see it. */
 
@@ -16,7 +19,6 @@ export interface OutOfOfficeEntry extends Required<OutOfOfficeInput> {
 }
 
 export type UserMode = "auto" | "paused";
-export type SourceKind = "ics" | "google" | "graph" | "generic";
 
 export interface SourceRecord {
   id: string;
@@ -73,7 +75,6 @@ export interface OutOfOfficeRecord extends OutOfOfficeEntry {
 }
 
 /** Which hook a push channel belongs to (Google channel, Graph subscription, generic hook). */
-export type ChannelKind = "google" | "graph" | "generic";
 
 export interface ChannelRecord {
   channelId: string;

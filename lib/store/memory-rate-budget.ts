@@ -1,4 +1,4 @@
-import type { RateBudget, RateSlot } from "../app/ports";
+import type { RateBudget, RateSlot } from "../core/ports";
 import type { DynamoRateBudgetOptions } from "./dynamo-rate-budget";
 import { WINDOW_MS, windowOf } from "./items/budget";
 

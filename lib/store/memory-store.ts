@@ -1,12 +1,12 @@
+import type { StatusStore } from "../core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
   StatusRecord,
-  StatusStore,
   TimelineRecord,
   UserRecord,
   UserSnapshot,
-} from "../app/ports";
+} from "../core/records";
 import type { UserKey } from "../core/types";
 import { ConflictError } from "./errors";
 import { channelKeys } from "./items/channel";

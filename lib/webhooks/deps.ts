@@ -4,12 +4,13 @@ import type {
   SyncMessage,
   TransitionMessage,
 } from "../app/contracts";
+import type { ChannelKind } from "../calendar/providers/registry";
 import type { Clock } from "../core/clock";
 import type { Log, Queue } from "../core/ports";
 import type { UserChange, UserKey } from "../core/types";
 
-/** Which hook a channel id belongs to. */
-export type ChannelKind = "google" | "graph" | "generic";
+/** Which hook a channel id belongs to: a provider with a push hook (the registry's). */
+export type { ChannelKind };
 
 /** A calendar push channel bound to one source (Google channel, Graph subscription, generic id). */
 export interface ChannelBinding {

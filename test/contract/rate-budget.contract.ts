@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RateBudget } from "../../lib/app/ports";
+import type { RateBudget } from "../../lib/core/ports";
 
 /**
- * What every RateBudget promises (lib/app/ports.ts, spec 8.1), run against each adapter: per
+ * What every RateBudget promises (lib/core/ports.ts, spec 8.1), run against each adapter: per
  * token and fixed minute, a limited number of distinct users, and per user a limited number of
  * calls; a refusal names the start of the next minute.
  */

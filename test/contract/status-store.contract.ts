@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { StatusStore } from "../../lib/app/ports";
+import { POLL_INTERVAL_MS } from "../../lib/core/poll";
+import type { StatusStore } from "../../lib/core/ports";
 import { ConflictError } from "../../lib/store/errors";
-import { POLL_INTERVAL_MS, pollPhase } from "../../lib/store/items/user";
+import { pollPhase } from "../../lib/store/items/user";
 import {
   ALICE,
   ALICE_ELSEWHERE,
@@ -26,7 +27,7 @@ import {
 } from "./status-store.fixtures";
 
 /**
- * What every StatusStore promises (lib/app/ports.ts), run against each adapter: the DynamoDB
+ * What every StatusStore promises (lib/core/ports.ts), run against each adapter: the DynamoDB
  * store over dynalite and the in-memory store. Each test gets a fresh, empty store.
  */
 export interface StatusStoreUnderTest {

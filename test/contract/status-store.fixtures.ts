@@ -1,11 +1,11 @@
+import type { StatusStore } from "../../lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
   StatusRecord,
-  StatusStore,
   TimelineRecord,
   UserRecord,
-} from "../../lib/app/ports";
+} from "../../lib/core/records";
 import { initialStatusState } from "../../lib/core/status-state";
 import type { UserKey } from "../../lib/core/types";
 

@@ -1,4 +1,5 @@
-import type { ChannelKind, ChannelRecord } from "../../core/records";
+import type { ChannelRecord } from "../../core/records";
+import { type ChannelKind, isChannelKind } from "../../core/source-kinds";
 import { CorruptItemError } from "../errors";
 import { type Item, n, readN, readS, s } from "./codec";
 
@@ -34,13 +35,11 @@ export function channelFromItem(item: Item): ChannelRecord {
   };
 }
 
-const CHANNEL_KINDS: readonly ChannelKind[] = ["google", "graph", "generic"];
-
+/** A stored kind must be one the registry's push providers have. */
 function readChannelKind(item: Item): ChannelKind {
   const kind = readS(item, "kind");
-  const known = CHANNEL_KINDS.find((k) => k === kind);
-  if (known === undefined) {
+  if (!isChannelKind(kind)) {
     throw new CorruptItemError("/kind", `channel ${readS(item, "channelId")} has kind ${kind}`);
   }
-  return known;
+  return kind;
 }

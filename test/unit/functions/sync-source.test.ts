@@ -106,6 +106,34 @@ describe("syncSource", () => {
     });
   });
 
+  it("reads a push-backed source (Google, Graph, generic) through its ICS address for now", async () => {
+    for (const kind of ["google", "graph", "generic"] as const) {
+      const h = harness({ kind, url: `${base}/team.ics` });
+      expect(await syncSource(h.deps, msg), kind).toEqual({
+        kind: "applied",
+        blocks: 1,
+        skipped: 0,
+      });
+    }
+  });
+
+  it("skips a source whose kind no provider reads, without fetching or writing", async () => {
+    // Prepare: a kind stored by a newer release, before this one knows its provider
+    let fetched = 0;
+    const h = harness({ kind: "caldav" as never, url: `${base}/team.ics` });
+    h.deps.fetch = async (...args: Parameters<typeof fetch>) => {
+      fetched++;
+      return fetch(...args);
+    };
+    // Act
+    const outcome = await syncSource(h.deps, msg);
+    // Assess: a retry cannot help, so it is a skip, not a SyncError
+    expect(outcome).toEqual({ kind: "skipped", reason: "unknown_kind" });
+    expect(fetched).toBe(0);
+    expect(h.applied).toEqual([]);
+    expect(h.records).toEqual([]);
+  });
+
   it("writes nothing when the server answers 304 to a recent sync's ETag", async () => {
     const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 60_000 });
     expect(await syncSource(h.deps, msg)).toEqual({ kind: "unchanged", reason: "not_modified" });
