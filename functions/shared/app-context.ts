@@ -12,6 +12,13 @@ interface AppContext extends Context {
 /** The app `withApp` put on the context; undefined when building it failed. */
 export const appOf = (context: Context): App | undefined => (context as AppContext).app;
 
+/** The app, for a handler behind `withApp` (which throws before the handler if it cannot build). */
+export function appIn(context: Context): App {
+  const app = appOf(context);
+  if (app === undefined) throw new Error("withApp did not run before this handler");
+  return app;
+}
+
 /** Powertools' middleware for each logger (one per app, so in practice one per process). */
 const injectors = new WeakMap<Logger, MiddlewareObj>();
 

@@ -12,7 +12,7 @@ import {
   WebhookError,
   type WebhookReply,
 } from "../../lib/webhooks";
-import { appOf, withApp } from "./app-context";
+import { appIn, appOf, withApp } from "./app-context";
 import { errorToResult, type HttpResult, json } from "./http-errors";
 import {
   type HttpEvent,
@@ -80,8 +80,7 @@ export function httpHandler(fn: HttpFn) {
     .use(withApp())
     .use(refusals())
     .handler(async (event, context) => {
-      const app = appOf(context);
-      if (app === undefined) throw new Error("the app was not built");
+      const app = appIn(context);
       return fn(toRequest(event as unknown as HttpEvent), app);
     });
 }
