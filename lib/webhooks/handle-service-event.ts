@@ -9,9 +9,11 @@ import {
   type WebhookRequest,
 } from "./http";
 import {
+  EVERY_TIME,
+  type EventOnce,
   envelopeSchema,
   eventCallbackSchema,
-  RecentIds,
+  type RecentIds,
   toUserChange,
   urlVerificationSchema,
   userChangeEventSchema,
@@ -21,13 +23,18 @@ import { header, verifyV0 } from "./signature";
 /** The service gives up after 3 s; answer before that even if the store is slow. */
 export const ACK_DEADLINE_MS = 2500;
 
-/** Event ids seen by this process, so a retry is answered without touching the store. */
-const recentIds = new RecentIds();
-
 export interface ServiceEventOptions {
   ackDeadlineMs?: number;
+  /**
+   * Records each event_id at most once, so a retry of a handled event is answered without
+   * recording it again. Without one, every delivery is recorded (recording is idempotent too).
+   */
+  once?: EventOnce;
+  /** An in-process `once` (tests written before `once`). */
   recent?: RecentIds;
 }
+
+type Handled = { kind: "deferred" } | { kind: "done"; recorded: boolean };
 
 /**
  * POST /service/events: verifies the signature, echoes url_verification, and records a
@@ -40,7 +47,7 @@ export async function handleServiceEvent(
   deps: WebhookDeps,
   options: ServiceEventOptions = {},
 ): Promise<WebhookReply> {
-  const recent = options.recent ?? recentIds;
+  const once = options.once ?? options.recent ?? EVERY_TIME;
   verifyV0(
     await deps.signingSecret(),
     {
@@ -64,27 +71,27 @@ export async function handleServiceEvent(
   }
   const change = toUserChange(callback, parseInput(userChangeEventSchema, callback.event));
   deps.log.appendKeys({ user: change.key.user });
-  if (recent.checkAndAdd(callback.event_id, deps.clock.now())) {
-    deps.log.info("duplicate event ignored", { retry: retry !== undefined });
-    return jsonReply(200, { ok: true, duplicate: true });
-  }
-  const outcome = await recordWithinDeadline(
-    change,
-    deps,
-    options.ackDeadlineMs ?? ACK_DEADLINE_MS,
-  );
-  if (outcome.kind === "late") {
+  const handled = await once.run(callback.event_id, async (): Promise<Handled> => {
+    const outcome = await recordWithinDeadline(
+      change,
+      deps,
+      options.ackDeadlineMs ?? ACK_DEADLINE_MS,
+    );
+    if (outcome.kind === "failed") throw outcome.error; // the gate forgets: the retry records
+    if (outcome.kind === "done") return outcome;
     deps.log.warn("acknowledged before recording finished; the change is queued");
     await deps.transitionQueue.send(
       { ...change.key, at: deps.clock.now(), reason: "user_change", change },
       { dedupeKey: change.eventId },
     );
-    return jsonReply(200, { ok: true, deferred: true });
+    return { kind: "deferred" };
+  });
+  if (handled === undefined) {
+    deps.log.info("duplicate event ignored", { retry: retry !== undefined });
+    return jsonReply(200, { ok: true, duplicate: true });
   }
-  if (outcome.kind === "failed") {
-    recent.forget(callback.event_id); // let the service's retry try again
-    throw outcome.error;
-  }
+  const outcome = handled.value;
+  if (outcome.kind === "deferred") return jsonReply(200, { ok: true, deferred: true });
   if (outcome.recorded) return jsonReply(200, { ok: true, duplicate: false });
   // Nothing recorded: either a duplicate event_id, or a user Statuspilot does not know.
   if ((await deps.admin.userZone(change.key)) === undefined) {

@@ -40,7 +40,9 @@ export {
 } from "./ids";
 export type { OooCommand } from "./ooo-command";
 export { OOO_USAGE, OooCommandError, parseOooCommand, zonedToEpoch } from "./ooo-command";
+export type { EventOnce } from "./service-events";
 export {
+  EVERY_TIME,
   envelopeSchema,
   eventCallbackSchema,
   MAX_TYPE_LENGTH,
