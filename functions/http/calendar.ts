@@ -1,5 +1,12 @@
 import { handleGenericHook, handleGooglePush, handleGraphNotification } from "../../lib/webhooks";
-import { httpHandler, replying, routed } from "../shared/http";
+import { type HttpRoute, httpHandler, replying, routed } from "../shared/http";
+
+/** The hooks, by route: the table the router dispatches on (a test holds it to routes.ts). */
+export const HOOK_ROUTES: readonly HttpRoute[] = [
+  { method: "POST", path: "/hooks/google", handler: replying(handleGooglePush) },
+  { method: "POST", path: "/hooks/graph", handler: replying(handleGraphNotification) },
+  { method: "POST", path: "/hooks/generic/{sourceId}", handler: replying(handleGenericHook) },
+];
 
 /**
  * POST /hooks/google, /hooks/graph, /hooks/generic/{sourceId}: each push enqueues a re-sync.
@@ -7,12 +14,5 @@ import { httpHandler, replying, routed } from "../shared/http";
  * `/hooks/generic/x%2Fhooks%2Fgraph` ends like the Graph hook's, but it is a generic push.
  */
 export const handler = httpHandler(
-  routed(
-    [
-      { method: "POST", path: "/hooks/google", handler: replying(handleGooglePush) },
-      { method: "POST", path: "/hooks/graph", handler: replying(handleGraphNotification) },
-      { method: "POST", path: "/hooks/generic/{sourceId}", handler: replying(handleGenericHook) },
-    ],
-    { notFound: "no calendar hook on this route", byRouteKey: true },
-  ),
+  routed(HOOK_ROUTES, { notFound: "no calendar hook on this route", byRouteKey: true }),
 );
