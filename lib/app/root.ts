@@ -98,7 +98,7 @@ export interface App {
    * fresh one for a direct call. Pushes during the sync make it run once more.
    */
   syncSource(msg: SyncMessage, requestedAt?: number, owner?: string): Promise<SyncOutcome>;
-  /** The service's signing secret (from SSM SecureString on AWS, cached per process). */
+  /** The service's signing secret (an SSM SecureString on AWS, cached a few minutes). */
   signingSecret(): Promise<string>;
 }
 
