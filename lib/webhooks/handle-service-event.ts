@@ -1,4 +1,3 @@
-import type { UserChange } from "../core/types";
 import type { WebhookDeps } from "./deps";
 import {
   jsonReply,
@@ -33,8 +32,6 @@ export interface ServiceEventOptions {
   /** An in-process `once` (tests written before `once`). */
   recent?: RecentIds;
 }
-
-type Handled = { kind: "deferred" } | { kind: "done"; recorded: boolean };
 
 /**
  * POST /service/events: verifies the signature, echoes url_verification, and records a
@@ -71,27 +68,24 @@ export async function handleServiceEvent(
   }
   const change = toUserChange(callback, parseInput(userChangeEventSchema, callback.event));
   deps.log.appendKeys({ user: change.key.user });
-  const handled = await once.run(callback.event_id, async (): Promise<Handled> => {
-    const outcome = await recordWithinDeadline(
-      change,
-      deps,
-      options.ackDeadlineMs ?? ACK_DEADLINE_MS,
-    );
-    if (outcome.kind === "failed") throw outcome.error; // the gate forgets: the retry records
-    if (outcome.kind === "done") return outcome;
+  // The deadline covers the gate's own store calls too: the answer never waits past it.
+  const outcome = await recordWithinDeadline(
+    once.run(callback.event_id, () => deps.useCases.recordUserChange(change)),
+    options.ackDeadlineMs ?? ACK_DEADLINE_MS,
+  );
+  if (outcome.kind === "late") {
     deps.log.warn("acknowledged before recording finished; the change is queued");
     await deps.transitionQueue.send(
       { ...change.key, at: deps.clock.now(), reason: "user_change", change },
       { dedupeKey: change.eventId },
     );
-    return { kind: "deferred" };
-  });
-  if (handled === undefined) {
+    return jsonReply(200, { ok: true, deferred: true });
+  }
+  if (outcome.kind === "failed") throw outcome.error; // the gate forgot it: the retry records
+  if (outcome.kind === "duplicate") {
     deps.log.info("duplicate event ignored", { retry: retry !== undefined });
     return jsonReply(200, { ok: true, duplicate: true });
   }
-  const outcome = handled.value;
-  if (outcome.kind === "deferred") return jsonReply(200, { ok: true, deferred: true });
   if (outcome.recorded) return jsonReply(200, { ok: true, duplicate: false });
   // Nothing recorded: either a duplicate event_id, or a user Statuspilot does not know.
   if ((await deps.admin.userZone(change.key)) === undefined) {
@@ -103,18 +97,18 @@ export async function handleServiceEvent(
 
 type Recording =
   | { kind: "done"; recorded: boolean }
+  | { kind: "duplicate" }
   | { kind: "late" }
   | { kind: "failed"; error: unknown };
 
-/** Records the change, or gives up waiting (not recording) once the deadline passes. */
+/** Waits for the gated recording, or gives up waiting (not recording) once the deadline passes. */
 async function recordWithinDeadline(
-  change: UserChange,
-  deps: WebhookDeps,
+  gated: Promise<{ value: boolean } | undefined>,
   deadlineMs: number,
 ): Promise<Recording> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const recorded = deps.useCases.recordUserChange(change).then(
-    (ok): Recording => ({ kind: "done", recorded: ok }),
+  const recorded = gated.then(
+    (ran): Recording => (ran ? { kind: "done", recorded: ran.value } : { kind: "duplicate" }),
     (error: unknown): Recording => ({ kind: "failed", error }),
   );
   const late = new Promise<Recording>((resolve) => {
