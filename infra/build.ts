@@ -45,9 +45,9 @@ export const LAZY_MODULES: Record<string, string[]> = {
     "syncWorker",
     "transitionWorker",
   ],
-  // The service's signing secret: the two endpoints the service calls, the calendar hooks and
-  // channel registration (channel tokens are derived from it).
-  "@aws-sdk/client-ssm": ["serviceEvents", "oooCommand", "calendarHooks", "adminUsers"],
+  // The service's signing secret (Powertools Parameters over the SSM client): the two endpoints
+  // the service calls, the calendar hooks and channel registration (channel tokens derive from it).
+  "./signing-secret": ["serviceEvents", "oooCommand", "calendarHooks", "adminUsers"],
   // The service's profile client and its schema: whoever sets a status. (Manifests have a client
   // of their own, lib/service/manifest-client.ts, that no function imports.)
   // Not oooCommand: it queues its reconcile (lib/app/deferred-reconcile.ts).

@@ -1,7 +1,18 @@
-import { handleCalendarPush } from "../../lib/webhooks";
-import { httpHandler, toResult } from "../shared/http";
+import { handleGenericHook, handleGooglePush, handleGraphNotification } from "../../lib/webhooks";
+import { type HttpRoute, httpHandler, replying, routed } from "../shared/http";
 
-/** POST /hooks/google, /hooks/graph, /hooks/generic/{sourceId}: each push enqueues a re-sync. */
-export const handler = httpHandler(async (req, app) =>
-  toResult(await handleCalendarPush(req, app)),
+/** The hooks, by route: the table the router dispatches on (a test holds it to routes.ts). */
+export const HOOK_ROUTES: readonly HttpRoute[] = [
+  { method: "POST", path: "/hooks/google", handler: replying(handleGooglePush) },
+  { method: "POST", path: "/hooks/graph", handler: replying(handleGraphNotification) },
+  { method: "POST", path: "/hooks/generic/{sourceId}", handler: replying(handleGenericHook) },
+];
+
+/**
+ * POST /hooks/google, /hooks/graph, /hooks/generic/{sourceId}: each push enqueues a re-sync.
+ * Routed on the route key (method included), never the decoded path: the path of
+ * `/hooks/generic/x%2Fhooks%2Fgraph` ends like the Graph hook's, but it is a generic push.
+ */
+export const handler = httpHandler(
+  routed(HOOK_ROUTES, { notFound: "no calendar hook on this route", byRouteKey: true }),
 );

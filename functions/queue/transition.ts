@@ -1,12 +1,19 @@
+import { eventOnceOf } from "../shared/idempotency";
 import { queueHandler, transitionMessageSchema } from "../shared/queue";
 
 /**
  * SQS transition queue: reconcile the user at (about) the second the message was delayed to.
- * A message carrying a `user_change` records it first (recording reconciles, unless stale).
+ * A message carrying a `user_change` records it first, once per event_id (recording reconciles,
+ * unless stale); a redelivery after that only reconciles.
  */
 export const handler = queueHandler(transitionMessageSchema, async ({ message }, app) => {
   app.log.appendKeys({ user: message.user });
-  if (message.change && (await app.useCases.recordUserChange(message.change))) {
+  const { change } = message;
+  const once = eventOnceOf(app, "deferred-user-change");
+  if (
+    change &&
+    (await once.run(change.eventId, () => app.useCases.recordUserChange(change)))?.value
+  ) {
     app.log.info("deferred user_change recorded", { lateMs: app.clock.now() - message.at });
     return;
   }

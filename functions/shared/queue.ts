@@ -1,8 +1,16 @@
-import middy from "@middy/core";
-import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
+import { parser } from "@aws-lambda-powertools/parser/middleware";
+import middy, { type MiddlewareObj } from "@middy/core";
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as z from "zod";
-import { type App, getApp } from "../../lib/app/root";
+import type { App } from "../../lib/app/root";
+import { appIn, withApp } from "./app-context";
 
+/**
+ * The SQS event, for the parser middleware: what the handlers read of each record. Not
+ * Powertools' `SqsRecordSchema`: it bundles zod's locales (see http-event.ts) and requires
+ * attributes the local queue does not send.
+ */
 const sqsEventSchema = z.object({
   Records: z.array(
     z
@@ -15,6 +23,12 @@ const sqsEventSchema = z.object({
   ),
 });
 
+/**
+ * Records are handled one after another. Bounded concurrency is `true` here plus a limit on
+ * the batch size; per-record log keys would then need a child logger per record.
+ */
+const PROCESS_IN_PARALLEL = false;
+
 export interface QueueRecord<M> {
   message: M;
   messageId: string;
@@ -22,60 +36,79 @@ export interface QueueRecord<M> {
   sentAt: number | undefined;
 }
 
+/** A record whose body is not JSON of the message's shape: retrying cannot help. */
+export class UnreadableMessage extends Error {
+  override name = "UnreadableMessage";
+}
+
+/** Parses one record's body with `schema`; logs why and throws UnreadableMessage if it cannot. */
+function readRecord<S extends z.ZodType>(record: SQSRecord, schema: S, app: App): z.infer<S> {
+  try {
+    const result = schema.safeParse(JSON.parse(record.body));
+    if (!result.success) throw result.error;
+    return result.data;
+  } catch (error: unknown) {
+    const reason = error instanceof Error ? error.message.slice(0, 300) : "unknown";
+    app.log.error("message unreadable; left for the dead-letter queue", {
+      messageId: record.messageId,
+      reason,
+    });
+    throw new UnreadableMessage(reason, { cause: error });
+  }
+}
+
 /**
- * The middy chain the queue functions share: each record is parsed with `schema` and handled
- * on its own. A record that cannot be parsed, or whose handling throws, is logged and reported in
- * `batchItemFailures`: only it is received again and, after maxReceiveCount, it lands in the
- * dead-letter queue, where an unreadable record can be inspected instead of vanishing.
+ * The middy chain the queue functions share. The parser middleware checks the event; Powertools'
+ * BatchProcessor hands each record to `fn` and reports every record that could not be read, or
+ * whose handling threw, in `batchItemFailures`: only those are received again and, after
+ * maxReceiveCount, land in the dead-letter queue, where an unreadable one can be inspected.
  */
 export function queueHandler<S extends z.ZodType>(
   schema: S,
   fn: (record: QueueRecord<z.infer<S>>, app: App) => Promise<void>,
 ) {
-  return middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event) => {
-    const app = await getApp();
-    const parsed = sqsEventSchema.safeParse(event);
-    if (!parsed.success) {
-      app.log.error("not an SQS event; nothing done");
-      return { batchItemFailures: [] };
+  const handleRecord = async (record: SQSRecord, app: App): Promise<void> => {
+    app.log.resetKeys();
+    const message = readRecord(record, schema, app);
+    const sent = Number(record.attributes?.SentTimestamp);
+    try {
+      await fn(
+        { message, messageId: record.messageId, sentAt: Number.isFinite(sent) ? sent : undefined },
+        app,
+      );
+    } catch (error: unknown) {
+      app.log.error("message failed; will retry", {
+        messageId: record.messageId,
+        error:
+          error instanceof Error ? { name: error.name, message: error.message } : String(error),
+      });
+      throw error;
     }
-    const failures: SQSBatchResponse["batchItemFailures"] = [];
-    for (const record of parsed.data.Records) {
-      app.log.resetKeys();
-      let message: z.infer<S>;
-      try {
-        const result = schema.safeParse(JSON.parse(record.body));
-        if (!result.success) throw result.error;
-        message = result.data;
-      } catch (error: unknown) {
-        app.log.error("message unreadable; left for the dead-letter queue", {
-          messageId: record.messageId,
-          reason: error instanceof Error ? error.message.slice(0, 300) : "unknown",
-        });
-        failures.push({ itemIdentifier: record.messageId });
-        continue;
+  };
+  return middy<SQSEvent, SQSBatchResponse, Error, Context>()
+    .use(withApp())
+    .use(
+      parser({ schema: sqsEventSchema, safeParse: true }) as unknown as MiddlewareObj<
+        SQSEvent,
+        SQSBatchResponse
+      >,
+    )
+    .handler(async (parsed, context) => {
+      const app = appIn(context);
+      const event = parsed as unknown as z.ZodSafeParseResult<SQSEvent>;
+      if (!event.success) {
+        app.log.error("not an SQS event; nothing done");
+        return { batchItemFailures: [] };
       }
-      const sent = Number(record.attributes?.SentTimestamp);
-      try {
-        await fn(
-          {
-            message,
-            messageId: record.messageId,
-            sentAt: Number.isFinite(sent) ? sent : undefined,
-          },
-          app,
-        );
-      } catch (error: unknown) {
-        app.log.error("message failed; will retry", {
-          messageId: record.messageId,
-          error:
-            error instanceof Error ? { name: error.name, message: error.message } : String(error),
-        });
-        failures.push({ itemIdentifier: record.messageId });
-      }
-    }
-    return { batchItemFailures: failures };
-  });
+      // A processor per invocation: it holds the batch's state, and the local stack may run
+      // several invocations of one function at once in one process.
+      return processPartialResponse(
+        event.data,
+        (record: SQSRecord) => handleRecord(record, app),
+        new BatchProcessor(EventType.SQS),
+        { context, processInParallel: PROCESS_IN_PARALLEL, throwOnFullBatchFailure: false },
+      );
+    });
 }
 
 export const syncMessageSchema = z.object({

@@ -1,16 +1,20 @@
-import middy from "@middy/core";
+import { parser } from "@aws-lambda-powertools/parser/middleware";
+import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context, ScheduledEvent } from "aws-lambda";
 import * as z from "zod";
-import { type App, getApp } from "../../lib/app/root";
+import type { App } from "../../lib/app/root";
+import { appIn, withApp } from "./app-context";
 
-/** EventBridge scheduled events; the local scheduler may send a bare `{}`. */
-const scheduledEventSchema = z.object({ time: z.string().optional() }).loose();
+/** EventBridge scheduled events; the local scheduler may send a bare `{}` (or nothing). */
+const scheduledEventSchema = z.object({ time: z.string().optional() }).loose().nullish();
 
+/** The middy chain the scheduled functions share: app and Lambda context, a checked event. */
 export function scheduleHandler<R>(fn: (app: App) => Promise<R>) {
-  return middy<ScheduledEvent, R, Error, Context>().handler(async (event) => {
-    const app = await getApp();
-    scheduledEventSchema.parse(event ?? {});
-    app.log.resetKeys();
-    return fn(app);
-  });
+  return middy<ScheduledEvent, R, Error, Context>()
+    .use(withApp())
+    .use(parser({ schema: scheduledEventSchema }) as unknown as MiddlewareObj<ScheduledEvent, R>)
+    .handler(async (_event, context) => {
+      const app = appIn(context);
+      return fn(app);
+    });
 }

@@ -21,8 +21,6 @@ export interface UseCaseOptions {
   maxConflictRetries: number;
   /** How long a claimed write blocks other writes of the same user. */
   pendingLeaseMs: number;
-  /** How long an event id is remembered. */
-  eventRetentionMs: number;
   backoffBaseS: number;
   backoffMaxS: number;
   /** Blocks that ended longer ago than this are dropped from stored timelines. */
@@ -49,7 +47,6 @@ export const DEFAULT_OPTIONS: UseCaseOptions = {
   budgetOooLeadMs: 2_000,
   maxConflictRetries: 60,
   pendingLeaseMs: 30_000,
-  eventRetentionMs: 7 * 86_400_000,
   backoffBaseS: 5,
   backoffMaxS: 900,
   keepPastMs: 3_600_000,

@@ -41,7 +41,7 @@ import { createUseCases, type UseCaseDeps, type UseCases } from "./use-cases";
 export const lazy = {
   calendar: () => import("../calendar/expand"),
   kms: () => import("./kms-token-vault"),
-  ssm: () => import("@aws-sdk/client-ssm"),
+  signingSecret: () => import("./signing-secret"),
   service: () => import("../service/client"),
 };
 
@@ -99,7 +99,7 @@ export interface App {
    * fresh one for a direct call. Pushes during the sync make it run once more.
    */
   syncSource(msg: SyncMessage, requestedAt?: number, owner?: string): Promise<SyncOutcome>;
-  /** The service's signing secret (from SSM SecureString on AWS, cached per process). */
+  /** The service's signing secret (an SSM SecureString on AWS, cached a few minutes). */
   signingSecret(): Promise<string>;
 }
 
@@ -219,17 +219,10 @@ export async function buildApp(
   };
   const pilot = createUseCases(pilotDeps);
 
-  let secret: Promise<string> | undefined;
-  const signingSecret = (): Promise<string> => {
-    if (config.SIGNING_SECRET) return Promise.resolve(config.SIGNING_SECRET);
-    secret ??= readSecureString(region, config.SIGNING_SECRET_PARAM ?? "").catch(
-      (error: unknown) => {
-        secret = undefined;
-        throw error;
-      },
-    );
-    return secret;
-  };
+  // Powertools Parameters caches the value (lib/app/signing-secret.ts), failures excepted.
+  const signingSecret = async (): Promise<string> =>
+    config.SIGNING_SECRET ??
+    (await lazy.signingSecret()).readSigningSecret(region, config.SIGNING_SECRET_PARAM ?? "");
 
   const syncDeps: SyncDeps = {
     clock,
@@ -311,15 +304,4 @@ let expandFn: ExpandFn | undefined;
 async function lazyExpand(...args: Parameters<ExpandFn>): Promise<Expansion> {
   expandFn ??= (await lazy.calendar()).expand;
   return expandFn(...args);
-}
-
-/** Reads an SSM SecureString, decrypted. Its value never reaches a log or an error message. */
-async function readSecureString(region: string, name: string): Promise<string> {
-  const { GetParameterCommand, SSMClient } = await lazy.ssm();
-  const out = await new SSMClient({ region }).send(
-    new GetParameterCommand({ Name: name, WithDecryption: true }),
-  );
-  const value = out.Parameter?.Value;
-  if (!value) throw new ConfigError(["SIGNING_SECRET_PARAM"], `SSM parameter ${name} has no value`);
-  return value;
 }

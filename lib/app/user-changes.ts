@@ -9,14 +9,14 @@ import { timelineOf } from "./user-timeline";
 import { retryOnConflict } from "./version-retry";
 
 /**
- * Records one `user_change` observation: once per event id, applied to the status state from
- * a fresh read (events arrive late, twice and out of order), then the user's zone is updated
+ * Records one `user_change` observation, applied to the status state from a fresh read (events
+ * arrive late, twice and out of order: the state recognises a duplicate; the handlers drop a
+ * redelivered event id through Powertools idempotency first), then the user's zone is updated
  * and, unless the event was stale, the user is reconciled. False when nothing was done.
  */
 export async function recordUserChange(ctx: UseCaseContext, change: UserChange): Promise<boolean> {
   const key = change.key;
   const now = ctx.clock.now();
-  if (await ctx.store.seenEvent(change.eventId, now)) return false;
   const applied = await retryOnConflict<
     { result: ObservationResult; user: UserRecord } | undefined
   >(
@@ -39,7 +39,6 @@ export async function recordUserChange(ctx: UseCaseContext, change: UserChange):
     () => undefined,
   );
   if (applied === undefined) return false;
-  await ctx.store.recordEvent(change.eventId, now + ctx.options.eventRetentionMs, now);
   const tz = change.tz;
   if (tz !== undefined && applied.user.tz !== tz && isZone(tz)) {
     await mutateUser(ctx, key, (u) => ({ ...u, tz }));

@@ -119,9 +119,6 @@ export interface StatusStore {
   deleteOutOfOffice(key: UserKey, id: string): Promise<OutOfOfficeRecord | undefined>;
   putChannel(channel: ChannelRecord, expectedVersion: number | undefined): Promise<ChannelRecord>;
   getChannel(channelId: string): Promise<ChannelRecord | undefined>;
-  /** Records an event id until `expiresAt` (ms); false when an unexpired record exists. */
-  recordEvent(eventId: string, expiresAt: number, now: number): Promise<boolean>;
-  seenEvent(eventId: string, now: number): Promise<boolean>;
   /** Status records whose next transition lies in [from, to), through the sharded index. */
   dueBetween(from: number, to: number): Promise<StatusRecord[]>;
   /** Users with a source to poll whose poll phase lies in [phaseFrom, phaseTo) ms. */

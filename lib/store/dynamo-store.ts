@@ -19,12 +19,11 @@ import type { UserKey } from "../core/types";
 import { ConflictError, StoreError } from "./errors";
 import { channelFromItem, channelKeys, channelToItem } from "./items/channel";
 import { type Item, n, readS, userPk } from "./items/codec";
-import { eventKeys, eventToItem } from "./items/event";
 import { OOO_PREFIX, oooFromItem, oooKeys, oooToItem } from "./items/ooo";
 import { statusFromItem, statusKeys, statusToItem } from "./items/status";
 import { TIMELINE_PREFIX, timelineFromItem, timelineKeys, timelineToItem } from "./items/timeline";
 import { userFromItem, userKeys, userToItem } from "./items/user";
-import { DUE_INDEX, INDEX_SHARDS, POLL_INDEX, TTL_ATTRIBUTE } from "./table";
+import { DUE_INDEX, INDEX_SHARDS, POLL_INDEX } from "./table";
 
 /**
  * The single-table DynamoDB adapter. Every write is one conditional single-item write:
@@ -137,32 +136,6 @@ export class DynamoStore implements StatusStore {
   async getChannel(channelId: string): Promise<ChannelRecord | undefined> {
     const item = await this.get(channelKeys(channelId));
     return item ? channelFromItem(item) : undefined;
-  }
-
-  async recordEvent(eventId: string, expiresAt: number, now: number): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: eventToItem(eventId, expiresAt),
-          // absent, or present but expired (dynalite never deletes by TTL)
-          ConditionExpression: "attribute_not_exists(#pk) OR #ttl <= :now",
-          ExpressionAttributeNames: { "#pk": "PK", "#ttl": TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ":now": n(Math.floor(now / 1000)) },
-        }),
-      );
-      return true;
-    } catch (error: unknown) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw wrap(error);
-    }
-  }
-
-  async seenEvent(eventId: string, now: number): Promise<boolean> {
-    const item = await this.get(eventKeys(eventId));
-    const ttl = item?.[TTL_ATTRIBUTE];
-    if (!item || !ttl || !("N" in ttl)) return false;
-    return Number(ttl.N) > Math.floor(now / 1000);
   }
 
   async dueBetween(from: number, to: number): Promise<StatusRecord[]> {

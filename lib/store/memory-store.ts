@@ -27,7 +27,6 @@ export class MemoryStore implements StatusStore {
   private readonly users = new Map<string, UserPartition>();
   private readonly channels = new Map<string, ChannelRecord>();
   /** Event id → expiry, epoch ms. */
-  private readonly events = new Map<string, number>();
 
   async loadUser(key: UserKey): Promise<UserSnapshot> {
     const partition = this.users.get(userId(key));
@@ -117,16 +116,6 @@ export class MemoryStore implements StatusStore {
     return copyOf(this.channels.get(channelId));
   }
 
-  async recordEvent(eventId: string, expiresAt: number, now: number): Promise<boolean> {
-    if (this.seen(eventId, now)) return false;
-    this.events.set(eventId, expiresAt);
-    return true;
-  }
-
-  async seenEvent(eventId: string, now: number): Promise<boolean> {
-    return this.seen(eventId, now);
-  }
-
   async dueBetween(from: number, to: number): Promise<StatusRecord[]> {
     const due: StatusRecord[] = [];
     for (const { status } of this.users.values()) {
@@ -145,15 +134,6 @@ export class MemoryStore implements StatusStore {
       if (phase >= phaseFrom && phase < phaseTo) polled.push(copy(profile));
     }
     return polled;
-  }
-
-  private seen(eventId: string, now: number): boolean {
-    const expiresAt = this.events.get(eventId);
-    if (expiresAt === undefined) return false;
-    if (now < expiresAt) return true;
-    // Expired: as good as gone (TTL would delete it).
-    this.events.delete(eventId);
-    return false;
   }
 
   private partition(key: UserKey): UserPartition {

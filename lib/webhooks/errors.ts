@@ -1,4 +1,10 @@
-/** Why a webhook request was refused; `webhookStatus` maps each code to its HTTP status. */
+import type { AppError } from "../app/errors";
+
+/**
+ * Why an HTTP request was refused. Every refusal of a webhook or admin route is a WebhookError
+ * with one of these codes; `httpStatus` maps each (and each use-case AppError code) to its
+ * status, so the status of a refusal is decided in exactly one place.
+ */
 export type WebhookErrorCode =
   | "missing_signature"
   | "malformed_signature"
@@ -7,24 +13,37 @@ export type WebhookErrorCode =
   | "bad_channel_token"
   | "bad_client_state"
   | "bad_request"
+  | "unauthorized"
+  | "forbidden"
   | "unknown_channel"
+  | "unknown_source"
+  | "unknown_user"
   | "no_secret"
-  | "not_found";
+  | "not_found"
+  | "method_not_allowed";
 
-const STATUS: Record<WebhookErrorCode, number> = {
+/** The one map from refusal codes (ours and the use cases') to HTTP status. */
+const STATUS: Record<WebhookErrorCode | AppError["code"], number> = {
+  bad_request: 400,
+  invalid_input: 400,
   missing_signature: 401,
   malformed_signature: 401,
   stale_timestamp: 401,
   bad_signature: 401,
   bad_channel_token: 401,
   bad_client_state: 401,
-  bad_request: 400,
-  unknown_channel: 404,
+  unauthorized: 401,
+  forbidden: 403,
   no_secret: 403,
+  unknown_channel: 404,
+  unknown_source: 404,
+  unknown_user: 404,
+  unknown_entry: 404,
   not_found: 404,
+  method_not_allowed: 405,
 };
 
-export const webhookStatus = (code: WebhookErrorCode): number => STATUS[code];
+export const httpStatus = (code: WebhookErrorCode | AppError["code"]): number => STATUS[code];
 
 export class WebhookError extends Error {
   override name = "WebhookError";
@@ -48,7 +67,10 @@ export class StaleTimestampError extends WebhookError {
   }
 }
 
-/** A body or form that does not have the documented shape; `pointer` names the field. */
+/**
+ * A body, form or path parameter that does not have the documented shape: the one "bad input"
+ * error of every HTTP route (400). `pointer` is the JSON Pointer of the field ("" for the whole).
+ */
 export class WebhookInputError extends WebhookError {
   override name = "WebhookInputError";
   constructor(
@@ -57,5 +79,19 @@ export class WebhookInputError extends WebhookError {
     options?: { cause?: unknown },
   ) {
     super("bad_request", message, options);
+  }
+}
+
+/** A method the route does not declare: 405 with an `Allow` header naming those it does. */
+export class MethodNotAllowed extends WebhookError {
+  override name = "MethodNotAllowed";
+  constructor(
+    readonly method: string,
+    readonly allow: readonly string[],
+  ) {
+    super(
+      "method_not_allowed",
+      `${method.slice(0, 16)} is not allowed here; use ${allow.join(" or ")}`,
+    );
   }
 }

@@ -1,4 +1,3 @@
-import type { UserChange } from "../core/types";
 import type { WebhookDeps } from "./deps";
 import {
   jsonReply,
@@ -9,9 +8,11 @@ import {
   type WebhookRequest,
 } from "./http";
 import {
+  EVERY_TIME,
+  type EventOnce,
   envelopeSchema,
   eventCallbackSchema,
-  RecentIds,
+  type RecentIds,
   toUserChange,
   urlVerificationSchema,
   userChangeEventSchema,
@@ -21,11 +22,14 @@ import { header, verifyV0 } from "./signature";
 /** The service gives up after 3 s; answer before that even if the store is slow. */
 export const ACK_DEADLINE_MS = 2500;
 
-/** Event ids seen by this process, so a retry is answered without touching the store. */
-const recentIds = new RecentIds();
-
 export interface ServiceEventOptions {
   ackDeadlineMs?: number;
+  /**
+   * Records each event_id at most once, so a retry of a handled event is answered without
+   * recording it again. Without one, every delivery is recorded (recording is idempotent too).
+   */
+  once?: EventOnce;
+  /** An in-process `once` (tests written before `once`). */
   recent?: RecentIds;
 }
 
@@ -40,7 +44,7 @@ export async function handleServiceEvent(
   deps: WebhookDeps,
   options: ServiceEventOptions = {},
 ): Promise<WebhookReply> {
-  const recent = options.recent ?? recentIds;
+  const once = options.once ?? options.recent ?? EVERY_TIME;
   verifyV0(
     await deps.signingSecret(),
     {
@@ -64,13 +68,9 @@ export async function handleServiceEvent(
   }
   const change = toUserChange(callback, parseInput(userChangeEventSchema, callback.event));
   deps.log.appendKeys({ user: change.key.user });
-  if (recent.checkAndAdd(callback.event_id, deps.clock.now())) {
-    deps.log.info("duplicate event ignored", { retry: retry !== undefined });
-    return jsonReply(200, { ok: true, duplicate: true });
-  }
+  // The deadline covers the gate's own store calls too: the answer never waits past it.
   const outcome = await recordWithinDeadline(
-    change,
-    deps,
+    once.run(callback.event_id, () => deps.useCases.recordUserChange(change)),
     options.ackDeadlineMs ?? ACK_DEADLINE_MS,
   );
   if (outcome.kind === "late") {
@@ -81,9 +81,10 @@ export async function handleServiceEvent(
     );
     return jsonReply(200, { ok: true, deferred: true });
   }
-  if (outcome.kind === "failed") {
-    recent.forget(callback.event_id); // let the service's retry try again
-    throw outcome.error;
+  if (outcome.kind === "failed") throw outcome.error; // the gate forgot it: the retry records
+  if (outcome.kind === "duplicate") {
+    deps.log.info("duplicate event ignored", { retry: retry !== undefined });
+    return jsonReply(200, { ok: true, duplicate: true });
   }
   if (outcome.recorded) return jsonReply(200, { ok: true, duplicate: false });
   // Nothing recorded: either a duplicate event_id, or a user Statuspilot does not know.
@@ -96,18 +97,18 @@ export async function handleServiceEvent(
 
 type Recording =
   | { kind: "done"; recorded: boolean }
+  | { kind: "duplicate" }
   | { kind: "late" }
   | { kind: "failed"; error: unknown };
 
-/** Records the change, or gives up waiting (not recording) once the deadline passes. */
+/** Waits for the gated recording, or gives up waiting (not recording) once the deadline passes. */
 async function recordWithinDeadline(
-  change: UserChange,
-  deps: WebhookDeps,
+  gated: Promise<{ value: boolean } | undefined>,
   deadlineMs: number,
 ): Promise<Recording> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const recorded = deps.useCases.recordUserChange(change).then(
-    (ok): Recording => ({ kind: "done", recorded: ok }),
+  const recorded = gated.then(
+    (ran): Recording => (ran ? { kind: "done", recorded: ran.value } : { kind: "duplicate" }),
     (error: unknown): Recording => ({ kind: "failed", error }),
   );
   const late = new Promise<Recording>((resolve) => {

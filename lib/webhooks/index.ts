@@ -3,7 +3,13 @@ export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./cale
 export { channelToken, channelTokenMatches, newChannelId } from "./channel-token";
 export type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 export type { WebhookErrorCode } from "./errors";
-export { StaleTimestampError, WebhookError, WebhookInputError, webhookStatus } from "./errors";
+export {
+  httpStatus,
+  MethodNotAllowed,
+  StaleTimestampError,
+  WebhookError,
+  WebhookInputError,
+} from "./errors";
 export type { CalendarPushRequest } from "./handle-calendar-push";
 export {
   CALENDAR_HOOK_ROUTES,
@@ -19,7 +25,7 @@ export { formatEntry, handleOooCommand, NOT_SET_UP } from "./handle-ooo-command"
 export type { ServiceEventOptions } from "./handle-service-event";
 export { ACK_DEADLINE_MS, handleServiceEvent } from "./handle-service-event";
 export type { WebhookReply, WebhookRequest } from "./http";
-export { jsonReply, parseInput, parseJsonInput, textReply } from "./http";
+export { issuePointer, jsonReply, parseInput, parseJsonInput, textReply } from "./http";
 export {
   channelIdSchema,
   entryIdSchema,
@@ -34,7 +40,9 @@ export {
 } from "./ids";
 export type { OooCommand } from "./ooo-command";
 export { OOO_USAGE, OooCommandError, parseOooCommand, zonedToEpoch } from "./ooo-command";
+export type { EventOnce } from "./service-events";
 export {
+  EVERY_TIME,
   envelopeSchema,
   eventCallbackSchema,
   MAX_TYPE_LENGTH,

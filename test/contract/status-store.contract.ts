@@ -300,53 +300,6 @@ export function describeStatusStoreContract(
       });
     });
 
-    describe("event records", () => {
-      // Whole seconds: DynamoDB keeps expiry in epoch seconds.
-      const expiresAt = T0 + 60_000;
-
-      it("records an id once while it lives, and again once it expired", async () => {
-        // Act
-        const first = await store.recordEvent("Ev1", expiresAt, T0);
-        const duplicate = await store.recordEvent("Ev1", expiresAt + 60_000, T0 + 1_000);
-        const lastMoment = await store.recordEvent("Ev1", expiresAt + 60_000, expiresAt - 1);
-        const other = await store.recordEvent("Ev2", expiresAt, T0 + 1_000);
-        const afterExpiry = await store.recordEvent("Ev1", expiresAt + 120_000, expiresAt);
-        const again = await store.recordEvent("Ev1", expiresAt + 120_000, expiresAt + 1);
-        // Assess
-        expect({ first, duplicate, lastMoment, other, afterExpiry, again }).toEqual({
-          first: true,
-          duplicate: false,
-          lastMoment: false,
-          other: true,
-          afterExpiry: true,
-          again: false,
-        });
-      });
-
-      it("has seen an id until its expiry, not from then on, and never an unknown one", async () => {
-        // Prepare
-        await store.recordEvent("Ev1", expiresAt, T0);
-        // A refused duplicate does not extend the first record's life.
-        await store.recordEvent("Ev1", expiresAt + 60_000, T0 + 1);
-        // Act / Assess
-        expect(await store.seenEvent("Ev1", T0)).toBe(true);
-        expect(await store.seenEvent("Ev1", expiresAt - 1)).toBe(true);
-        expect(await store.seenEvent("Ev1", expiresAt)).toBe(false);
-        expect(await store.seenEvent("Ev1", expiresAt + 30_000)).toBe(false);
-        expect(await store.seenEvent("Ev-unknown", T0)).toBe(false);
-      });
-
-      it("lives by the new expiry once recorded again", async () => {
-        // Prepare
-        await store.recordEvent("Ev1", expiresAt, T0);
-        // Act
-        await store.recordEvent("Ev1", expiresAt + 60_000, expiresAt);
-        // Assess
-        expect(await store.seenEvent("Ev1", expiresAt + 59_999)).toBe(true);
-        expect(await store.seenEvent("Ev1", expiresAt + 60_000)).toBe(false);
-      });
-    });
-
     describe("dueBetween", () => {
       it("finds every status whose next transition lies in [from, to), across many users", async () => {
         // Prepare: 40 users over two teams, one transition each, 1 s apart; one without any

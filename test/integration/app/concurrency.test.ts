@@ -57,11 +57,6 @@ describe("concurrent reconciles of one user", () => {
     const snap = await h.store.loadUser(key);
     // 1 initial + 2 × 13 concurrent syncs, each a versioned write that must not be lost.
     expect(snap.timelines[0]?.version).toBe(27);
-    const eventIds = Array.from({ length: 50 }, (_, i) => i)
-      .filter((i) => i % 4 === 2)
-      .flatMap((i) => [`a-${i}`, `b-${i}`]);
-    const seen = await Promise.all(eventIds.map((id) => h.store.seenEvent(id, h.clock.now())));
-    expect(seen.every(Boolean)).toBe(true);
     expect(snap.status?.state.lastWritten?.text).toBe("Focus time");
     expect(snap.status?.state.pending).toBeUndefined();
   });

@@ -1,10 +1,11 @@
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
   SQSBatchResponse,
   SQSEvent,
 } from "aws-lambda";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { handler as eventsHandler } from "../../../functions/http/events";
 import { handler as oooHandler } from "../../../functions/http/ooo-command";
 import { handler as transitionHandler } from "../../../functions/queue/transition";
@@ -85,6 +86,24 @@ describe("POST /service/events against dynalite and the emulator", () => {
     expect(retry.statusCode).toBe(200);
     expect(JSON.parse(retry.body ?? "{}")).toMatchObject({ duplicate: true });
     expect(stack.emulator.calls().length).toBe(before);
+  });
+
+  it("answers a retry from the idempotency record in the table, without recording again", async () => {
+    // Prepare: the first delivery is handled; then recording would fail if it ran again
+    await invoke(eventsHandler, eventFixture("service-user-change.json"));
+    const app = await getApp();
+    const record = vi.spyOn(app.useCases, "recordUserChange").mockRejectedValue(new Error("ran"));
+    // Act
+    const retry = await invoke(eventsHandler, eventFixture("service-user-change-retry.json"));
+    record.mockRestore();
+    const items = await stack.dynamo.client.send(
+      new ScanCommand({ TableName: stack.dynamo.tableName }),
+    );
+    // Assess
+    expect(retry.statusCode).toBe(200);
+    expect(JSON.parse(retry.body ?? "{}")).toMatchObject({ ok: true, duplicate: true });
+    expect(record).not.toHaveBeenCalled();
+    expect(items.Items?.some((i) => i.PK?.S === "IDEMPOTENCY#service-events")).toBe(true);
   });
 
   it("refuses a tampered body with 401", async () => {

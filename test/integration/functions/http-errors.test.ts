@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler as admin } from "../../../functions/http/admin";
 import { handler as adminUsers } from "../../../functions/http/admin-users";
 import { routes } from "../../../functions/routes";
-import { errorToResult } from "../../../functions/shared/http";
+import { errorToResult } from "../../../functions/shared/http-errors";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";

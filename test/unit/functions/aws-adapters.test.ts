@@ -1,7 +1,11 @@
+import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import { KMSClient } from "@aws-sdk/client-kms";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import { SSMClient } from "@aws-sdk/client-ssm";
 import { describe, expect, it } from "vitest";
+import { ConfigError } from "../../../lib/app/config";
 import { KmsTokenVault, TokenVaultError } from "../../../lib/app/kms-token-vault";
+import { readSigningSecret, SIGNING_SECRET_MAX_AGE_S } from "../../../lib/app/signing-secret";
 import { SqsQueue } from "../../../lib/app/sqs-queue";
 
 const credentials = { accessKeyId: "fake", secretAccessKey: "fake" };
@@ -16,7 +20,7 @@ interface Stack {
 
 /** Captures each command's input at the start of the SDK's middleware stack, answering `reply`. */
 function capture(
-  client: SQSClient | KMSClient,
+  client: SQSClient | KMSClient | SSMClient,
   reply: (input: Record<string, unknown>) => unknown,
 ): Array<Record<string, unknown>> {
   const inputs: Array<Record<string, unknown>> = [];
@@ -87,5 +91,47 @@ describe("KmsTokenVault", () => {
   it("refuses to open a token another vault sealed", async () => {
     const vault = new KmsTokenVault(new KMSClient({ region: "eu-west-1", credentials }), "k");
     await expect(vault.open("aesgcm:abc")).rejects.toBeInstanceOf(TokenVaultError);
+  });
+});
+
+describe("readSigningSecret", () => {
+  it("reads the SecureString decrypted, once per cache period, and never caches a failure", async () => {
+    // Prepare: an SSM client whose first answer fails, then returns the secret
+    const client = new SSMClient({ region: "eu-west-1", credentials });
+    let calls = 0;
+    const inputs = capture(client, () => {
+      calls++;
+      if (calls === 1) throw new Error("throttled");
+      return { Parameter: { Name: "/sp/signing", Value: "s3cret", Type: "SecureString" } };
+    });
+    const provider = new SSMProvider({ awsSdkV3Client: client });
+    // Act
+    const first = await readSigningSecret("eu-west-1", "/sp/signing", provider).catch(
+      (error: unknown) => error,
+    );
+    const second = await readSigningSecret("eu-west-1", "/sp/signing", provider);
+    const third = await readSigningSecret("eu-west-1", "/sp/signing", provider);
+    // Assess: the failure surfaced, the retry read SSM again, the next read came from the cache
+    expect(first).toBeInstanceOf(Error);
+    expect(second).toBe("s3cret");
+    expect(third).toBe("s3cret");
+    expect(inputs).toHaveLength(2);
+    expect(inputs[1]).toMatchObject({ Name: "/sp/signing", WithDecryption: true });
+    expect(SIGNING_SECRET_MAX_AGE_S).toBeGreaterThan(0);
+  });
+
+  it("refuses a parameter without a value with a configuration error naming the variable", async () => {
+    // Prepare
+    const client = new SSMClient({ region: "eu-west-1", credentials });
+    capture(client, () => ({ Parameter: { Name: "/sp/empty", Value: "" } }));
+    // Act
+    const error = await readSigningSecret(
+      "eu-west-1",
+      "/sp/empty",
+      new SSMProvider({ awsSdkV3Client: client }),
+    ).catch((e: unknown) => e);
+    // Assess
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).not.toContain("undefined");
   });
 });

@@ -1,0 +1,57 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import type { MiddlewareObj } from "@middy/core";
+import type { Context } from "aws-lambda";
+import { type App, getApp } from "../../lib/app/root";
+
+/** The Lambda context once `withApp` ran: the app rides on it, as middy's own `setToContext`. */
+interface AppContext extends Context {
+  app?: App;
+}
+
+/** The app `withApp` put on the context; undefined when building it failed. */
+export const appOf = (context: Context): App | undefined => (context as AppContext).app;
+
+/** The app, for a handler behind `withApp` (which throws before the handler if it cannot build). */
+export function appIn(context: Context): App {
+  const app = appOf(context);
+  if (app === undefined) throw new Error("withApp did not run before this handler");
+  return app;
+}
+
+/** Powertools' middleware for each logger (one per app, so in practice one per process). */
+const injectors = new WeakMap<Logger, MiddlewareObj>();
+
+function injectorOf(app: App | undefined): MiddlewareObj | undefined {
+  const logger = app?.log.logger;
+  if (logger === undefined) return undefined;
+  let injector = injectors.get(logger);
+  if (injector === undefined) {
+    injector = injectLambdaContext(logger, { resetKeys: true });
+    injectors.set(logger, injector);
+  }
+  return injector;
+}
+
+/**
+ * Builds the app once per process (getApp caches it) and puts it on the context, then runs
+ * Powertools' `injectLambdaContext` on the app's logger: every line of the invocation carries the
+ * request id, function and cold start, and the keys a handler appended are dropped afterwards.
+ * The logger is the app's (the local stack injects its own), so the middleware is made here.
+ */
+export function withApp<E, R>(): MiddlewareObj<E, R, Error, Context> {
+  return {
+    before: async (request) => {
+      const app = await getApp();
+      (request.context as AppContext).app = app;
+      app.log.resetKeys();
+      await injectorOf(app)?.before?.(request as never);
+    },
+    after: async (request) => {
+      await injectorOf(appOf(request.context))?.after?.(request as never);
+    },
+    onError: async (request) => {
+      await injectorOf(appOf(request.context))?.onError?.(request as never);
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from "node:crypto";
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyConfig,
+  makeIdempotent,
+} from "@aws-lambda-powertools/idempotency";
+import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
+import type { App } from "../../lib/app/root";
+import { TTL_ATTRIBUTE } from "../../lib/store/table";
+import { EVERY_TIME, type EventOnce } from "../../lib/webhooks";
+
+/**
+ * How long a handled event id is remembered, in seconds. The service retries an event within
+ * minutes; afterwards the record expires (TTL on AWS; reads ignore expired ones everywhere).
+ */
+export const EVENT_ONCE_TTL_S = 3600;
+
+/** The credentials dynalite is given, so the SDK never looks for real ones (as root.ts does). */
+const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
+
+/**
+ * An EventOnce over Powertools Idempotency, on our single table: items `PK = IDEMPOTENCY#<gate>`,
+ * `SK = <key prefix>#<hash of the event id>`, expiring through the table's TTL attribute.
+ * `gate` names what is done once (the events endpoint's recording, the worker's), so two gates
+ * never answer for each other.
+ */
+export function powertoolsEventOnce(
+  config: Pick<App["config"], "TABLE_NAME" | "AWS_REGION" | "DYNAMODB_ENDPOINT">,
+  gate: string,
+): EventOnce {
+  const persistenceStore = new DynamoDBPersistenceLayer({
+    tableName: config.TABLE_NAME,
+    keyAttr: "PK",
+    sortKeyAttr: "SK",
+    staticPkValue: `IDEMPOTENCY#${gate}`,
+    expiryAttr: TTL_ATTRIBUTE,
+    clientConfig: {
+      region: config.AWS_REGION,
+      ...(config.DYNAMODB_ENDPOINT
+        ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: LOCAL_CREDENTIALS }
+        : {}),
+    },
+  });
+  const idempotencyConfig = new IdempotencyConfig({
+    eventKeyJmesPath: "eventId",
+    expiresAfterSeconds: EVENT_ONCE_TTL_S,
+  });
+  // `attempt` tells this call's own result from one stored by an earlier call (a replay).
+  const once = makeIdempotent(
+    async (_key: { eventId: string }, fn: () => Promise<unknown>, attempt: string) => ({
+      attempt,
+      value: await fn(),
+    }),
+    { persistenceStore, config: idempotencyConfig, keyPrefix: gate, dataIndexArgument: 0 },
+  );
+  return {
+    async run<T>(eventId: string, fn: () => Promise<T>) {
+      const attempt = randomUUID();
+      try {
+        const result = await once({ eventId }, fn, attempt);
+        return result.attempt === attempt ? { value: result.value as T } : undefined;
+      } catch (error: unknown) {
+        if (error instanceof IdempotencyAlreadyInProgressError) return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+/** One gate per app and name, made on first use. */
+const gates = new WeakMap<App, Map<string, EventOnce>>();
+
+/**
+ * The app's `gate`. An app without a table (handler tests over fakes of our ports) has none:
+ * every delivery runs.
+ */
+export function eventOnceOf(app: App, gate: string): EventOnce {
+  if (!app.config.TABLE_NAME) return EVERY_TIME;
+  let byName = gates.get(app);
+  if (byName === undefined) {
+    byName = new Map();
+    gates.set(app, byName);
+  }
+  let once = byName.get(gate);
+  if (once === undefined) {
+    once = powertoolsEventOnce(app.config, gate);
+    byName.set(gate, once);
+  }
+  return once;
+}
