@@ -137,7 +137,12 @@ describe("install state", () => {
     const states = new OAuthStates({
       key: KEY,
       clock,
-      marks: { consume: async (id) => (consumed.push(id), true) },
+      marks: {
+        consume: async (id) => {
+          consumed.push(id);
+          return true;
+        },
+      },
     });
     const expired = states.issue();
     clock.advance(STATE_TTL_MS);
