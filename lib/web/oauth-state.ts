@@ -51,20 +51,25 @@ export class OAuthStates {
     this.random = opts.random ?? ((size) => randomBytes(size));
   }
 
-  /** A fresh state for the authorize URL. */
-  issue(): string {
+  /**
+   * A fresh state for the authorize URL. With `binding` (a random value the route also puts in
+   * a short-lived cookie of the browser, see install-binding.ts) the state is good only when the
+   * callback brings the same value back: someone else's state, sent to this browser, is refused
+   * (login CSRF).
+   */
+  issue(binding?: string): string {
     const nonce = Buffer.from(this.random(16)).toString("base64url");
     const expiresAt = this.clock.now() + this.ttlMs;
     const body = `${VERSION}.${nonce}.${expiresAt}`;
-    return `${body}.${macOf(this.key, "oauth-state", body)}`;
+    return `${body}.${this.macOf(body, binding)}`;
   }
 
   /**
    * Checks `state` and spends it. Throws an OAuthStateError (`malformed`, `bad_signature`,
    * `expired`, `replayed`); never writes for a state that is not genuine and fresh.
    */
-  async consume(state: string | undefined): Promise<AcceptedState> {
-    const accepted = this.verify(state);
+  async consume(state: string | undefined, binding?: string): Promise<AcceptedState> {
+    const accepted = this.verify(state, binding);
     const now = this.clock.now();
     const first = await this.marks.consume(
       `oauth-state#${accepted.nonce}`,
@@ -76,14 +81,14 @@ export class OAuthStates {
   }
 
   /** The checks of `consume` without spending the state. */
-  verify(state: string | undefined): AcceptedState {
+  verify(state: string | undefined, binding?: string): AcceptedState {
     const match = state === undefined ? null : STATE_FORM.exec(state);
     const [, nonce, expiry, mac] = match ?? [];
     if (nonce === undefined || expiry === undefined || mac === undefined) {
       throw new OAuthStateError("malformed", "not a state this app issued");
     }
     const body = `${VERSION}.${nonce}.${expiry}`;
-    if (!constantTimeEqual(macOf(this.key, "oauth-state", body), mac)) {
+    if (!constantTimeEqual(this.macOf(body, binding), mac)) {
       throw new OAuthStateError("bad_signature", "the signature does not match");
     }
     const expiresAt = Number(expiry);
@@ -91,5 +96,10 @@ export class OAuthStates {
       throw new OAuthStateError("expired", "older than 10 minutes; start the install again");
     }
     return { nonce, expiresAt };
+  }
+
+  /** The MAC covers the binding (none: empty), so a state verifies only with its own binding. */
+  private macOf(body: string, binding: string | undefined): string {
+    return macOf(this.key, "oauth-state", `${body}|${binding ?? ""}`);
   }
 }

@@ -3,6 +3,12 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../lib/core/clock";
 import { MemoryOneTimeMarks } from "../../../lib/store/memory-one-time-marks";
 import { OAuthStateError } from "../../../lib/web/errors";
+import {
+  installBindingClearCookie,
+  installBindingSetCookie,
+  newInstallBinding,
+  readInstallBinding,
+} from "../../../lib/web/install-binding";
 import { OAuthStates, STATE_TTL_MS } from "../../../lib/web/oauth-state";
 
 // The rule: a state is signed with the app's key, valid for 10 minutes from issue, and good for
@@ -100,12 +106,15 @@ describe("install state", () => {
     const { states } = setup();
     const body = `1.${"A".repeat(22)}.${T0 + 60_000}`;
     const mac = createHmac("sha256", "guess".repeat(8))
-      .update(`oauth-state:${body}`)
+      .update(`oauth-state:${body}|`)
       .digest("base64url");
+    const withKey = createHmac("sha256", KEY).update(`oauth-state:${body}|`).digest("base64url");
     // Act
     const result = await refusal(states.consume(`${body}.${mac}`));
-    // Assess
+    const control = await refusal(states.consume(`${body}.${withKey}`));
+    // Assess: the same scheme under the real key passes, so only the key made the difference.
     expect(result).toEqual({ code: "bad_signature", status: 400 });
+    expect(control).toBe("accepted");
   });
 
   it("calls anything not of the state's form malformed, and spends nothing for it", async () => {
@@ -157,5 +166,54 @@ describe("install state", () => {
   it("refuses a key too short to be a secret", () => {
     // Act / Assess
     expect(() => setup("short")).toThrow(RangeError);
+  });
+});
+
+describe("install state bound to the browser", () => {
+  it("accepts a bound state only with the binding it was issued with", async () => {
+    // Prepare
+    const { states } = setup();
+    const binding = newInstallBinding();
+    const bound = states.issue(binding);
+    // Act
+    const otherBrowser = await refusal(states.consume(bound, newInstallBinding()));
+    const noCookie = await refusal(states.consume(bound));
+    const sameBrowser = await refusal(states.consume(bound, binding));
+    // Assess
+    expect(otherBrowser).toEqual({ code: "bad_signature", status: 400 });
+    expect(noCookie).toEqual({ code: "bad_signature", status: 400 });
+    expect(sameBrowser).toBe("accepted");
+  });
+
+  it("refuses an unbound state when the callback expects a binding", async () => {
+    // Prepare
+    const { states } = setup();
+    const unbound = states.issue();
+    // Act
+    const result = await refusal(states.consume(unbound, newInstallBinding()));
+    // Assess
+    expect(result).toEqual({ code: "bad_signature", status: 400 });
+  });
+
+  it("carries the binding in a 10-minute HttpOnly, SameSite=Lax cookie, Secure over https", () => {
+    // Prepare
+    const binding = newInstallBinding();
+    // Act
+    const http = installBindingSetCookie(binding, false);
+    const https = installBindingSetCookie(binding, true);
+    // Assess
+    expect(http).toBe(
+      `statuspilot_install=${binding}; Path=/; Max-Age=600; HttpOnly; SameSite=Lax`,
+    );
+    expect(https).toBe(
+      `__Host-statuspilot_install=${binding}; Path=/; Max-Age=600; HttpOnly; SameSite=Lax; Secure`,
+    );
+    expect(readInstallBinding(`a=b; ${http.split(";")[0]}`, false)).toBe(binding);
+    expect(readInstallBinding([https.split(";")[0] ?? ""], true)).toBe(binding);
+    expect(readInstallBinding("statuspilot_install=<script>", false)).toBeUndefined();
+    expect(readInstallBinding(undefined, false)).toBeUndefined();
+    expect(installBindingClearCookie(true)).toBe(
+      "__Host-statuspilot_install=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax; Secure",
+    );
   });
 });
