@@ -103,7 +103,7 @@ function TodaySection(props: {
       <p>
         {"Next change: "}
         {today.next === undefined
-          ? "none today"
+          ? "none planned"
           : `${dateTimeOf(today.next.at, tz, locale)}, ${today.next.status === undefined ? "status cleared" : statusText(today.next.status)}`}
       </p>
       {today.blocks.length === 0 ? (
