@@ -107,7 +107,7 @@ function parseDate(value: string): number | undefined {
   if (!m) return undefined;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const at = Date.UTC(y, mo - 1, d);
-  const back = new Date(at);
-  if (y < 1970 || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
+  // A day past the month's end (or 00) rolls into another month.
+  if (y < 1970 || new Date(at).getUTCMonth() !== mo - 1) return undefined;
   return at;
 }
