@@ -81,11 +81,17 @@ export async function parseRequestArgs(
     }
   } else if (type === "multipart/form-data") {
     try {
-      const form = await new Response(body, {
+      // A copy typed as plain bytes: fetch's types (DOM's, with preact in the program) take no Buffer.
+      const form = await new Response(new Uint8Array(body), {
         headers: { "content-type": contentTypeHeader },
       }).formData();
       args = {};
-      for (const [key, value] of form.entries()) {
+      // forEach, not entries(): with preact in the program, FormData is the DOM one (not iterable).
+      const entries: [string, FormDataEntryValue][] = [];
+      form.forEach((value, key) => {
+        entries.push([key, value]);
+      });
+      for (const [key, value] of entries) {
         const v = typeof value === "string" ? value : await value.text();
         const prior = args[key];
         args[key] = prior === undefined ? v : Array.isArray(prior) ? [...prior, v] : [prior, v];

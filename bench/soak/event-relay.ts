@@ -131,7 +131,12 @@ export async function startEventRelay(options: EventRelayOptions): Promise<Event
   const forward = async (headers: Record<string, string>, body: Buffer) => {
     inFlight++;
     try {
-      const res = await options.fetch(options.target, { method: "POST", headers, body });
+      // A copy typed as plain bytes: fetch's types (DOM's, with preact in the program) take no Buffer.
+      const res = await options.fetch(options.target, {
+        method: "POST",
+        headers,
+        body: new Uint8Array(body),
+      });
       const text = await res.text();
       return { status: res.status, text, type: res.headers.get("content-type") ?? "" };
     } finally {

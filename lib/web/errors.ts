@@ -1,0 +1,33 @@
+/**
+ * Errors of the web front door (install state, session cookie, CSRF token). Every refusal has a
+ * typed `code`; `httpStatus` is what a route answers for it.
+ */
+export type WebErrorCode =
+  /** Not of the form this module writes (cut, altered encoding, wrong version). */
+  | "malformed"
+  /** Well formed, but its MAC is not ours: forged, altered, or made under another key. */
+  | "bad_signature"
+  /** Genuine, but past its expiry. */
+  | "expired"
+  /** Genuine and fresh, but already used once. */
+  | "replayed";
+
+export class WebError extends Error {
+  override name = "WebError";
+  constructor(
+    readonly code: WebErrorCode,
+    readonly httpStatus: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The install `state` came back unusable: the callback answers the 400 page. */
+export class OAuthStateError extends WebError {
+  override name = "OAuthStateError";
+  constructor(code: WebErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, 400, `install state refused (${code}): ${message}`, options);
+  }
+}

@@ -1,0 +1,113 @@
+import {
+  DAY_MS,
+  ianaZone,
+  UTC_ZONE,
+  utcToWall,
+  type ZoneRules,
+  zonedMidnight,
+} from "../../calendar/zones";
+import type { UserRules } from "../../core/rules";
+import { desiredAt, nextTransitionAfter } from "../../core/timeline";
+import type { Block } from "../../core/types";
+import type { RulesView, TodayView } from "./view-model";
+
+/**
+ * The parts of the settings view that need arithmetic: the day in the user's zone, what shows
+ * now and next, and the out-of-office form's dates read in that zone. A zone the runtime does
+ * not know is read as UTC, as on the page.
+ */
+
+const zoneOf = (tz: string): ZoneRules => ianaZone(tz) ?? UTC_ZONE;
+
+/** [midnight, next midnight) of the day containing `at`, in `tz` (23 or 25 hours on DST days). */
+export function dayIn(at: number, tz: string): { start: number; end: number } {
+  const zone = zoneOf(tz);
+  const wall = new Date(utcToWall(at, zone));
+  const [y, m, d] = [wall.getUTCFullYear(), wall.getUTCMonth() + 1, wall.getUTCDate()];
+  const next = new Date(Date.UTC(y, m - 1, d) + DAY_MS);
+  return {
+    start: zonedMidnight(y, m, d, zone),
+    end: zonedMidnight(next.getUTCFullYear(), next.getUTCMonth() + 1, next.getUTCDate(), zone),
+  };
+}
+
+/** Today's blocks (cut to the day), the status showing at `now`, and the next change. */
+export function todayView(timeline: readonly Block[], now: number, tz: string): TodayView {
+  const day = dayIn(now, tz);
+  const blocks = [...timeline]
+    .filter((b) => b.start < day.end && b.end > day.start)
+    .sort((a, b) => a.start - b.start)
+    .map((b) => ({
+      start: Math.max(b.start, day.start),
+      end: Math.min(b.end, day.end),
+      text: b.text,
+      emoji: b.emoji,
+      kind: b.kind,
+    }));
+  const all = [...timeline];
+  const current = desiredAt(all, now);
+  const nextAt = nextTransitionAfter(all, now);
+  const nextBlock = nextAt === undefined ? undefined : desiredAt(all, nextAt);
+  return {
+    blocks,
+    ...(current
+      ? { current: { text: current.text, emoji: current.emoji, until: current.end } }
+      : {}),
+    ...(nextAt !== undefined
+      ? {
+          next: {
+            at: nextAt,
+            ...(nextBlock ? { status: { text: nextBlock.text, emoji: nextBlock.emoji } } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+export function rulesView(rules: UserRules): RulesView {
+  const kind = (k: keyof Pick<UserRules, "ooo" | "focus" | "meeting">) => ({
+    text: rules[k].text,
+    emoji: rules[k].emoji,
+    keywords: [...rules[k].keywords],
+  });
+  return {
+    kinds: { meeting: kind("meeting"), focus: kind("focus"), ooo: kind("ooo") },
+    showTitles: rules.showTitles,
+    skipTentative: rules.skipTentative,
+  };
+}
+
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * The out-of-office form's first and last day (`YYYY-MM-DD`, inclusive) as instants in `tz`:
+ * from midnight of the first day to midnight after the last. Undefined for a date that does not
+ * exist or a last day before the first.
+ */
+export function oooDayRange(
+  firstDay: string,
+  lastDay: string,
+  tz: string,
+): { start: number; end: number } | undefined {
+  const first = parseDate(firstDay);
+  const last = parseDate(lastDay);
+  if (!first || !last || last < first) return undefined;
+  const zone = zoneOf(tz);
+  const after = new Date(last + DAY_MS);
+  const from = new Date(first);
+  return {
+    start: zonedMidnight(from.getUTCFullYear(), from.getUTCMonth() + 1, from.getUTCDate(), zone),
+    end: zonedMidnight(after.getUTCFullYear(), after.getUTCMonth() + 1, after.getUTCDate(), zone),
+  };
+}
+
+/** A real calendar date as UTC midnight, or undefined (2025-02-30 is not one). */
+function parseDate(value: string): number | undefined {
+  const m = ISO_DATE.exec(value);
+  if (!m) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const at = Date.UTC(y, mo - 1, d);
+  // A day past the month's end (or 00) rolls into another month.
+  if (y < 1970 || new Date(at).getUTCMonth() !== mo - 1) return undefined;
+  return at;
+}

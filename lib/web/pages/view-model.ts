@@ -1,0 +1,133 @@
+import type { StatusKind } from "../../core/types";
+
+/**
+ * What the pages show, as plain data: the routes build these from the user's records, and the
+ * pages are pure functions of them. Instants are epoch ms; the pages render them in `tz`.
+ */
+
+/** Where the front door's pages live. */
+export const PATHS = {
+  install: "/install",
+  settings: "/settings",
+} as const;
+
+/** Where each form of the settings page posts (`application/x-www-form-urlencoded`). */
+export const SETTINGS_ACTIONS = {
+  addCalendar: "/settings/calendars/add",
+  removeCalendar: "/settings/calendars/remove",
+  saveRules: "/settings/rules",
+  pause: "/settings/pause",
+  resume: "/settings/resume",
+  scheduleOoo: "/settings/ooo/add",
+  cancelOoo: "/settings/ooo/cancel",
+  disconnect: "/settings/disconnect",
+} as const;
+
+/**
+ * The names of the fields the forms send (besides the CSRF field, `csrf`). Checkboxes send
+ * `on` when ticked and nothing at all when not: absent means false.
+ */
+export const FIELDS = {
+  /** addCalendar: the secret ICS address. */
+  calendarUrl: "url",
+  /** removeCalendar: the source id. */
+  calendarId: "source",
+  /** saveRules: `<kind>_text`, `<kind>_emoji`, `<kind>_keywords` (one keyword per line). */
+  ruleText: (kind: StatusKind) => `${kind}_text`,
+  ruleEmoji: (kind: StatusKind) => `${kind}_emoji`,
+  ruleKeywords: (kind: StatusKind) => `${kind}_keywords`,
+  showTitles: "show_titles",
+  skipTentative: "skip_tentative",
+  /** scheduleOoo: `YYYY-MM-DD` dates in the user's zone, first and last day (inclusive). */
+  oooFirstDay: "first_day",
+  oooLastDay: "last_day",
+  oooMessage: "message",
+  /** cancelOoo: the entry id. */
+  oooEntryId: "entry",
+  /** disconnect: must be ticked. */
+  confirmDisconnect: "confirm",
+} as const;
+
+export const STATUS_KINDS: readonly StatusKind[] = ["meeting", "focus", "ooo"];
+
+/** Whether the user's token works; `revoked` and `expired` offer the Reconnect button. */
+export type ConnectionState = "connected" | "revoked" | "expired";
+
+export interface CalendarView {
+  id: string;
+  /** How the calendar is named on the page: never the secret address itself. */
+  label: string;
+  /** Epoch ms of the last successful read, when there was one. */
+  lastReadAt?: number;
+  /** Why the last read failed, in words for the user. */
+  problem?: string;
+}
+
+export interface StatusView {
+  text: string;
+  emoji: string;
+}
+
+export interface TimelineBlockView extends StatusView {
+  start: number;
+  end: number;
+  kind: StatusKind;
+}
+
+export interface TodayView {
+  /** Today's blocks in the user's zone, in order. */
+  blocks: TimelineBlockView[];
+  /** What the status shows now; absent: no status. */
+  current?: StatusView & { until?: number };
+  /** The next change; `status` absent means the status is then cleared. */
+  next?: { at: number; status?: StatusView };
+}
+
+export interface KindRuleView {
+  text: string;
+  emoji: string;
+  keywords: string[];
+}
+
+export interface RulesView {
+  kinds: Record<StatusKind, KindRuleView>;
+  showTitles: boolean;
+  skipTentative: boolean;
+}
+
+export interface OooEntryView {
+  id: string;
+  start: number;
+  end: number;
+  message?: string;
+}
+
+export interface Notice {
+  tone: "info" | "error";
+  text: string;
+}
+
+export interface SettingsView {
+  /** This session's CSRF token; every form carries it. */
+  csrfToken: string;
+  /** Epoch ms: what "today" and "now" mean on the page. */
+  now: number;
+  user: {
+    id: string;
+    team: string;
+    /** How to greet the person, when known. */
+    name?: string;
+    /** IANA zone every time on the page is shown in. */
+    tz: string;
+    /** BCP 47 locale for dates and times (default en-GB). */
+    locale?: string;
+  };
+  connection: ConnectionState;
+  calendars: CalendarView[];
+  today: TodayView;
+  rules: RulesView;
+  paused: boolean;
+  ooo: OooEntryView[];
+  /** The outcome of the last form sent (post/redirect/get), when there is one. */
+  notice?: Notice;
+}

@@ -1,0 +1,37 @@
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoOneTimeMarks } from "../../../lib/store/dynamo-one-time-marks";
+import { oneTimeMarkKeys } from "../../../lib/store/items/one-time-mark";
+import { oneTimeMarksContract } from "../../contract/one-time-marks.contract";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+
+let dynamo: LocalDynamo;
+beforeAll(async () => {
+  dynamo = await startDynalite();
+});
+afterAll(async () => {
+  await dynamo.close();
+});
+
+oneTimeMarksContract(
+  "DynamoDB (dynalite)",
+  () => new DynamoOneTimeMarks(dynamo.client, dynamo.tableName),
+);
+
+describe("DynamoOneTimeMarks", () => {
+  it("stores the mark with a TTL in epoch seconds, so AWS deletes it after its expiry", async () => {
+    // Prepare
+    const marks = new DynamoOneTimeMarks(dynamo.client, dynamo.tableName);
+    const expiresAt = Date.UTC(2025, 2, 3, 9, 10, 0) + 500;
+    // Act
+    await marks.consume("ttl-check", expiresAt, expiresAt - 600_000);
+    const got = await dynamo.client.send(
+      new GetItemCommand({
+        TableName: dynamo.tableName,
+        Key: { PK: { S: oneTimeMarkKeys("ttl-check").PK }, SK: { S: "ONCE" } },
+      }),
+    );
+    // Assess: the TTL is the expiry rounded up to the next whole second.
+    expect(got.Item?.expiresAt).toEqual({ N: String(Date.UTC(2025, 2, 3, 9, 10, 1) / 1000) });
+  });
+});
