@@ -124,3 +124,13 @@ export interface StatusStore {
   /** Users with a source to poll whose poll phase lies in [phaseFrom, phaseTo) ms. */
   usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]>;
 }
+
+/**
+ * Marks that can be taken once: the single use of an install `state`. `consume` records `id`
+ * with a conditional put and answers true the first time; false while an earlier mark of the
+ * same id has not expired. `expiresAt` and `now` are epoch milliseconds; a mark expired at
+ * `now` (expiresAt <= now) counts as absent.
+ */
+export interface OneTimeMarks {
+  consume(id: string, expiresAt: number, now: number): Promise<boolean>;
+}

@@ -1,4 +1,4 @@
-import type { OneTimeMarks } from "../web/ports";
+import type { OneTimeMarks } from "../core/ports";
 
 /** One-time marks in memory: the local stack without DynamoDB, and unit tests. */
 export class MemoryOneTimeMarks implements OneTimeMarks {

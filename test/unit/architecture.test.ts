@@ -64,6 +64,8 @@ const LAYERS: Record<string, number> = {
   "lib/store/": 1,
   "lib/app/": 2,
   "lib/webhooks/": 3,
+  // The pages, sessions and OAuth state of the front door: HTTP-facing, like the webhooks.
+  "lib/web/": 3,
   "functions/": 4,
   "lib/local/": 5,
   "lib/cli/": 5,
