@@ -35,7 +35,7 @@ interface Refusal {
 
 /**
  * The refusal for an error that refuses the request, or undefined for anything else. The status
- * of every code comes from the one map, `httpStatus` (lib/webhooks/errors.ts).
+ * of every code comes from the one map, `httpStatus` (lib/webhooks/http-status.ts).
  */
 function refusalOf(error: unknown): Refusal | undefined {
   if (error instanceof ParseError) {

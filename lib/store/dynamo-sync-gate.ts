@@ -7,7 +7,7 @@ import {
   RUN_LEASE_MS,
   type SourceRef,
   type SyncGate,
-} from "../app/sync-coalescing";
+} from "../core/ports";
 import { conditionalUpdate } from "./conditional-update";
 import { StoreError } from "./errors";
 import { n, s } from "./items/codec";

@@ -6,7 +6,7 @@ import {
   RUN_LEASE_MS,
   type SourceRef,
   type SyncGate,
-} from "../app/sync-coalescing";
+} from "../core/ports";
 
 /** One source's gate; the same fields as the DynamoDB gate item (lib/store/items/sync-gate.ts). */
 interface GateState {
