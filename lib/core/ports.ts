@@ -154,7 +154,8 @@ export type GateFinish = "done" | "again";
  * - A push while one is queued joins it: that sync starts, and so fetches, after the push.
  * - A push while one is running marks it: the runner syncs once more when it is done (a
  *   trailing sync), since its fetch may predate the change.
- * - Claims and marks expire (a dead worker), so nothing waits on a stuck state for long.
+ * - Claims and marks expire (a dead worker; the leases are in ./sync-leases.ts), so nothing
+ *   waits on a stuck state for long.
  */
 export interface SyncGate {
   request(source: SourceRef, now: number): Promise<GateRequest>;
@@ -167,11 +168,3 @@ export interface SyncGate {
   /** After a failed sync: the source is free; the message's redelivery claims it again. */
   release(source: SourceRef, owner: string): Promise<void>;
 }
-
-/** How long a queued sync, not yet started, covers new pushes; after it they queue again. */
-export const QUEUED_LEASE_MS = 60_000;
-/**
- * How long a running sync's claim holds: the sync worker's Lambda timeout (serverless.yml), so
- * a live worker never loses its claim and a dead one's lapses. Each round renews it.
- */
-export const RUN_LEASE_MS = 120_000;

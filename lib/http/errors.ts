@@ -1,9 +1,9 @@
 /**
  * Why an HTTP request was refused. Every refusal of a webhook or admin route is a WebhookError
- * with one of these codes; `httpStatus` (lib/webhooks/http-status.ts) maps each (and each
- * use-case AppError code) to its status, so the status of a refusal is decided in exactly one
- * place. The codes live here, below the use cases, because the calendar providers' push checks
- * refuse with them too.
+ * with one of these codes; `httpStatus` (functions/shared/http-errors.ts) maps each (and
+ * each use-case AppError code) to its status, so the status of a refusal is decided in exactly
+ * one place. The codes live here, below the use cases, because the calendar providers' push
+ * checks refuse with them too.
  */
 export type WebhookErrorCode =
   | "missing_signature"

@@ -9,7 +9,8 @@ import {
   runGatedSync,
 } from "../../../lib/app/sync-coalescing";
 import { ManualClock } from "../../../lib/core/clock";
-import { RUN_LEASE_MS, silentLog } from "../../../lib/core/ports";
+import { silentLog } from "../../../lib/core/ports";
+import { RUN_LEASE_MS } from "../../../lib/core/sync-leases";
 import { DynamoSyncGate } from "../../../lib/store/dynamo-sync-gate";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
