@@ -25,6 +25,7 @@ import { ManualClock } from "../../lib/core/clock";
 import { pollPhasesEndedBy } from "../../lib/core/poll";
 import type { Log } from "../../lib/core/ports";
 import { silentLog } from "../../lib/core/ports";
+import { channelToken } from "../../lib/http/channel-token";
 import { DelayQueue } from "../../lib/local/delay-queue";
 import { LOCAL_CREDENTIALS, startLocalDynamo } from "../../lib/local/dynamo";
 import { startGateway } from "../../lib/local/http-gateway";
@@ -36,7 +37,6 @@ import {
 } from "../../lib/local/lambda-context";
 import { pollPhase } from "../../lib/store/items/user";
 import { createTableInput } from "../../lib/store/table";
-import { channelToken } from "../../lib/webhooks/channel-token";
 import {
   type DynamoCounts,
   dynamoCounts,

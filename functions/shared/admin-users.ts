@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { feedUrlProblem } from "../../lib/app/source-rules";
+import { feedUrlProblem } from "../../lib/calendar/source-rules";
 import { CHANNEL_KINDS, SOURCE_KINDS } from "../../lib/core/source-kinds";
 import {
   channelIdSchema,

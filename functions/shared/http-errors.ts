@@ -3,9 +3,41 @@ import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { AppError, InvalidInputError } from "../../lib/app/errors";
 import type { AppLog } from "../../lib/app/logger";
 import { StoreError } from "../../lib/store/errors";
-import { httpStatus, MethodNotAllowed, WebhookError, WebhookInputError } from "../../lib/webhooks";
+import {
+  MethodNotAllowed,
+  WebhookError,
+  type WebhookErrorCode,
+  WebhookInputError,
+} from "../../lib/webhooks";
 
 export type HttpResult = APIGatewayProxyStructuredResultV2;
+
+/**
+ * The one map from refusal codes (ours and the use cases') to HTTP status, beside the one place
+ * that answers a refusal. The codes and the errors that carry them live lower down
+ * (lib/http/errors.ts, lib/app/errors.ts); only the answer to them is HTTP's business.
+ */
+const STATUS: Record<WebhookErrorCode | AppError["code"], number> = {
+  bad_request: 400,
+  invalid_input: 400,
+  missing_signature: 401,
+  malformed_signature: 401,
+  stale_timestamp: 401,
+  bad_signature: 401,
+  bad_channel_token: 401,
+  bad_client_state: 401,
+  unauthorized: 401,
+  forbidden: 403,
+  no_secret: 403,
+  unknown_channel: 404,
+  unknown_source: 404,
+  unknown_user: 404,
+  unknown_entry: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+};
+
+export const httpStatus = (code: WebhookErrorCode | AppError["code"]): number => STATUS[code];
 
 export const json = (statusCode: number, body: unknown): HttpResult => ({
   statusCode,
@@ -35,7 +67,7 @@ interface Refusal {
 
 /**
  * The refusal for an error that refuses the request, or undefined for anything else. The status
- * of every code comes from the one map, `httpStatus` (lib/webhooks/errors.ts).
+ * of every code comes from the one map, `httpStatus` (above).
  */
 function refusalOf(error: unknown): Refusal | undefined {
   if (error instanceof ParseError) {

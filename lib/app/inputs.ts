@@ -1,9 +1,9 @@
 import * as z from "zod";
+import { type SourceAddressPolicy, sourceUrlProblem } from "../calendar/source-rules";
+import { sourceIdSchema } from "../core/ids";
 import { SOURCE_KINDS } from "../core/source-kinds";
 import { STATUS_TEXT_LIMIT } from "../core/text";
-import { sourceIdSchema } from "../webhooks/ids";
 import { InvalidInputError } from "./errors";
-import { type SourceAddressPolicy, sourceUrlProblem } from "./source-rules";
 
 /**
  * The one schema of each use-case input. The HTTP handlers parse with these same field schemas

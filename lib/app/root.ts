@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import type { ResolveHost } from "../calendar/feed-fetch";
 import type { Clock } from "../core/clock";
 import type { Queue, StatusGateway, TokenVault } from "../core/ports";
 import type { ChannelKind } from "../core/records";
@@ -21,7 +22,6 @@ import type {
   UserView,
 } from "./contracts";
 import { createDeferredReconcileUseCases } from "./deferred-reconcile";
-import type { ResolveHost } from "./feed-fetch";
 import { LocalTokenVault } from "./local-token-vault";
 import type { AppLog } from "./logger";
 import { createLog } from "./logger";

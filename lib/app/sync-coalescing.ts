@@ -1,57 +1,8 @@
 import type { Clock } from "../core/clock";
-import type { Log, Queue } from "../core/ports";
+import type { Log, Queue, SourceRef, SyncGate } from "../core/ports";
 import type { SyncMessage } from "./contracts";
 import type { SyncOutcome } from "./sync";
 
-/** One calendar source, as the sync gate keys it. */
-export interface SourceRef {
-  team: string;
-  user: string;
-  sourceId: string;
-}
-
-/** What a push found at the gate: it must queue a sync, or one queued or running covers it. */
-export type GateRequest = "queue" | "joined";
-
-/**
- * Where a message's sync stands: it runs (`claimed`), or another sync of the source is running
- * and was told to run once more after it (`handed_over`), so this message's request is covered.
- */
-export type GateClaim = "claimed" | "handed_over";
-
-/** After a sync: nothing came in meanwhile (`done`), or a push did and the source syncs again. */
-export type GateFinish = "done" | "again";
-
-/**
- * The per-source state shared by every Lambda that pushes or syncs (the DynamoDB adapter is
- * lib/store/dynamo-sync-gate.ts): whether a sync is queued and not yet started, whether one is
- * running (and which message runs it), and whether a push came in while it ran.
- *
- * - A push while nothing is queued or running queues a sync at once (`request` → "queue").
- * - A push while one is queued joins it: that sync starts, and so fetches, after the push.
- * - A push while one is running marks it: the runner syncs once more when it is done (a
- *   trailing sync), since its fetch may predate the change.
- * - Claims and marks expire (a dead worker), so nothing waits on a stuck state for long.
- */
-export interface SyncGate {
-  request(source: SourceRef, now: number): Promise<GateRequest>;
-  /** Undoes a "queue" whose message could not be sent, so the next push queues again. */
-  withdraw(source: SourceRef, queuedAt: number): Promise<void>;
-  /** Before a sync: `owner` (the message id) runs it, unless another live sync runs already. */
-  claim(source: SourceRef, owner: string, now: number): Promise<GateClaim>;
-  /** After a sync: "again" renews the claim for one more round. */
-  finish(source: SourceRef, owner: string, now: number): Promise<GateFinish>;
-  /** After a failed sync: the source is free; the message's redelivery claims it again. */
-  release(source: SourceRef, owner: string): Promise<void>;
-}
-
-/** How long a queued sync, not yet started, covers new pushes; after it they queue again. */
-export const QUEUED_LEASE_MS = 60_000;
-/**
- * How long a running sync's claim holds: the sync worker's Lambda timeout (serverless.yml), so
- * a live worker never loses its claim and a dead one's lapses. Each round renews it.
- */
-export const RUN_LEASE_MS = 120_000;
 /** Rounds one message may run before its trailing sync goes back on the queue. */
 export const MAX_SYNC_ROUNDS = 5;
 

@@ -1,3 +1,4 @@
+import type { FeedAddressGuard } from "../calendar/feed-fetch";
 import type { ExpandFn, SourceValidators } from "../calendar/providers/provider";
 import { findProvider, type SourceKind } from "../calendar/providers/registry";
 import type { Clock } from "../core/clock";
@@ -5,7 +6,6 @@ import type { Log } from "../core/ports";
 import type { UserRules } from "../core/rules";
 import type { Block, Occurrence, UserKey } from "../core/types";
 import type { SyncMessage, TimelineMeta } from "./contracts";
-import type { FeedAddressGuard } from "./feed-fetch";
 
 export { SyncError } from "../calendar/providers/errors";
 export type { ExpandFn, Expansion } from "../calendar/providers/provider";

@@ -1,12 +1,5 @@
-import {
-  type GateClaim,
-  type GateFinish,
-  type GateRequest,
-  QUEUED_LEASE_MS,
-  RUN_LEASE_MS,
-  type SourceRef,
-  type SyncGate,
-} from "../app/sync-coalescing";
+import type { GateClaim, GateFinish, GateRequest, SourceRef, SyncGate } from "../core/ports";
+import { QUEUED_LEASE_MS, RUN_LEASE_MS } from "../core/sync-leases";
 
 /** One source's gate; the same fields as the DynamoDB gate item (lib/store/items/sync-gate.ts). */
 interface GateState {

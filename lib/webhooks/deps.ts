@@ -19,7 +19,7 @@ export interface ChannelBinding {
   sourceId: string;
   /**
    * The secret stored with the binding. Hooks no longer check it: pushes carry the channel token
-   * derived from the id (channel-token.ts), checked before the binding is read.
+   * derived from the id (lib/http/channel-token.ts), checked before the binding is read.
    */
   secret?: string;
   /**

@@ -1,9 +1,9 @@
 import type { SyncMessage } from "../app/contracts";
 import type { PushHook } from "../calendar/providers/provider";
 import { pushHookFor, pushHookOf, pushRoutes } from "../calendar/providers/registry";
+import { WebhookError } from "../http/errors";
+import type { WebhookReply, WebhookRequest } from "../http/request";
 import type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
-import { WebhookError } from "./errors";
-import type { WebhookReply, WebhookRequest } from "./http";
 
 export { MAX_GRAPH_FAILURES, MAX_GRAPH_LOOKUPS } from "../calendar/providers/graph";
 

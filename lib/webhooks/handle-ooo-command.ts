@@ -1,11 +1,11 @@
 import * as z from "zod";
 import type { OutOfOfficeEntry } from "../app/contracts";
 import { AppError } from "../app/errors";
+import { workspaceIdSchema } from "../core/ids";
+import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "../http/request";
+import { header, verifyV0 } from "../http/signature";
 import type { WebhookDeps } from "./deps";
-import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "./http";
-import { workspaceIdSchema } from "./ids";
 import { OooCommandError, parseOooCommand } from "./ooo-command";
-import { header, verifyV0 } from "./signature";
 
 const slashCommandSchema = z
   .object({

@@ -1,4 +1,3 @@
-import type { WebhookDeps } from "./deps";
 import {
   jsonReply,
   parseInput,
@@ -6,7 +5,9 @@ import {
   textReply,
   type WebhookReply,
   type WebhookRequest,
-} from "./http";
+} from "../http/request";
+import { header, verifyV0 } from "../http/signature";
+import type { WebhookDeps } from "./deps";
 import {
   EVERY_TIME,
   type EventOnce,
@@ -17,7 +18,6 @@ import {
   urlVerificationSchema,
   userChangeEventSchema,
 } from "./service-events";
-import { header, verifyV0 } from "./signature";
 
 /** The service gives up after 3 s; answer before that even if the store is slow. */
 export const ACK_DEADLINE_MS = 2500;

@@ -1,15 +1,37 @@
-export type { GooglePush } from "./calendar-push";
-export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "./calendar-push";
-export { channelToken, channelTokenMatches, newChannelId } from "./channel-token";
-export type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
-export type { WebhookErrorCode } from "./errors";
 export {
-  httpStatus,
+  channelIdSchema,
+  entryIdSchema,
+  eventIdSchema,
+  isChannelId,
+  MAX_ENTRY_ID_LENGTH,
+  MAX_ID_LENGTH,
+  MAX_SOURCE_ID_LENGTH,
+  sourceIdSchema,
+  WORKSPACE_ID,
+  workspaceIdSchema,
+} from "../core/ids";
+export type { GooglePush } from "../http/calendar-push";
+export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "../http/calendar-push";
+export { channelToken, channelTokenMatches, newChannelId } from "../http/channel-token";
+export type { WebhookErrorCode } from "../http/errors";
+export {
   MethodNotAllowed,
   StaleTimestampError,
   WebhookError,
   WebhookInputError,
-} from "./errors";
+} from "../http/errors";
+export type { WebhookReply, WebhookRequest } from "../http/request";
+export { issuePointer, jsonReply, parseInput, parseJsonInput, textReply } from "../http/request";
+export type { SignedRequest } from "../http/signature";
+export {
+  BAD_SIGNATURE,
+  constantTimeEqual,
+  header,
+  SIGNATURE_WINDOW_S,
+  signV0,
+  verifyV0,
+} from "../http/signature";
+export type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 export type { CalendarPushRequest } from "./handle-calendar-push";
 export {
   CALENDAR_HOOK_ROUTES,
@@ -24,20 +46,6 @@ export type { OooCommandDeps } from "./handle-ooo-command";
 export { formatEntry, handleOooCommand, NOT_SET_UP } from "./handle-ooo-command";
 export type { ServiceEventOptions } from "./handle-service-event";
 export { ACK_DEADLINE_MS, handleServiceEvent } from "./handle-service-event";
-export type { WebhookReply, WebhookRequest } from "./http";
-export { issuePointer, jsonReply, parseInput, parseJsonInput, textReply } from "./http";
-export {
-  channelIdSchema,
-  entryIdSchema,
-  eventIdSchema,
-  isChannelId,
-  MAX_ENTRY_ID_LENGTH,
-  MAX_ID_LENGTH,
-  MAX_SOURCE_ID_LENGTH,
-  sourceIdSchema,
-  WORKSPACE_ID,
-  workspaceIdSchema,
-} from "./ids";
 export type { OooCommand } from "./ooo-command";
 export { OOO_USAGE, OooCommandError, parseOooCommand, zonedToEpoch } from "./ooo-command";
 export type { EventOnce } from "./service-events";
@@ -51,12 +59,3 @@ export {
   urlVerificationSchema,
   userChangeEventSchema,
 } from "./service-events";
-export type { SignedRequest } from "./signature";
-export {
-  BAD_SIGNATURE,
-  constantTimeEqual,
-  header,
-  SIGNATURE_WINDOW_S,
-  signV0,
-  verifyV0,
-} from "./signature";

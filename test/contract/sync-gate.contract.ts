@@ -1,16 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  QUEUED_LEASE_MS,
-  RUN_LEASE_MS,
-  type SourceRef,
-  type SyncGate,
-} from "../../lib/app/sync-coalescing";
+import type { SourceRef, SyncGate } from "../../lib/core/ports";
+import { QUEUED_LEASE_MS, RUN_LEASE_MS } from "../../lib/core/sync-leases";
 
 /**
- * What every SyncGate promises (lib/app/sync-coalescing.ts), run against each adapter, with
- * the default leases: a push queues a sync unless one queued or running covers it, a running
- * sync that a push came in during runs once more, one sync of a source at a time, and claims
- * and queued marks lapse.
+ * What every SyncGate promises (lib/core/ports.ts), run against each adapter, with the default
+ * leases: a push queues a sync unless one queued or running covers it, a running sync that a
+ * push came in during runs once more, one sync of a source at a time, and claims and queued
+ * marks lapse.
  */
 export interface SyncGateUnderTest {
   gate: SyncGate;

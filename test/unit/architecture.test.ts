@@ -12,7 +12,7 @@
  * 4. At most one import runs upward. The layers, bottom to top (an import within a layer, or
  *    down, is fine):
  *      0 domain    lib/core: the pure domain and its ports
- *      1 adapters  lib/calendar, lib/schema, lib/service, lib/store
+ *      1 adapters  lib/calendar, lib/http, lib/schema, lib/service, lib/store
  *      2 use cases lib/app (use cases, composition)
  *      3 webhooks  lib/webhooks (request handling behind the handlers)
  *      4 functions functions/ (the Lambda entry points)
@@ -62,6 +62,9 @@ const LAYERS: Record<string, number> = {
   "lib/schema/": 1,
   "lib/service/": 1,
   "lib/store/": 1,
+  // Request shapes, refusal errors, signatures and channel tokens: what both the calendar
+  // providers' push checks and the webhooks need, so it sits below both.
+  "lib/http/": 1,
   "lib/app/": 2,
   "lib/webhooks/": 3,
   // The pages, sessions and OAuth state of the front door: HTTP-facing, like the webhooks.
@@ -100,153 +103,9 @@ interface KnownException {
   why: string;
 }
 
-// Issue 10, part 1: "every port lives beside the domain, in lib/core/ports.ts".
-
 const KNOWN_EXCEPTIONS: KnownException[] = [
-  // Issue 10, part 1: lib/app becomes one file per use case.
   // Issue 10, part 3: the harnesses become one devstack/ runtime, outside lib/.
   { rule: "file-length", file: "lib/local/stack.ts", why: "the local stack, before devstack/" },
-  // Issue 10, part 2: handlers the Powertools way (parser, http-router, one error map).
-  // Issue 10, part 1: the use cases' contract types move beside the use cases; contracts.ts
-  // names the class's view types through import("./statuspilot").
-  {
-    rule: "upward-import",
-    file: "lib/store/dynamo-sync-gate.ts",
-    to: "lib/app/sync-coalescing.ts",
-    why: "the SyncGate port and its lease times live in lib/app/sync-coalescing.ts",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/store/memory-sync-gate.ts",
-    to: "lib/app/sync-coalescing.ts",
-    why: "the SyncGate port and its lease times live in lib/app/sync-coalescing.ts",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/app/inputs.ts",
-    to: "lib/webhooks/ids.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/generic.ts",
-    to: "lib/webhooks/channel-token.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/generic.ts",
-    to: "lib/webhooks/errors.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/generic.ts",
-    to: "lib/webhooks/http.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/generic.ts",
-    to: "lib/webhooks/signature.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/google.ts",
-    to: "lib/webhooks/calendar-push.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/google.ts",
-    to: "lib/webhooks/channel-token.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/google.ts",
-    to: "lib/webhooks/errors.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/google.ts",
-    to: "lib/webhooks/http.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/google.ts",
-    to: "lib/webhooks/signature.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/graph.ts",
-    to: "lib/webhooks/channel-token.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/graph.ts",
-    to: "lib/webhooks/errors.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/graph.ts",
-    to: "lib/webhooks/http.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/graph.ts",
-    to: "lib/webhooks/ids.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/ics.ts",
-    to: "lib/app/feed-fetch.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/ics.ts",
-    to: "lib/app/source-rules.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/provider.ts",
-    to: "lib/app/feed-fetch.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/provider.ts",
-    to: "lib/app/source-rules.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/provider.ts",
-    to: "lib/webhooks/http.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/push-channel.ts",
-    to: "lib/webhooks/errors.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
-  {
-    rule: "upward-import",
-    file: "lib/calendar/providers/push-channel.ts",
-    to: "lib/webhooks/ids.ts",
-    why: "layering: providers use push primitives in lib/webhooks and feed fetching in lib/app (moving down next)",
-  },
 ];
 
 // --- reading the tree ---------------------------------------------------------------------------

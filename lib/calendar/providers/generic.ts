@@ -1,7 +1,7 @@
-import { channelToken } from "../../webhooks/channel-token";
-import { WebhookError } from "../../webhooks/errors";
-import { jsonReply, type WebhookRequest } from "../../webhooks/http";
-import { BAD_SIGNATURE, header, verifyV0 } from "../../webhooks/signature";
+import { channelToken } from "../../http/channel-token";
+import { WebhookError } from "../../http/errors";
+import { jsonReply, type WebhookRequest } from "../../http/request";
+import { BAD_SIGNATURE, header, verifyV0 } from "../../http/signature";
 import { icsProvider } from "./ics";
 import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
 import { requireChannelId } from "./push-channel";

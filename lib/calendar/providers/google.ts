@@ -1,8 +1,8 @@
-import { isGoogleHandshake } from "../../webhooks/calendar-push";
-import { channelTokenMatches } from "../../webhooks/channel-token";
-import { WebhookError } from "../../webhooks/errors";
-import { jsonReply, type WebhookRequest } from "../../webhooks/http";
-import { header } from "../../webhooks/signature";
+import { isGoogleHandshake } from "../../http/calendar-push";
+import { channelTokenMatches } from "../../http/channel-token";
+import { WebhookError } from "../../http/errors";
+import { jsonReply, type WebhookRequest } from "../../http/request";
+import { header } from "../../http/signature";
 import { icsProvider } from "./ics";
 import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
 import { requireChannelId } from "./push-channel";
@@ -34,7 +34,7 @@ export const googlePushHook = {
 const GOOGLE_REFUSAL = "unknown channel or channel token does not match";
 
 /**
- * The token (derived from the channel id, see lib/webhooks/channel-token.ts) is checked before
+ * The token (derived from the channel id, see lib/http/channel-token.ts) is checked before
  * the channel is read; an unknown channel answers exactly like a wrong token. `sync` opens a
  * channel: it is acknowledged and syncs nothing.
  */

@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { channelTokenMatches } from "../../webhooks/channel-token";
-import { WebhookError } from "../../webhooks/errors";
-import { jsonReply, parseJsonInput, textReply, type WebhookRequest } from "../../webhooks/http";
-import { channelIdSchema } from "../../webhooks/ids";
+import { channelIdSchema } from "../../core/ids";
+import { channelTokenMatches } from "../../http/channel-token";
+import { WebhookError } from "../../http/errors";
+import { jsonReply, parseJsonInput, textReply, type WebhookRequest } from "../../http/request";
 import { icsProvider } from "./ics";
 import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
 

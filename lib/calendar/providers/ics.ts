@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { fetchFeed } from "../../app/feed-fetch";
-import { sourceUrlProblem } from "../../app/source-rules";
+import { fetchFeed } from "../feed-fetch";
+import { sourceUrlProblem } from "../source-rules";
 import { SyncError } from "./errors";
 import type {
   CalendarProvider,

@@ -1,9 +1,9 @@
-import type { FeedAddressGuard } from "../../app/feed-fetch";
-import type { SourceAddressPolicy } from "../../app/source-rules";
 import type { Clock } from "../../core/clock";
 import type { Log } from "../../core/ports";
 import type { Occurrence } from "../../core/types";
-import type { WebhookReply, WebhookRequest } from "../../webhooks/http";
+import type { WebhookReply, WebhookRequest } from "../../http/request";
+import type { FeedAddressGuard } from "../feed-fetch";
+import type { SourceAddressPolicy } from "../source-rules";
 
 /**
  * The contract every calendar provider fulfils: how a source of its kind is read over a window
@@ -121,7 +121,7 @@ export interface PushChannel {
 export interface PushDeps<C extends PushChannel = PushChannel> {
   clock: Clock;
   log: Log;
-  /** The service's signing secret: channel tokens are derived from it (channel-token.ts). */
+  /** The service's signing secret: channel tokens derive from it (lib/http/channel-token.ts). */
   signingSecret(): Promise<string>;
   /**
    * The channel bound under `channelId` for this provider's kind, or undefined (also when it is
@@ -131,7 +131,7 @@ export interface PushDeps<C extends PushChannel = PushChannel> {
 }
 
 /**
- * What a push comes to. Refusals are thrown as WebhookError (lib/webhooks/errors.ts), each
+ * What a push comes to. Refusals are thrown as WebhookError (lib/http/errors.ts), each
  * answering alike whether the channel exists or not.
  */
 export type PushVerdict<C extends PushChannel = PushChannel> =

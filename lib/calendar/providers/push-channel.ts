@@ -1,5 +1,5 @@
-import { WebhookError } from "../../webhooks/errors";
-import { isChannelId, MAX_ID_LENGTH } from "../../webhooks/ids";
+import { isChannelId, MAX_ID_LENGTH } from "../../core/ids";
+import { WebhookError } from "../../http/errors";
 
 /**
  * An id that admin PUT would refuse can name no binding: refused by its form, before any work.

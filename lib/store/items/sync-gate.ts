@@ -2,10 +2,10 @@ import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { n } from "./codec";
 
 /**
- * The sync gate of one calendar source (lib/app/sync-coalescing.ts): `queuedAt` while a sync
- * is queued and not yet started, `runner` and `runningSince` while one runs, and `dirty` when a
- * push came in during the run. Its own partition, so it never rides along in a user's snapshot,
- * and never meets the versioned writes of the user's items.
+ * The sync gate of one calendar source (the SyncGate port, lib/core/ports.ts): `queuedAt` while
+ * a sync is queued and not yet started, `runner` and `runningSince` while one runs, and `dirty`
+ * when a push came in during the run. Its own partition, so it never rides along in a user's
+ * snapshot, and never meets the versioned writes of the user's items.
  */
 
 export const SYNC_GATE_PREFIX = "SYNCGATE#";

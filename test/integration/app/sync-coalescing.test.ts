@@ -6,11 +6,11 @@ import { SyncError, type SyncOutcome } from "../../../lib/app/sync";
 import {
   createSyncRequester,
   type GatedSyncDeps,
-  RUN_LEASE_MS,
   runGatedSync,
 } from "../../../lib/app/sync-coalescing";
 import { ManualClock } from "../../../lib/core/clock";
 import { silentLog } from "../../../lib/core/ports";
+import { RUN_LEASE_MS } from "../../../lib/core/sync-leases";
 import { DynamoSyncGate } from "../../../lib/store/dynamo-sync-gate";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 

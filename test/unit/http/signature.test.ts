@@ -1,14 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  constantTimeEqual,
-  StaleTimestampError,
-  signV0,
-  verifyChannelToken,
-  verifyClientState,
-  verifyV0,
-  WebhookError,
-} from "../../../lib/webhooks";
+import { verifyChannelToken, verifyClientState } from "../../../lib/http/calendar-push";
+import { StaleTimestampError, WebhookError } from "../../../lib/http/errors";
+import { constantTimeEqual, signV0, verifyV0 } from "../../../lib/http/signature";
 
 const secret = "demo-signing-secret";
 const nowMs = 1_767_000_000_000;

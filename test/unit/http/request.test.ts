@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { issuePointer, parseInput, parseJsonInput, WebhookInputError } from "../../../lib/webhooks";
+import { WebhookInputError } from "../../../lib/http/errors";
+import { issuePointer, parseInput, parseJsonInput } from "../../../lib/http/request";
 
 const refusalOf = (run: () => unknown): WebhookInputError => {
   try {

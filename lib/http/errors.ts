@@ -1,9 +1,9 @@
-import type { AppError } from "../app/errors";
-
 /**
  * Why an HTTP request was refused. Every refusal of a webhook or admin route is a WebhookError
- * with one of these codes; `httpStatus` maps each (and each use-case AppError code) to its
- * status, so the status of a refusal is decided in exactly one place.
+ * with one of these codes; `httpStatus` (functions/shared/http-errors.ts) maps each (and
+ * each use-case AppError code) to its status, so the status of a refusal is decided in exactly
+ * one place. The codes live here, below the use cases, because the calendar providers' push
+ * checks refuse with them too.
  */
 export type WebhookErrorCode =
   | "missing_signature"
@@ -21,29 +21,6 @@ export type WebhookErrorCode =
   | "no_secret"
   | "not_found"
   | "method_not_allowed";
-
-/** The one map from refusal codes (ours and the use cases') to HTTP status. */
-const STATUS: Record<WebhookErrorCode | AppError["code"], number> = {
-  bad_request: 400,
-  invalid_input: 400,
-  missing_signature: 401,
-  malformed_signature: 401,
-  stale_timestamp: 401,
-  bad_signature: 401,
-  bad_channel_token: 401,
-  bad_client_state: 401,
-  unauthorized: 401,
-  forbidden: 403,
-  no_secret: 403,
-  unknown_channel: 404,
-  unknown_source: 404,
-  unknown_user: 404,
-  unknown_entry: 404,
-  not_found: 404,
-  method_not_allowed: 405,
-};
-
-export const httpStatus = (code: WebhookErrorCode | AppError["code"]): number => STATUS[code];
 
 export class WebhookError extends Error {
   override name = "WebhookError";

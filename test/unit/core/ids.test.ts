@@ -4,13 +4,15 @@ import { describe, expect, it } from "vitest";
 import {
   channelIdSchema,
   entryIdSchema,
-  envelopeSchema,
-  eventCallbackSchema,
   eventIdSchema,
-  OooCommandError,
-  parseOooCommand,
   sourceIdSchema,
   workspaceIdSchema,
+} from "../../../lib/core/ids";
+import {
+  envelopeSchema,
+  eventCallbackSchema,
+  OooCommandError,
+  parseOooCommand,
 } from "../../../lib/webhooks";
 
 /** DynamoDB's key limits, in UTF-8 bytes. */
