@@ -27,8 +27,8 @@ import {
 } from "./items/channel";
 import { type Item, n, readS, userPk } from "./items/codec";
 import { OOO_PREFIX, oooFromItem, oooKeys, oooToItem } from "./items/ooo";
-import { SYNC_GATE_PREFIX } from "./items/sync-gate";
 import { statusFromItem, statusKeys, statusToItem } from "./items/status";
+import { SYNC_GATE_PREFIX } from "./items/sync-gate";
 import { TIMELINE_PREFIX, timelineFromItem, timelineKeys, timelineToItem } from "./items/timeline";
 import { userFromItem, userKeys, userToItem } from "./items/user";
 import { DUE_INDEX, INDEX_SHARDS, POLL_INDEX } from "./table";

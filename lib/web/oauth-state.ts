@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../core/clock";
+import type { OneTimeMarks } from "../core/ports";
 import { OAuthStateError } from "./errors";
 import { checkKey, constantTimeEqual, macOf } from "./mac";
-import type { OneTimeMarks } from "../core/ports";
 
 /** How long an install `state` stays valid: the service's codes live 10 minutes too. */
 export const STATE_TTL_MS = 10 * 60_000;

@@ -89,6 +89,7 @@ describe("serverless.yml packaged offline with osls", () => {
       "ServiceEventsRole",
       "SyncWorkerRole",
       "TransitionWorkerRole",
+      "WebRole",
     ]);
     expect(updating.filter(gateOnly).sort()).toEqual(["CalendarHooksRole"]);
     for (const role of updating) {
@@ -118,7 +119,8 @@ describe("serverless.yml packaged offline with osls", () => {
     const encrypting = ofType("AWS::IAM::Role")
       .map(([role]) => role)
       .filter((role) => actionsOf(role).includes("kms:Encrypt"));
-    expect(encrypting).toEqual(["AdminUsersRole"]);
+    // Whoever takes a user's token seals it: the admin API and the install's OAuth callback.
+    expect(encrypting).toEqual(["AdminUsersRole", "WebRole"]);
     expect(actionsOf("TickRole").some((a) => a.startsWith("kms:"))).toBe(false);
     expect(actionsOf("PollRole").some((a) => a.startsWith("kms:"))).toBe(false);
     // The /ooo command queues its reconcile: it neither opens tokens nor takes the budget.
