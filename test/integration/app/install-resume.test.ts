@@ -52,8 +52,8 @@ describe("completing an install", () => {
     expect((await pilot.getUser(key))?.tz).toBe("UTC");
   });
 
-  it("resumes a user who must authorise again: the stored timeline shows at once", async () => {
-    // Prepare: the meeting's timeline is stored, and the revoked token stops the user.
+  it("resumes a paused user at once: the stored timeline shows without a sync or a tick", async () => {
+    // Prepare: a paused user whose meeting timeline is stored.
     stack.clock.set(T0);
     const { ctx, pilot } = setup();
     await pilot.upsertUser({
