@@ -208,6 +208,30 @@ describe("serverless.yml packaged offline with osls", () => {
     expect(env?.SIGNING_SECRET).toBeUndefined();
   });
 
+  it("gives the web function its front-door settings and reads only its own two secrets", () => {
+    // Prepare
+    const env = (
+      resources.WebLambdaFunction?.Properties.Environment as
+        | { Variables: Record<string, unknown> }
+        | undefined
+    )?.Variables;
+    const ssm = roleStatements()
+      .filter((s) => s.role === "WebRole" && s.statement.Action === "ssm:GetParameter")
+      .flatMap(({ statement }) => [statement.Resource].flat())
+      .map((r) => JSON.stringify(r));
+    // Assess: secrets by SSM name only, never in clear; the signing secret is not the web's.
+    expect(env?.OAUTH_CLIENT_SECRET_PARAM).toBe("/statuspilot/test/oauth-client-secret");
+    expect(env?.WEB_KEY_PARAM).toBe("/statuspilot/test/web-key");
+    expect(env?.OAUTH_CLIENT_SECRET).toBeUndefined();
+    expect(env?.WEB_KEY).toBeUndefined();
+    expect(env?.OAUTH_CLIENT_ID).toBeDefined();
+    expect(env?.PUBLIC_BASE_URL).toBeDefined();
+    expect(ssm).toHaveLength(2);
+    expect(ssm.join(" ")).toContain("/statuspilot/test/oauth-client-secret");
+    expect(ssm.join(" ")).toContain("/statuspilot/test/web-key");
+    expect(ssm.join(" ")).not.toContain("signing-secret");
+  });
+
   it("schedules the tick every minute and the poll every five, on the five", () => {
     const rules = ofType("AWS::Events::Rule").map(([, r]) => r.Properties.ScheduleExpression);
     expect(rules.sort()).toEqual(["cron(0/5 * * * ? *)", "rate(1 minute)"]);
