@@ -64,9 +64,23 @@ const hostOf = (url: string): string => {
   }
 };
 
-/** Pauses (the status Statuspilot set is cleared) or resumes, then reconciles. */
+/**
+ * A source without its validators (etag, Last-Modified, content hash): its next sync reads and
+ * expands the feed in full even if it did not change, so new rules shape its timeline.
+ */
+const withoutValidators = ({ etag: _e, lastModified: _l, hash: _h, ...source }: SourceRecord) =>
+  source;
+
+/**
+ * Pauses (the status Statuspilot set is cleared) or resumes, then reconciles. Resuming also
+ * forgets the calendars' validators, so the syncs the caller queues re-apply every timeline.
+ */
 export async function setPaused(ctx: UseCaseContext, key: UserKey, paused: boolean): Promise<void> {
-  await mutateUser(ctx, key, (u) => ({ ...u, mode: paused ? "paused" : "auto" }));
+  await mutateUser(ctx, key, (u) => ({
+    ...u,
+    mode: paused ? "paused" : "auto",
+    sources: paused ? u.sources : u.sources.map(withoutValidators),
+  }));
   await ctx.reconcile(key);
 }
 
@@ -76,7 +90,11 @@ export async function setPaused(ctx: UseCaseContext, key: UserKey, paused: boole
  */
 export async function saveRules(ctx: UseCaseContext, key: UserKey, rules: unknown): Promise<void> {
   parseInput(userRulesSchema, rules, "/rules");
-  await mutateUser(ctx, key, (u) => ({ ...u, rules: rules as Record<string, unknown> }));
+  await mutateUser(ctx, key, (u) => ({
+    ...u,
+    rules: rules as Record<string, unknown>,
+    sources: u.sources.map(withoutValidators),
+  }));
 }
 
 /**

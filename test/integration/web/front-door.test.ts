@@ -80,6 +80,70 @@ describe("the front door over HTTP", () => {
     expect(stack.emulator.calls().some((c) => c.method.startsWith("admin"))).toBe(false);
   });
 
+  it("saves rules, schedules out-of-office in the user's zone, removes a calendar, pauses and resumes", async () => {
+    // Prepare: a user with the demo calendar showing its meeting.
+    const { jar } = await installAs("U001");
+    const post = async (path: string, form: Record<string, string>) => {
+      const page = await settingsOf(jar);
+      return visit(jar, `${stack.web}${path}`, { form: { csrf: csrfOf(page.html), ...form } });
+    };
+    await post("/settings/calendars/add", { url: stack.calendarUrl });
+    await stack.drainSyncs();
+    // Act: new meeting text; the calendar is read again with it.
+    const rules = await post("/settings/rules", {
+      meeting_text: "Heads down in a call",
+      meeting_emoji: ":telephone_receiver:",
+      meeting_keywords: "",
+      focus_text: "Focus time",
+      focus_emoji: ":headphones:",
+      focus_keywords: "focus",
+      ooo_text: "Out of office",
+      ooo_emoji: ":palm_tree:",
+      ooo_keywords: "vacation",
+    });
+    await stack.drainSyncs();
+    // Assess
+    expect(rules.headers.get("location")).toBe("/settings?notice=rules_saved");
+    expect(stack.emulator.state().profiles.U001?.status_text).toBe("Heads down in a call");
+    // Act: out-of-office on 7 and 8 January, Berlin days.
+    const ooo = await post("/settings/ooo/add", {
+      first_day: "2026-01-07",
+      last_day: "2026-01-08",
+    });
+    const bad = await post("/settings/ooo/add", {
+      first_day: "2026-01-08",
+      last_day: "2026-01-07",
+    });
+    // Assess: from Berlin midnight of the 7th (23:00 UTC the 6th) to Berlin midnight after the 8th.
+    expect(ooo.headers.get("location")).toBe("/settings?notice=ooo_scheduled");
+    expect(bad.headers.get("location")).toBe("/settings?notice=ooo_refused");
+    const entries = (await stack.scan()).filter((i) => String(i.SK).startsWith("OOO#"));
+    expect(entries).toHaveLength(1);
+    const entry = JSON.stringify(entries[0]);
+    expect(entry).toContain(String(Date.UTC(2026, 0, 6, 23)));
+    expect(entry).toContain(String(Date.UTC(2026, 0, 8, 23)));
+    // Act: pause, then resume.
+    const paused = await post("/settings/pause", {});
+    const pausedPage = await settingsOf(jar);
+    const resumed = await post("/settings/resume", {});
+    // Assess
+    expect(paused.headers.get("location")).toBe("/settings?notice=paused");
+    expect(pausedPage.html).toContain("Resume");
+    expect(resumed.headers.get("location")).toBe("/settings?notice=resumed");
+    // Act: remove the calendar (its id from the page's remove form).
+    const page = await settingsOf(jar);
+    const sourceId = /name="source"[^>]*value="([^"]+)"|value="([^"]+)"[^>]*name="source"/.exec(
+      page.html,
+    );
+    const removed = await post("/settings/calendars/remove", {
+      source: sourceId?.[1] ?? sourceId?.[2] ?? "",
+    });
+    // Assess: no calendar, no timeline left.
+    expect(removed.headers.get("location")).toBe("/settings?notice=calendar_removed");
+    const left = (await stack.scan()).filter((i) => String(i.SK).startsWith("TIMELINE#"));
+    expect(left).toEqual([]);
+  });
+
   it("refuses a replayed state with a 400 page, and changes nothing", async () => {
     // Prepare: one full install; the same callback URL (code and state) sent again, from the
     // same browser (its binding cookie intact): only the state's single use can refuse it.
