@@ -18,6 +18,7 @@ const calendar = () => import("./http/calendar");
 const admin = () => import("./http/admin");
 const adminUsers = () => import("./http/admin-users");
 const health = () => import("./http/health");
+const web = () => import("./http/web");
 
 export const routes: Route[] = [
   { method: "POST", path: "/service/events", function: "serviceEvents", load: events },
@@ -42,6 +43,20 @@ export const routes: Route[] = [
     load: adminUsers,
   },
   { method: "GET", path: "/health", function: "health", load: health },
+  // The front door (functions/shared/web.ts): install, OAuth callback, the settings page.
+  { method: "GET", path: "/install", function: "web", load: web },
+  { method: "GET", path: "/oauth/callback", function: "web", load: web },
+  { method: "GET", path: "/settings", function: "web", load: web },
+  ...[
+    "/settings/calendars/add",
+    "/settings/calendars/remove",
+    "/settings/rules",
+    "/settings/pause",
+    "/settings/resume",
+    "/settings/ooo/add",
+    "/settings/ooo/cancel",
+    "/settings/disconnect",
+  ].map((path): Route => ({ method: "POST", path, function: "web", load: web })),
 ];
 
 /** The functions that are not behind HTTP, with their handler modules. */

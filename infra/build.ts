@@ -22,6 +22,7 @@ export const functionEntries: Record<string, string> = {
   adminOoo: "functions/http/admin.ts",
   adminUsers: "functions/http/admin-users.ts",
   health: "functions/http/health.ts",
+  web: "functions/http/web.ts",
   tick: "functions/schedule/tick.ts",
   poll: "functions/schedule/poll.ts",
   syncWorker: "functions/queue/sync.ts",
@@ -44,10 +45,12 @@ export const LAZY_MODULES: Record<string, string[]> = {
     "adminUsers",
     "syncWorker",
     "transitionWorker",
+    "web",
   ],
   // The service's signing secret (Powertools Parameters over the SSM client): the two endpoints
   // the service calls, the calendar hooks and channel registration (channel tokens derive from it).
-  "./signing-secret": ["serviceEvents", "oooCommand", "calendarHooks", "adminUsers"],
+  // The front door reads its OAuth client secret and key through the same module.
+  "./signing-secret": ["serviceEvents", "oooCommand", "calendarHooks", "adminUsers", "web"],
   // The service's profile client and its schema: whoever sets a status. (Manifests have a client
   // of their own, lib/service/manifest-client.ts, that no function imports.)
   // Not oooCommand: it queues its reconcile (lib/app/deferred-reconcile.ts).
@@ -57,6 +60,7 @@ export const LAZY_MODULES: Record<string, string[]> = {
     "adminUsers",
     "syncWorker",
     "transitionWorker",
+    "web",
   ],
 };
 

@@ -13,6 +13,8 @@ export const httpEventSchema = z.object({
   routeKey: z.string().default(""),
   rawPath: z.string().default("/"),
   headers: z.record(z.string(), z.string()).default({}),
+  /** API Gateway v2 moves the `Cookie` header's pairs here. */
+  cookies: z.array(z.string()).optional(),
   queryStringParameters: z.record(z.string(), z.string()).optional(),
   pathParameters: z.record(z.string(), z.string()).optional(),
   body: z.string().optional(),
@@ -49,6 +51,8 @@ export interface HttpRequest {
   /** The body exactly as sent: signatures are computed over it. */
   rawBody: string;
   iamCaller: string | undefined;
+  /** The request's cookies (`name=value`): API Gateway v2's list, or the `Cookie` header's. */
+  cookies?: string[];
 }
 
 export function toRequest(event: HttpEvent): HttpRequest {
@@ -63,5 +67,6 @@ export function toRequest(event: HttpEvent): HttpRequest {
       ? Buffer.from(event.body ?? "", "base64").toString("utf8")
       : (event.body ?? ""),
     iamCaller: event.requestContext.authorizer?.iam?.userArn,
+    cookies: event.cookies ?? (event.headers.cookie ?? event.headers.Cookie ?? "").split(";"),
   };
 }

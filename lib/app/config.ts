@@ -19,6 +19,19 @@ import * as z from "zod";
  * |                       |          | when unset it requires API Gateway's IAM authorizer (AWS)        |
  * | APP_ID                | no       | the app's id at the service                                      |
  * | LOG_LEVEL             | no       | DEBUG, INFO (default), WARN, ERROR, CRITICAL, SILENT             |
+ * | OAUTH_CLIENT_ID       | web      | the app's OAuth client id at the service                         |
+ * | OAUTH_CLIENT_SECRET   | web: one | the app's OAuth client secret, in clear (local)                  |
+ * | OAUTH_CLIENT_SECRET_PARAM | of these | SSM SecureString name holding it (AWS)                       |
+ * | WEB_KEY               | web: one | the front door's key (32+ characters): signs the install state,  |
+ * | WEB_KEY_PARAM         | of these | session cookies and CSRF tokens; in clear (local) or SSM (AWS)   |
+ * | PUBLIC_BASE_URL       | web      | where the web routes are served, e.g. https://sp.example; the    |
+ * |                       |          | redirect URL is `<base>/oauth/callback`; cookies are Secure      |
+ * |                       |          | exactly when it is https                                         |
+ * | SERVICE_AUTHORIZE_URL | no       | the service's authorize page (default: the origin of            |
+ * |                       |          | SERVICE_BASE_URL + /oauth/v2/authorize)                          |
+ *
+ * "web" marks what only the front door (`/install`, `/oauth/callback`, `/settings`) needs: the
+ * other functions start without it, and the web function refuses to answer until it is set.
  */
 const nonEmpty = z.string().trim().min(1);
 
@@ -37,6 +50,14 @@ export const configSchema = z
     ADMIN_API_KEY: nonEmpty.optional(),
     APP_ID: nonEmpty.optional(),
     LOG_LEVEL: z.enum(["DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "SILENT"]).default("INFO"),
+    // The front door (install and settings page).
+    OAUTH_CLIENT_ID: nonEmpty.optional(),
+    OAUTH_CLIENT_SECRET: nonEmpty.optional(),
+    OAUTH_CLIENT_SECRET_PARAM: nonEmpty.optional(),
+    WEB_KEY: z.string().min(32, "must be at least 32 characters").optional(),
+    WEB_KEY_PARAM: nonEmpty.optional(),
+    PUBLIC_BASE_URL: z.url().optional(),
+    SERVICE_AUTHORIZE_URL: z.url().optional(),
   })
   .superRefine((env, ctx) => {
     if (!env.SIGNING_SECRET && !env.SIGNING_SECRET_PARAM) {
@@ -56,6 +77,10 @@ export const configSchema = z
   });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** The service's authorize page: SERVICE_AUTHORIZE_URL, or the API's origin's `/oauth/v2/authorize`. */
+export const authorizeEndpointOf = (config: Config): string =>
+  config.SERVICE_AUTHORIZE_URL ?? `${new URL(config.SERVICE_BASE_URL).origin}/oauth/v2/authorize`;
 
 /** Thrown at cold start; `variables` names every missing or invalid variable. */
 export class ConfigError extends Error {

@@ -8,6 +8,7 @@ import type { Queue, StatusGateway, TokenVault } from "../core/ports";
 import type { ChannelKind } from "../core/records";
 import { buildTimeline } from "../core/timeline";
 import type { UserKey } from "../core/types";
+import { DynamoOneTimeMarks } from "../store/dynamo-one-time-marks";
 import { DynamoRateBudget } from "../store/dynamo-rate-budget";
 import { DynamoStore } from "../store/dynamo-store";
 import { DynamoSyncGate } from "../store/dynamo-sync-gate";
@@ -22,6 +23,7 @@ import type {
   UserView,
 } from "./contracts";
 import { createDeferredReconcileUseCases } from "./deferred-reconcile";
+import { createFrontDoorParts, type FrontDoorParts } from "./front-door-parts";
 import { LocalTokenVault } from "./local-token-vault";
 import type { AppLog } from "./logger";
 import { createLog } from "./logger";
@@ -101,6 +103,8 @@ export interface App {
   syncSource(msg: SyncMessage, requestedAt?: number, owner?: string): Promise<SyncOutcome>;
   /** The service's signing secret (an SSM SecureString on AWS, cached a few minutes). */
   signingSecret(): Promise<string>;
+  /** The front door's parts (install, settings page); lib/web/front-door.ts builds on them. */
+  frontDoor?: FrontDoorParts;
 }
 
 export interface AppOverrides {
@@ -224,6 +228,10 @@ export async function buildApp(
     config.SIGNING_SECRET ??
     (await lazy.signingSecret()).readSigningSecret(region, config.SIGNING_SECRET_PARAM ?? "");
 
+  const feedGuard = {
+    policy: { allowPrivate: allowPrivateSourceAddresses },
+    resolveHost: parts.resolveHost ?? resolveWithDns,
+  };
   const syncDeps: SyncDeps = {
     clock,
     log,
@@ -233,10 +241,7 @@ export async function buildApp(
     applyTimeline: (key, blocks, meta) => pilot.applyTimeline(key, blocks, meta),
     expand: lazyExpand,
     buildTimeline,
-    addressGuard: {
-      policy: { allowPrivate: allowPrivateSourceAddresses },
-      resolveHost: parts.resolveHost ?? resolveWithDns,
-    },
+    addressGuard: feedGuard,
   };
 
   const syncGate = new DynamoSyncGate(dynamo, config.TABLE_NAME);
@@ -265,6 +270,18 @@ export async function buildApp(
         ...(requestedAt !== undefined ? { requestedAt } : {}),
       }),
     signingSecret,
+    // --- Front door (install, settings page): lib/app/front-door-parts.ts ---
+    frontDoor: createFrontDoorParts({
+      config,
+      useCaseDeps: pilotDeps,
+      reconcile: (key) => pilot.reconcileUser(key),
+      fetch: fetchFn,
+      feedGuard,
+      marks: new DynamoOneTimeMarks(dynamo, config.TABLE_NAME),
+      readParameter: async (name, variable) =>
+        (await lazy.signingSecret()).readSecureParameter(region, name, variable),
+    }),
+    // --- end front door ---
   };
 }
 

@@ -30,7 +30,20 @@ export async function readSigningSecret(
   name: string,
   provider: SSMProvider = providerFor(region),
 ): Promise<string> {
+  return readSecureParameter(region, name, "SIGNING_SECRET_PARAM", provider);
+}
+
+/**
+ * Any SecureString the same way (the front door's OAuth client secret and key): decrypted,
+ * cached as the signing secret is, never logged. `variable` names the setting in errors.
+ */
+export async function readSecureParameter(
+  region: string,
+  name: string,
+  variable: string,
+  provider: SSMProvider = providerFor(region),
+): Promise<string> {
   const value = await provider.get(name, { decrypt: true, maxAge: SIGNING_SECRET_MAX_AGE_S });
-  if (!value) throw new ConfigError(["SIGNING_SECRET_PARAM"], `SSM parameter ${name} has no value`);
+  if (!value) throw new ConfigError([variable], `SSM parameter ${name} has no value`);
   return value;
 }

@@ -67,6 +67,8 @@ export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): P
         mode: valid.mode,
         version: existing?.version ?? 0,
         updatedAt: now,
+        // Kept: replacing a user through the admin API does not sign them out.
+        ...(existing?.sessionEpoch !== undefined ? { sessionEpoch: existing.sessionEpoch } : {}),
       };
       const saved = await ctx.store.putUser(record, existing?.version);
       // A new token ends a re-authorisation stop.

@@ -13,6 +13,8 @@ const USAGE = `usage: statuspilot manifest push --app-id A --request-url URL [--
 const DEFAULT_BASE_URL = "http://127.0.0.1:4010/api";
 export const EVENTS_PATH = "/service/events";
 export const OOO_COMMAND_PATH = "/service/commands/ooo";
+/** The front door's OAuth callback: the manifest's one redirect URL. */
+export const OAUTH_CALLBACK_PATH = "/oauth/callback";
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json =>
@@ -20,7 +22,8 @@ const isObject = (v: unknown): v is Json =>
 
 /**
  * Points the manifest at a deployment: `requestUrl` is the HTTP API's base URL (or the full
- * events URL); the events subscription and the `/ooo` command get their paths under it.
+ * events URL); the events subscription, the `/ooo` command and the OAuth redirect URL get their
+ * paths under it.
  */
 export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
   if (!isObject(doc)) return doc;
@@ -37,6 +40,9 @@ export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
     features.slash_commands = features.slash_commands.map((c: unknown) =>
       isObject(c) && c.command === "/ooo" ? { ...c, url: base + OOO_COMMAND_PATH } : c,
     );
+  }
+  if (isObject(copy.oauth_config)) {
+    copy.oauth_config = { ...copy.oauth_config, redirect_urls: [base + OAUTH_CALLBACK_PATH] };
   }
   return copy;
 }

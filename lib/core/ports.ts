@@ -123,6 +123,12 @@ export interface StatusStore {
   dueBetween(from: number, to: number): Promise<StatusRecord[]>;
   /** Users with a source to poll whose poll phase lies in [phaseFrom, phaseTo) ms. */
   usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]>;
+  /**
+   * Deletes every item of the user: profile, status, timelines, out-of-office entries, the push
+   * channels bound to them, their sources' sync gates and their token's budget counters.
+   * Answers how many items went; nothing happens (0) for an unknown user.
+   */
+  deleteUserData(key: UserKey): Promise<number>;
 }
 
 /**

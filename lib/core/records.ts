@@ -45,6 +45,15 @@ export interface UserRecord {
   mode: UserMode;
   version: number;
   updatedAt: number;
+  // --- Front door (install and settings page) ---
+  /**
+   * The session epoch: the instant (epoch ms) this user was installed through the front door.
+   * Session cookies carry it and count only while it matches, so a cookie from before a
+   * disconnect (which deletes the user; a new install sets a new instant) never works again.
+   * An instant, never a counter: a counter would restart and repeat after a deletion.
+   */
+  sessionEpoch?: number;
+  // --- end front door ---
 }
 
 export interface StatusRecord {

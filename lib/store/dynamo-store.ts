@@ -17,10 +17,18 @@ import type {
 } from "../core/records";
 import type { UserKey } from "../core/types";
 import { ConflictError, StoreError } from "./errors";
-import { channelFromItem, channelKeys, channelToItem } from "./items/channel";
+import { budgetUsersKeys } from "./items/budget";
+import {
+  CHANNEL_POINTER_PREFIX,
+  channelFromItem,
+  channelKeys,
+  channelPointerItem,
+  channelToItem,
+} from "./items/channel";
 import { type Item, n, readS, userPk } from "./items/codec";
 import { OOO_PREFIX, oooFromItem, oooKeys, oooToItem } from "./items/ooo";
 import { statusFromItem, statusKeys, statusToItem } from "./items/status";
+import { SYNC_GATE_PREFIX } from "./items/sync-gate";
 import { TIMELINE_PREFIX, timelineFromItem, timelineKeys, timelineToItem } from "./items/timeline";
 import { userFromItem, userKeys, userToItem } from "./items/user";
 import { DUE_INDEX, INDEX_SHARDS, POLL_INDEX } from "./table";
@@ -130,12 +138,97 @@ export class DynamoStore implements StatusStore {
     channel: ChannelRecord,
     expectedVersion: number | undefined,
   ): Promise<ChannelRecord> {
-    return this.putNextVersion(channel, expectedVersion, channelToItem);
+    const saved = await this.putNextVersion(channel, expectedVersion, channelToItem);
+    // A pointer in the user's partition, so deleting the user finds their channels.
+    await this.call(() =>
+      this.client.send(
+        new PutItemCommand({ TableName: this.tableName, Item: channelPointerItem(channel) }),
+      ),
+    );
+    return saved;
   }
 
   async getChannel(channelId: string): Promise<ChannelRecord | undefined> {
     const item = await this.get(channelKeys(channelId));
     return item ? channelFromItem(item) : undefined;
+  }
+
+  /**
+   * Queries each partition that holds only this user's items (the profile partition, the sync
+   * gates of their sources, their own token's budget counters) and deletes every item, then the
+   * channels the profile partition points to, each only while it is still bound to this user.
+   */
+  async deleteUserData(key: UserKey): Promise<number> {
+    const pk = userPk(key.team, key.user);
+    const partitions = [
+      pk,
+      `${SYNC_GATE_PREFIX}${key.team}#${key.user}`,
+      // The token id status-send.ts charges a user's own token to: `<team>#<owner>`.
+      budgetUsersKeys(`${key.team}#${key.user}`, 0).PK,
+    ];
+    let deleted = 0;
+    for (const partition of partitions) {
+      for (const item of await this.queryPartition(partition)) {
+        const sk = readS(item, "SK");
+        if (partition === pk && sk.startsWith(CHANNEL_POINTER_PREFIX)) {
+          deleted += await this.deleteChannelOf(key, sk.slice(CHANNEL_POINTER_PREFIX.length));
+        }
+        await this.deleteKey(partition, sk);
+        deleted += 1;
+      }
+    }
+    return deleted;
+  }
+
+  /** Deletes a channel if it is still bound to `key` (1), or leaves it (0). */
+  private async deleteChannelOf(key: UserKey, channelId: string): Promise<number> {
+    const keys = channelKeys(channelId);
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { PK: { S: keys.PK }, SK: { S: keys.SK } },
+          ConditionExpression: "#team = :team AND #user = :user",
+          ExpressionAttributeNames: { "#team": "team", "#user": "user" },
+          ExpressionAttributeValues: { ":team": { S: key.team }, ":user": { S: key.user } },
+        }),
+      );
+      return 1;
+    } catch (error: unknown) {
+      if (error instanceof ConditionalCheckFailedException) return 0;
+      throw wrap(error);
+    }
+  }
+
+  private async deleteKey(pk: string, sk: string): Promise<void> {
+    await this.call(() =>
+      this.client.send(
+        new DeleteItemCommand({ TableName: this.tableName, Key: { PK: { S: pk }, SK: { S: sk } } }),
+      ),
+    );
+  }
+
+  private async queryPartition(pk: string): Promise<Item[]> {
+    const items: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const out = await this.call(() =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: "#pk = :pk",
+            ExpressionAttributeNames: { "#pk": "PK", "#sk": "SK" },
+            ExpressionAttributeValues: { ":pk": { S: pk } },
+            ProjectionExpression: "#pk, #sk",
+            ConsistentRead: true,
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        ),
+      );
+      items.push(...(out.Items ?? []));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return items;
   }
 
   async dueBetween(from: number, to: number): Promise<StatusRecord[]> {

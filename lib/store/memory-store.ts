@@ -136,6 +136,23 @@ export class MemoryStore implements StatusStore {
     return polled;
   }
 
+  async deleteUserData(key: UserKey): Promise<number> {
+    const id = userId(key);
+    const partition = this.users.get(id);
+    let deleted = 0;
+    if (partition) {
+      deleted += (partition.profile ? 1 : 0) + (partition.status ? 1 : 0);
+      deleted += partition.timelines.size + partition.ooo.size;
+      this.users.delete(id);
+    }
+    for (const [channelId, channel] of this.channels) {
+      if (userId(channel.key) !== id) continue;
+      this.channels.delete(channelId);
+      deleted += 1;
+    }
+    return deleted;
+  }
+
   private partition(key: UserKey): UserPartition {
     const id = userId(key);
     let partition = this.users.get(id);

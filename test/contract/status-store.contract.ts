@@ -269,6 +269,46 @@ export function describeStatusStoreContract(
       });
     });
 
+    describe("deleteUserData", () => {
+      it("deletes the user's profile, status, timelines, entries and channels, and nobody else's", async () => {
+        // Prepare: two users with one of everything, and a channel moved from Alice to Bob.
+        for (const key of [ALICE, BOB]) {
+          await store.putUser(aUser(key, { sources: [ics] }), undefined);
+          await store.putStatus(aStatus(key, dueAt(T0)), undefined);
+          await store.putTimeline(aTimeline(key, "work"), undefined);
+          await store.createOutOfOffice(anAbsence(key, "o1"));
+        }
+        await store.putChannel(aChannel("alice-ch"), undefined);
+        const moved = await store.putChannel(aChannel("moved-ch"), undefined);
+        await store.putChannel({ ...aChannel("moved-ch"), key: { ...BOB } }, moved.version);
+        await store.putChannel({ ...aChannel("bob-ch"), key: { ...BOB } }, undefined);
+        const bobBefore = await store.loadUser(BOB);
+        // Act
+        const deleted = await store.deleteUserData(ALICE);
+        // Assess: profile, status, timeline, entry and Alice's one channel are gone.
+        expect(deleted).toBeGreaterThanOrEqual(5);
+        expect(await store.loadUser(ALICE)).toEqual({ timelines: [], ooo: [] });
+        expect(await store.getUser(ALICE)).toBeUndefined();
+        expect(await store.getChannel("alice-ch")).toBeUndefined();
+        expect(await store.dueBetween(T0, T0 + 1)).toEqual([bobBefore.status]);
+        expect(await store.loadUser(BOB)).toEqual(bobBefore);
+        expect((await store.getChannel("moved-ch"))?.key).toEqual(BOB);
+        expect((await store.getChannel("bob-ch"))?.key).toEqual(BOB);
+      });
+
+      it("answers 0 for a user it does not know, and a user can be created afresh after", async () => {
+        // Prepare
+        await store.putUser(aUser(ALICE), undefined);
+        await store.deleteUserData(ALICE);
+        // Act
+        const again = await store.deleteUserData(ALICE);
+        const recreated = await store.putUser(aUser(ALICE), undefined);
+        // Assess
+        expect(again).toBe(0);
+        expect(recreated.version).toBe(1);
+      });
+    });
+
     describe("out-of-office entries", () => {
       it("creates an entry, refuses a second with the same id, and keeps the first", async () => {
         // Prepare

@@ -101,6 +101,7 @@ export const userKind: VersionedKind<UserRecord> = {
       sources: [{ ...ics, secretSealed: "s", etag: '"x"', hash: "h", syncedAt: T0 }],
       rules: { showTitles: true, nested: { depth: [mark] } },
       emails: [`${key.user}@example.com`, `alias${mark}@example.com`],
+      sessionEpoch: T0 + mark,
     }),
   put: (store, record, expected) => store.putUser(record, expected),
   get: (store, key) => store.getUser(key),

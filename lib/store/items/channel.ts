@@ -1,11 +1,26 @@
 import type { ChannelRecord } from "../../core/records";
 import { type ChannelKind, isChannelKind } from "../../core/source-kinds";
 import { CorruptItemError } from "../errors";
-import { type Item, n, readN, readS, s } from "./codec";
+import { type Item, n, readN, readS, s, userPk } from "./codec";
 
 /** Calendar push channel → user lookup (Google channel id, Graph subscription, hook id). */
 
 export const channelKeys = (channelId: string) => ({ PK: `CHANNEL#${channelId}`, SK: "CHANNEL" });
+
+/** The sort key prefix of a channel's pointer in its user's partition (see channelPointerItem). */
+export const CHANNEL_POINTER_PREFIX = "CHANNEL#";
+
+/**
+ * A pointer to a channel, kept in its user's partition (`USER#team#user`, `CHANNEL#<id>`) so
+ * deleting the user finds the channel. loadUser skips it; it carries no secret.
+ */
+export function channelPointerItem(c: ChannelRecord): Item {
+  return {
+    PK: s(userPk(c.key.team, c.key.user)),
+    SK: s(`${CHANNEL_POINTER_PREFIX}${c.channelId}`),
+    type: s("channel-pointer"),
+  };
+}
 
 export function channelToItem(c: ChannelRecord): Item {
   const keys = channelKeys(c.channelId);

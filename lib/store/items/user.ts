@@ -43,6 +43,7 @@ export function userToItem(user: UserRecord): Item {
         sources: user.sources,
         rules: user.rules,
         mode: user.mode,
+        sessionEpoch: user.sessionEpoch,
       }),
     ),
   };
@@ -61,6 +62,7 @@ interface UserData {
   sources?: SourceRecord[];
   rules?: Record<string, unknown>;
   mode?: UserRecord["mode"];
+  sessionEpoch?: number;
 }
 
 export function userFromItem(item: Item): UserRecord {
@@ -76,5 +78,6 @@ export function userFromItem(item: Item): UserRecord {
     mode: data.mode ?? "auto",
     version: readN(item, "version"),
     updatedAt: readN(item, "updatedAt"),
+    ...(data.sessionEpoch !== undefined ? { sessionEpoch: data.sessionEpoch } : {}),
   };
 }

@@ -31,6 +31,26 @@ describe("infra/manifest.yaml", () => {
     expect(doc.features.slash_commands.map((c) => c.command)).toEqual(["/ooo"]);
     expect(doc.features.bot_user.display_name).toBe("statuspilot");
   });
+
+  it("asks for users:read, lists a redirect URL and subscribes to tokens_revoked and app_uninstalled", async () => {
+    // Prepare
+    const doc = parseManifestText(await readFile(manifestFile, "utf8")) as {
+      oauth_config: { redirect_urls: string[]; scopes: { user: string[]; bot: string[] } };
+      settings: { event_subscriptions: { bot_events: string[] } };
+    };
+    // Assess: the platform requires users:read for user_change; the bot scope is commands.
+    expect([...doc.oauth_config.scopes.user].sort()).toEqual([
+      "users.profile:read",
+      "users.profile:write",
+      "users:read",
+    ]);
+    expect(doc.oauth_config.scopes.bot).toEqual(["commands"]);
+    expect(doc.oauth_config.redirect_urls).toHaveLength(1);
+    expect([...doc.settings.event_subscriptions.bot_events].sort()).toEqual([
+      "app_uninstalled",
+      "tokens_revoked",
+    ]);
+  });
 });
 
 describe("statuspilot manifest push against the emulator", () => {
@@ -73,6 +93,7 @@ describe("statuspilot manifest push against the emulator", () => {
       features: {
         slash_commands: [{ url: "https://api.statuspilot.example/service/commands/ooo" }],
       },
+      oauth_config: { redirect_urls: ["https://api.statuspilot.example/oauth/callback"] },
     });
   });
 

@@ -89,6 +89,7 @@ describe("serverless.yml packaged offline with osls", () => {
       "ServiceEventsRole",
       "SyncWorkerRole",
       "TransitionWorkerRole",
+      "WebRole",
     ]);
     expect(updating.filter(gateOnly).sort()).toEqual(["CalendarHooksRole"]);
     for (const role of updating) {
@@ -118,7 +119,8 @@ describe("serverless.yml packaged offline with osls", () => {
     const encrypting = ofType("AWS::IAM::Role")
       .map(([role]) => role)
       .filter((role) => actionsOf(role).includes("kms:Encrypt"));
-    expect(encrypting).toEqual(["AdminUsersRole"]);
+    // Whoever takes a user's token seals it: the admin API and the install's OAuth callback.
+    expect(encrypting).toEqual(["AdminUsersRole", "WebRole"]);
     expect(actionsOf("TickRole").some((a) => a.startsWith("kms:"))).toBe(false);
     expect(actionsOf("PollRole").some((a) => a.startsWith("kms:"))).toBe(false);
     // The /ooo command queues its reconcile: it neither opens tokens nor takes the budget.
@@ -204,6 +206,30 @@ describe("serverless.yml packaged offline with osls", () => {
     expect(env?.TOKEN_KMS_KEY_ID).toEqual({ Ref: "TokenKey" });
     expect(env?.SIGNING_SECRET_PARAM).toBe("/statuspilot/test/signing-secret");
     expect(env?.SIGNING_SECRET).toBeUndefined();
+  });
+
+  it("gives the web function its front-door settings and reads only its own two secrets", () => {
+    // Prepare
+    const env = (
+      resources.WebLambdaFunction?.Properties.Environment as
+        | { Variables: Record<string, unknown> }
+        | undefined
+    )?.Variables;
+    const ssm = roleStatements()
+      .filter((s) => s.role === "WebRole" && s.statement.Action === "ssm:GetParameter")
+      .flatMap(({ statement }) => [statement.Resource].flat())
+      .map((r) => JSON.stringify(r));
+    // Assess: secrets by SSM name only, never in clear; the signing secret is not the web's.
+    expect(env?.OAUTH_CLIENT_SECRET_PARAM).toBe("/statuspilot/test/oauth-client-secret");
+    expect(env?.WEB_KEY_PARAM).toBe("/statuspilot/test/web-key");
+    expect(env?.OAUTH_CLIENT_SECRET).toBeUndefined();
+    expect(env?.WEB_KEY).toBeUndefined();
+    expect(env?.OAUTH_CLIENT_ID).toBeDefined();
+    expect(env?.PUBLIC_BASE_URL).toBeDefined();
+    expect(ssm).toHaveLength(2);
+    expect(ssm.join(" ")).toContain("/statuspilot/test/oauth-client-secret");
+    expect(ssm.join(" ")).toContain("/statuspilot/test/web-key");
+    expect(ssm.join(" ")).not.toContain("signing-secret");
   });
 
   it("schedules the tick every minute and the poll every five, on the five", () => {

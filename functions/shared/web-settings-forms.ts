@@ -1,0 +1,173 @@
+import type { RevokeToken } from "../../lib/app/disconnect";
+import { InvalidInputError } from "../../lib/app/errors";
+import type { App } from "../../lib/app/root";
+import type { SelfView } from "../../lib/app/self-service";
+import type { UserKey } from "../../lib/core/types";
+import type { FrontDoor } from "../../lib/web/front-door";
+import { oooDayRange } from "../../lib/web/pages/settings-view";
+import {
+  FIELDS,
+  type Notice,
+  SETTINGS_ACTIONS,
+  STATUS_KINDS,
+} from "../../lib/web/pages/view-model";
+import type { Session } from "../../lib/web/session";
+
+/** Who is signed in: the session cookie decides, never a form field. */
+export interface SignedIn {
+  door: FrontDoor;
+  session: Session;
+  key: UserKey;
+  view: SelfView;
+}
+
+/** The outcome of a form, shown on the page it redirects to (a code: no text is reflected). */
+export type NoticeCode =
+  | "calendar_added"
+  | "calendar_refused"
+  | "calendar_removed"
+  | "rules_saved"
+  | "rules_refused"
+  | "paused"
+  | "resumed"
+  | "ooo_scheduled"
+  | "ooo_refused"
+  | "ooo_cancelled"
+  | "confirm_disconnect"
+  | "nothing_changed";
+
+export const NOTICES: Record<NoticeCode, Notice> = {
+  calendar_added: { tone: "info", text: "Calendar added. Its events appear within a minute." },
+  calendar_refused: {
+    tone: "error",
+    text: "That calendar could not be added: use its secret ICS address (https), and check that it opens.",
+  },
+  calendar_removed: { tone: "info", text: "Calendar removed." },
+  rules_saved: { tone: "info", text: "Rules saved." },
+  rules_refused: { tone: "error", text: "Those rules could not be saved: check each field." },
+  paused: { tone: "info", text: "Paused: Statuspilot leaves your status alone." },
+  resumed: { tone: "info", text: "Resumed: your status follows your calendars again." },
+  ooo_scheduled: { tone: "info", text: "Out-of-office scheduled." },
+  ooo_refused: {
+    tone: "error",
+    text: "That out-of-office could not be scheduled: pick a last day on or after the first, not in the past.",
+  },
+  ooo_cancelled: { tone: "info", text: "Out-of-office cancelled." },
+  confirm_disconnect: { tone: "error", text: "Tick the box to confirm, then disconnect." },
+  nothing_changed: { tone: "info", text: "Nothing was changed." },
+};
+
+export interface FormCall {
+  app: App;
+  who: SignedIn;
+  form: URLSearchParams;
+  revoke: RevokeToken;
+}
+
+export interface SettingsForm {
+  run(call: FormCall): Promise<NoticeCode | "disconnected">;
+  /** The notice when the use case refuses the input (InvalidInputError). */
+  refused: NoticeCode;
+}
+
+const ticked = (form: URLSearchParams, name: string): boolean => form.get(name) === "on";
+
+/** Queues a fresh read of each calendar: rules shape timelines, and a resume re-applies them. */
+async function resync({ app, who }: FormCall): Promise<void> {
+  for (const source of who.view.calendars) {
+    await app.requestSync({ ...who.key, sourceId: source.id, reason: "manual" });
+  }
+}
+
+/** What each form of the page does (its action path → the use case). */
+export const SETTINGS_FORMS: Record<string, SettingsForm> = {
+  [SETTINGS_ACTIONS.addCalendar]: {
+    refused: "calendar_refused",
+    run: async ({ app, who, form }) => {
+      const url = form.get(FIELDS.calendarUrl) ?? "";
+      const sourceId = await who.door.parts.useCases.addCalendar(who.key, url);
+      await app.requestSync({ ...who.key, sourceId, reason: "manual" });
+      return "calendar_added";
+    },
+  },
+  [SETTINGS_ACTIONS.removeCalendar]: {
+    refused: "nothing_changed",
+    run: async ({ who, form }) => {
+      const id = form.get(FIELDS.calendarId) ?? "";
+      const removed = await who.door.parts.useCases.removeCalendar(who.key, id);
+      return removed ? "calendar_removed" : "nothing_changed";
+    },
+  },
+  [SETTINGS_ACTIONS.saveRules]: {
+    refused: "rules_refused",
+    run: async (call) => {
+      const { who, form } = call;
+      const kinds = Object.fromEntries(
+        STATUS_KINDS.map((kind) => [
+          kind,
+          {
+            text: form.get(FIELDS.ruleText(kind)) ?? "",
+            emoji: form.get(FIELDS.ruleEmoji(kind)) ?? "",
+            keywords: (form.get(FIELDS.ruleKeywords(kind)) ?? "")
+              .split(/\r?\n/)
+              .map((k) => k.trim())
+              .filter((k) => k.length > 0),
+          },
+        ]),
+      );
+      await who.door.parts.useCases.saveRules(who.key, {
+        ...who.view.rules,
+        ...kinds,
+        showTitles: ticked(form, FIELDS.showTitles),
+        skipTentative: ticked(form, FIELDS.skipTentative),
+      });
+      await resync(call);
+      return "rules_saved";
+    },
+  },
+  [SETTINGS_ACTIONS.pause]: {
+    refused: "nothing_changed",
+    run: async ({ who }) => {
+      await who.door.parts.useCases.setPaused(who.key, true);
+      return "paused";
+    },
+  },
+  [SETTINGS_ACTIONS.resume]: {
+    refused: "nothing_changed",
+    run: async (call) => {
+      await call.who.door.parts.useCases.setPaused(call.who.key, false);
+      await resync(call);
+      return "resumed";
+    },
+  },
+  [SETTINGS_ACTIONS.scheduleOoo]: {
+    refused: "ooo_refused",
+    run: async ({ app, who, form }) => {
+      const range = oooDayRange(
+        form.get(FIELDS.oooFirstDay) ?? "",
+        form.get(FIELDS.oooLastDay) ?? "",
+        who.view.tz,
+      );
+      if (range === undefined) throw new InvalidInputError("not a range of days", "/first_day");
+      const text = form.get(FIELDS.oooMessage)?.trim();
+      await app.useCases.scheduleOutOfOffice(who.key, { ...range, ...(text ? { text } : {}) });
+      return "ooo_scheduled";
+    },
+  },
+  [SETTINGS_ACTIONS.cancelOoo]: {
+    refused: "nothing_changed",
+    run: async ({ app, who, form }) => {
+      const id = form.get(FIELDS.oooEntryId) ?? "";
+      const cancelled = id !== "" && (await app.useCases.cancelOutOfOffice(who.key, id));
+      return cancelled ? "ooo_cancelled" : "nothing_changed";
+    },
+  },
+  [SETTINGS_ACTIONS.disconnect]: {
+    refused: "nothing_changed",
+    run: async ({ who, form, revoke }) => {
+      if (!ticked(form, FIELDS.confirmDisconnect)) return "confirm_disconnect";
+      await who.door.parts.useCases.disconnect(who.key, revoke);
+      return "disconnected";
+    },
+  },
+};

@@ -1,0 +1,106 @@
+import { InvalidInputError } from "../../lib/app/errors";
+import type { App } from "../../lib/app/root";
+import { OAuthError } from "../../lib/service/oauth-client";
+import { CSRF_FIELD } from "../../lib/web/csrf";
+import { type FrontDoor, frontDoorOf } from "../../lib/web/front-door";
+import { renderErrorPage } from "../../lib/web/pages/messages";
+import { renderSettingsPage } from "../../lib/web/pages/settings";
+import { rulesView, todayView } from "../../lib/web/pages/settings-view";
+import { type Notice, PATHS } from "../../lib/web/pages/view-model";
+import { isCurrentSession } from "../../lib/web/session";
+import type { HttpFn } from "./http";
+import type { HttpRequest } from "./http-event";
+import { page, redirect } from "./web-replies";
+import { NOTICES, type NoticeCode, SETTINGS_FORMS, type SignedIn } from "./web-settings-forms";
+
+/**
+ * The signed-in person, or the redirect to `/install`: no cookie, a forged or expired one, one
+ * of a user who no longer exists, or one from before a disconnect (another session epoch).
+ */
+async function signedIn(req: HttpRequest, app: App): Promise<SignedIn | undefined> {
+  const door = await frontDoorOf(app);
+  const read = door.sessions.read(req.cookies);
+  if (!read.ok) return undefined;
+  const key = { team: read.session.team, user: read.session.user };
+  const view = await door.parts.useCases.selfView(key);
+  if (view?.sessionEpoch === undefined) return undefined;
+  if (!isCurrentSession(read.session, view.sessionEpoch)) return undefined;
+  return { door, session: read.session, key, view };
+}
+
+const toInstall = () => redirect(302, PATHS.install);
+
+/** GET /settings: the page, or 302 /install without a current session. */
+export const settingsPage: HttpFn = async (req, app) => {
+  const who = await signedIn(req, app);
+  if (who === undefined) return toInstall();
+  const { view, session, door } = who;
+  const now = app.clock.now();
+  const code = req.query.notice as NoticeCode | undefined;
+  const notice: Notice | undefined =
+    code !== undefined && Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined;
+  const html = renderSettingsPage({
+    csrfToken: door.csrf.tokenFor(session),
+    now,
+    user: { id: view.key.user, team: view.key.team, tz: view.tz },
+    connection: view.connection,
+    calendars: view.calendars,
+    today: todayView(view.timeline, now, view.tz),
+    rules: rulesView(view.rules),
+    paused: view.paused,
+    ooo: view.ooo.map((e) => ({ id: e.id, start: e.start, end: e.end, message: e.text })),
+    ...(notice !== undefined ? { notice } : {}),
+  });
+  return page(200, html);
+};
+
+/**
+ * POST /settings/…: one of the page's forms. The session must be current and the form's CSRF
+ * token this session's, or nothing happens (302 /install; 403). Then 303 back to /settings
+ * with the outcome; a refused input changes nothing and says why.
+ */
+export const settingsAction: HttpFn = async (req, app) => {
+  const who = await signedIn(req, app);
+  if (who === undefined) return toInstall();
+  const form = new URLSearchParams(req.rawBody);
+  if (!who.door.csrf.verify(who.session, form.get(CSRF_FIELD) ?? undefined)) {
+    app.log.warn("settings form refused: bad CSRF token", { ...who.key });
+    const refused = renderErrorPage({
+      status: 403,
+      title: "This form has expired",
+      message: "Nothing was changed. Reload your settings page and try again.",
+    });
+    return page(refused.status, refused.html);
+  }
+  const path = req.routeKey.slice(req.routeKey.indexOf(" ") + 1);
+  const action = SETTINGS_FORMS[path];
+  if (action === undefined) return redirect(303, PATHS.settings);
+  try {
+    const outcome = await action.run({ app, who, form, revoke: revokeWith(who.door) });
+    if (outcome === "disconnected") {
+      const done = renderErrorPage({
+        status: 200,
+        title: "Disconnected",
+        message:
+          "Statuspilot's access was revoked and every piece of your data was deleted. You can install it again at any time.",
+      });
+      return page(done.status, done.html, [who.door.sessions.clear()]);
+    }
+    return redirect(303, `${PATHS.settings}?notice=${outcome}`);
+  } catch (error: unknown) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    return redirect(303, `${PATHS.settings}?notice=${action.refused}`);
+  }
+};
+
+/** auth.revoke; a token the service already killed counts as revoked. */
+const revokeWith =
+  (door: FrontDoor) =>
+  async (token: string): Promise<void> => {
+    try {
+      await door.oauth.revoke(token);
+    } catch (error: unknown) {
+      if (error instanceof OAuthError && error.kind === "reauthorize") return;
+      throw error;
+    }
+  };

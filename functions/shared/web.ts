@@ -1,0 +1,21 @@
+import { CALLBACK_PATH } from "../../lib/web/front-door";
+import { PATHS, SETTINGS_ACTIONS } from "../../lib/web/pages/view-model";
+import { type HttpFn, type HttpRoute, methodsAt, routed } from "./http";
+import { callback, install } from "./web-install";
+import { settingsAction, settingsPage } from "./web-settings";
+
+/** The front door's routes: the install flow, the settings page and each of its forms. */
+export const WEB_ROUTES: HttpRoute[] = [
+  { method: "GET", path: PATHS.install, handler: install },
+  { method: "GET", path: CALLBACK_PATH, handler: callback },
+  { method: "GET", path: PATHS.settings, handler: settingsPage },
+  ...Object.values(SETTINGS_ACTIONS).map(
+    (path): HttpRoute => ({ method: "POST", path, handler: settingsAction }),
+  ),
+];
+
+/** The methods served at a path (a test holds them to routes.ts). */
+export const webMethodsAt = (path: string): string[] => methodsAt(WEB_ROUTES, path);
+
+/** GET /install, GET /oauth/callback, GET /settings and the settings page's POST forms. */
+export const web: HttpFn = routed(WEB_ROUTES, { notFound: "no page here" });

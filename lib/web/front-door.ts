@@ -1,0 +1,71 @@
+import { authorizeEndpointOf, ConfigError } from "../app/config";
+import type { FrontDoorParts } from "../app/front-door-parts";
+import type { App } from "../app/root";
+import { authorizeUrl, OAuthClient } from "../service/oauth-client";
+import { CsrfTokens } from "./csrf";
+import { OAuthStates } from "./oauth-state";
+import { SessionCookies } from "./session";
+
+/** What `/install` asks for: the person's own profile (read and write) and `users:read`, which
+ * the platform requires for `user_change` (and `users.info`'s zone); the bot's slash commands. */
+export const USER_SCOPES = ["users.profile:read", "users.profile:write", "users:read"] as const;
+export const BOT_SCOPES = ["commands"] as const;
+
+/** Where the service sends the person back; the redirect URL is `<PUBLIC_BASE_URL>` + this. */
+export const CALLBACK_PATH = "/oauth/callback";
+
+/** The front door's pieces, made from the app's configuration and secrets. */
+export interface FrontDoor {
+  parts: FrontDoorParts;
+  states: OAuthStates;
+  sessions: SessionCookies;
+  csrf: CsrfTokens;
+  oauth: OAuthClient;
+  /** Served over https: cookies are then Secure (and `__Host-` named). */
+  secure: boolean;
+  redirectUri: string;
+  /** The service's authorize URL for a fresh `state`. */
+  authorizeUrl(state: string): string;
+}
+
+/**
+ * Builds the front door for one request. Cheap: the secrets come from Powertools Parameters'
+ * cache on AWS (a rotated key reaches warm functions within minutes), in clear locally.
+ */
+export async function frontDoorOf(app: App): Promise<FrontDoor> {
+  const parts = app.frontDoor;
+  const base = app.config.PUBLIC_BASE_URL;
+  if (parts === undefined) throw new Error("this app was composed without its front door");
+  if (base === undefined) {
+    throw new ConfigError(["PUBLIC_BASE_URL"], "configuration: PUBLIC_BASE_URL is missing");
+  }
+  const [client, key] = await Promise.all([parts.client(), parts.webKey()]);
+  const redirectUri = new URL(CALLBACK_PATH, base).href;
+  const secure = new URL(base).protocol === "https:";
+  const endpoint = authorizeEndpointOf(app.config);
+  return {
+    parts,
+    states: new OAuthStates({ key, clock: app.clock, marks: parts.marks }),
+    sessions: new SessionCookies({ key, clock: app.clock, secure }),
+    csrf: new CsrfTokens({ key }),
+    oauth: new OAuthClient({
+      baseUrl: app.config.SERVICE_BASE_URL,
+      clientId: client.id,
+      clientSecret: client.secret,
+      clock: app.clock,
+      fetch: parts.fetch,
+      log: app.log,
+    }),
+    secure,
+    redirectUri,
+    authorizeUrl: (state) =>
+      authorizeUrl({
+        endpoint,
+        clientId: client.id,
+        userScopes: USER_SCOPES,
+        botScopes: BOT_SCOPES,
+        redirectUri,
+        state,
+      }),
+  };
+}

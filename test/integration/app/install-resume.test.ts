@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { contextOf, type UseCaseDeps } from "../../../lib/app/context";
+import { completeInstall } from "../../../lib/app/install";
+import { LocalTokenVault } from "../../../lib/app/local-token-vault";
+import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
+import { createUseCases } from "../../../lib/app/use-cases";
+import { silentLog } from "../../../lib/core/ports";
+import { ServiceClient } from "../../../lib/service/client";
+import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { useEmulatorStack } from "./emulator-harness";
+import { block, MemoryQueue, MIN, T0 } from "./harness";
+
+/**
+ * Completing an install through the front door. Reconnecting (a new token from /install) must
+ * resume a user stopped for a re-authorisation, or paused, at once, from the timeline already
+ * stored; the session epoch is the instant of creation and stays while the user exists.
+ */
+
+const stack = useEmulatorStack();
+const KEY = { team: "T0CONF", user: "U0MEMBER" };
+const WORK = { id: "work", url: "https://cal.example/work.ics", kind: "ics" } as const;
+
+function setup() {
+  const deps: UseCaseDeps = {
+    store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
+    gateway: new ServiceStatusGateway(
+      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock }),
+    ),
+    transitionQueue: new MemoryQueue(),
+    clock: stack.clock,
+    log: silentLog,
+    tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
+  };
+  const pilot = createUseCases(deps);
+  const ctx = contextOf(deps, (key) => pilot.reconcileUser(key));
+  return { pilot, ctx };
+}
+
+describe("completing an install", () => {
+  it("creates a user with the instant of creation as session epoch, and keeps it after", async () => {
+    // Prepare
+    stack.clock.set(T0);
+    const { ctx, pilot } = setup();
+    const key = { team: "T0CONF", user: "U0OTHER" };
+    // Act
+    const first = await completeInstall(ctx, { key, token: "xoxp-other-1", tz: "Europe/Paris" });
+    stack.clock.set(T0 + 5 * MIN);
+    const again = await completeInstall(ctx, { key, token: "xoxp-other-2", tz: "Not/AZone" });
+    // Assess
+    expect(first).toMatchObject({ created: true, resumed: false, sessionEpoch: T0 });
+    expect(again).toMatchObject({ created: false, sessionEpoch: T0 });
+    expect((await pilot.getUser(key))?.tz).toBe("UTC");
+  });
+
+  it("resumes a paused user at once: the stored timeline shows without a sync or a tick", async () => {
+    // Prepare: a paused user whose meeting timeline is stored.
+    stack.clock.set(T0);
+    const { ctx, pilot } = setup();
+    await pilot.upsertUser({
+      key: KEY,
+      tz: "Europe/Berlin",
+      token: "xoxp-revoked-0001",
+      sources: [WORK],
+      mode: "paused",
+    });
+    await pilot.applyTimeline(KEY, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
+    stack.clock.set(T0 + 5 * MIN);
+    // Act
+    const outcome = await completeInstall(ctx, {
+      key: KEY,
+      token: "xoxp-member-0001",
+      tz: "Europe/Berlin",
+    });
+    // Assess
+    expect(outcome).toMatchObject({ created: false, resumed: true, sourceIds: ["work"] });
+    expect((await pilot.getUser(KEY))?.mode).toBe("auto");
+    const profile = stack.emulator.state().profiles.U0MEMBER;
+    expect([profile?.status_text, profile?.status_expiration]).toEqual([
+      "In a meeting",
+      (T0 + 30 * MIN) / 1000,
+    ]);
+  });
+});
