@@ -18,6 +18,11 @@ import * as z from "zod";
  * | ADMIN_API_KEY         | no       | when set, the admin API requires it in `x-api-key` (local);      |
  * |                       |          | when unset it requires API Gateway's IAM authorizer (AWS)        |
  * | APP_ID                | no       | the app's id at the service                                      |
+ * | PUBLIC_BASE_URL       | no       | where people reach the app, e.g. https://pilot.example (links)   |
+ * | SERVICE_CLIENT_ID     | rotation | the app's OAuth client id (refreshes rotating tokens)            |
+ * | SERVICE_CLIENT_SECRET | one of   | its client secret, in clear (local)                              |
+ * | SERVICE_CLIENT_SECRET_PARAM | these | SSM SecureString name holding it (AWS, the install's callback) |
+ * | SERVICE_CLIENT_SECRET_SEALED | or  | it sealed like user tokens (AWS, the reconcilers' refreshes)     |
  * | LOG_LEVEL             | no       | DEBUG, INFO (default), WARN, ERROR, CRITICAL, SILENT             |
  */
 const nonEmpty = z.string().trim().min(1);
@@ -36,6 +41,11 @@ export const configSchema = z
     SYNC_QUEUE_URL: z.url().optional(),
     ADMIN_API_KEY: nonEmpty.optional(),
     APP_ID: nonEmpty.optional(),
+    PUBLIC_BASE_URL: z.url().optional(),
+    SERVICE_CLIENT_ID: nonEmpty.optional(),
+    SERVICE_CLIENT_SECRET: nonEmpty.optional(),
+    SERVICE_CLIENT_SECRET_PARAM: nonEmpty.optional(),
+    SERVICE_CLIENT_SECRET_SEALED: nonEmpty.optional(),
     LOG_LEVEL: z.enum(["DEBUG", "INFO", "WARN", "ERROR", "CRITICAL", "SILENT"]).default("INFO"),
   })
   .superRefine((env, ctx) => {

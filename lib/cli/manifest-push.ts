@@ -13,6 +13,12 @@ const USAGE = `usage: statuspilot manifest push --app-id A --request-url URL [--
 const DEFAULT_BASE_URL = "http://127.0.0.1:4010/api";
 export const EVENTS_PATH = "/service/events";
 export const OOO_COMMAND_PATH = "/service/commands/ooo";
+export const STATUSPILOT_COMMAND_PATH = "/service/commands/statuspilot";
+/** Each slash command's route (functions/routes.ts), by its command. */
+const COMMAND_PATHS: Record<string, string> = {
+  "/ooo": OOO_COMMAND_PATH,
+  "/statuspilot": STATUSPILOT_COMMAND_PATH,
+};
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json =>
@@ -20,7 +26,7 @@ const isObject = (v: unknown): v is Json =>
 
 /**
  * Points the manifest at a deployment: `requestUrl` is the HTTP API's base URL (or the full
- * events URL); the events subscription and the `/ooo` command get their paths under it.
+ * events URL); the events subscription and the slash commands get their paths under it.
  */
 export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
   if (!isObject(doc)) return doc;
@@ -34,9 +40,11 @@ export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
   };
   const features = isObject(copy.features) ? copy.features : undefined;
   if (features && Array.isArray(features.slash_commands)) {
-    features.slash_commands = features.slash_commands.map((c: unknown) =>
-      isObject(c) && c.command === "/ooo" ? { ...c, url: base + OOO_COMMAND_PATH } : c,
-    );
+    features.slash_commands = features.slash_commands.map((c: unknown) => {
+      const path =
+        isObject(c) && typeof c.command === "string" ? COMMAND_PATHS[c.command] : undefined;
+      return path === undefined ? c : { ...(c as Json), url: base + path };
+    });
   }
   return copy;
 }

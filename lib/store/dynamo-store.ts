@@ -5,6 +5,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ScanCommand,
 } from "@aws-sdk/client-dynamodb";
 import { type StatusStore, VersionConflict } from "../core/ports";
 import type {
@@ -154,6 +155,60 @@ export class DynamoStore implements StatusStore {
       ),
     );
     return shards.flat().map(userFromItem);
+  }
+
+  async deleteUserData(key: UserKey): Promise<void> {
+    const pk = userPk(key.team, key.user);
+    let start: Item | undefined;
+    do {
+      const out = await this.call(() =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: "#pk = :pk",
+            ProjectionExpression: "#pk, #sk",
+            ExpressionAttributeNames: { "#pk": "PK", "#sk": "SK" },
+            ExpressionAttributeValues: { ":pk": { S: pk } },
+            ConsistentRead: true,
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        ),
+      );
+      for (const item of out.Items ?? []) {
+        await this.call(() =>
+          this.client.send(
+            new DeleteItemCommand({
+              TableName: this.tableName,
+              Key: { PK: { S: pk }, SK: { S: readS(item, "SK") } },
+            }),
+          ),
+        );
+      }
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
+
+  async usersOfTeam(team: string): Promise<UserRecord[]> {
+    // A scan: uninstalling is rare, and a team index would cost a write on every user change.
+    const users: UserRecord[] = [];
+    let start: Item | undefined;
+    do {
+      const out = await this.call(() =>
+        this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            FilterExpression: "#sk = :profile AND #team = :team",
+            ExpressionAttributeNames: { "#sk": "SK", "#team": "team" },
+            ExpressionAttributeValues: { ":profile": { S: "PROFILE" }, ":team": { S: team } },
+            ConsistentRead: true,
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        ),
+      );
+      users.push(...(out.Items ?? []).map(userFromItem));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return users;
   }
 
   private async queryIndex(

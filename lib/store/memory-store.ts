@@ -136,6 +136,18 @@ export class MemoryStore implements StatusStore {
     return polled;
   }
 
+  async deleteUserData(key: UserKey): Promise<void> {
+    this.users.delete(userId(key));
+  }
+
+  async usersOfTeam(team: string): Promise<UserRecord[]> {
+    const found: UserRecord[] = [];
+    for (const { profile } of this.users.values()) {
+      if (profile?.key.team === team) found.push(copy(profile));
+    }
+    return found;
+  }
+
   private partition(key: UserKey): UserPartition {
     const id = userId(key);
     let partition = this.users.get(id);

@@ -47,6 +47,7 @@ export {
   eventCallbackSchema,
   MAX_TYPE_LENGTH,
   RecentIds,
+  tokensRevokedEventSchema,
   toUserChange,
   urlVerificationSchema,
   userChangeEventSchema,
@@ -60,3 +61,11 @@ export {
   signV0,
   verifyV0,
 } from "./signature";
+export type { SlashCommand } from "./slash-command";
+export { ephemeral, readSlashCommand } from "./slash-command";
+export type { StatuspilotCommandDeps } from "./statuspilot-command";
+export {
+  describeStatus,
+  handleStatuspilotCommand,
+  STATUSPILOT_HELP,
+} from "./statuspilot-command";
