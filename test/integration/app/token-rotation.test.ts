@@ -77,7 +77,9 @@ async function setup(): Promise<Stack> {
       log: silentLog,
       tokens,
       tokenRefresher: oauthTokenRefresher(async () => oauth),
-      options: { verifyBeforeWrite: false },
+      // Production default: the profile is read before each write, so two concurrent reconciles
+      // both use the token before either claims the write.
+      options: { verifyBeforeWrite: true },
     });
   const team = emu.state().team.id;
   return { clock, emu, store, oauth, worker, team };
