@@ -215,3 +215,33 @@ describe("tokens_revoked", () => {
     expect(await setCalls(e, "U001")).toHaveLength(calls);
   });
 });
+
+describe("app_uninstalled", () => {
+  it("stops the team's users and /statuspilot status says when their data goes", async () => {
+    // Prepare
+    const now = await nowOf(e);
+    const envelope = JSON.stringify({
+      token: "unused",
+      team_id: TEAM,
+      api_app_id: STATUSPILOT_APP,
+      type: "event_callback",
+      event_id: "Ev0UNINSTALL1",
+      event_time: Math.floor(now / S),
+      event: { type: "app_uninstalled" },
+    });
+    // Act
+    const res = await signedPost("/service/events", envelope, "application/json");
+    const again = await signedPost("/service/events", envelope, "application/json");
+    // Assess: 7 days after now (2025-03-10 13:59 in Berlin), once per event id
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ok: true, stopped: 1 });
+    expect(await again.json()).toEqual({ ok: true, duplicate: true });
+    const status = await statuspilot("status");
+    expect(status.text).toContain(
+      "the app was removed from this workspace — reinstall at http://127.0.0.1:",
+    );
+    expect(status.text).toMatch(
+      /Your data is deleted on 2025-03-17 \d\d:\d\d \(Europe\/Berlin\) unless it is reinstalled\./,
+    );
+  });
+});
