@@ -78,7 +78,8 @@ async function stop(ctx: UseCaseContext, key: UserKey, graceMs: number | undefin
     const { nextTransitionAt: _stopped, nextIsOoo: _ooo, ...rest } = rec;
     const earlier = rec.state.needsReauth?.deleteAt;
     const deleteAt = graceMs === undefined ? earlier : Math.min(earlier ?? Infinity, now + graceMs);
-    const code = graceMs === undefined ? TOKEN_REVOKED : APP_UNINSTALLED;
+    // The two events come in either order: an uninstall's deletion date, once set, stays.
+    const code = deleteAt === undefined ? TOKEN_REVOKED : APP_UNINSTALLED;
     return {
       ...rest,
       state: {

@@ -142,4 +142,18 @@ describe("app_uninstalled", () => {
     expect(h.gateway.calls.map((c) => c.target.token)).toEqual(["xoxp-reinstalled"]);
     expect(await h.store.getUser(bob)).toBeUndefined();
   });
+
+  it("keeps the deletion date when tokens_revoked comes after it (the order is not guaranteed)", async () => {
+    // Prepare
+    const h = harness(dynamo);
+    const ann = await h.addUser("UANN");
+    await h.pilot.recordAppUninstalled(ann.team);
+    // Act
+    h.clock.set(T0 + MIN);
+    await h.pilot.recordTokensRevoked(ann.team, [ann.user]);
+    // Assess
+    const reauth = (await h.pilot.getStatusView(ann))?.needsReauth;
+    expect(reauth).toEqual({ code: "app_uninstalled", at: T0 + MIN, deleteAt: T0 + GRACE });
+    expect((await h.store.getStatus(ann))?.nextTransitionAt).toBe(T0 + GRACE);
+  });
 });
