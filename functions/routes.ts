@@ -14,6 +14,7 @@ export interface Route {
 
 const events = () => import("./http/events");
 const oooCommand = () => import("./http/ooo-command");
+const statuspilotCommand = () => import("./http/statuspilot-command");
 const calendar = () => import("./http/calendar");
 const admin = () => import("./http/admin");
 const adminUsers = () => import("./http/admin-users");
@@ -23,6 +24,12 @@ const web = () => import("./http/web");
 export const routes: Route[] = [
   { method: "POST", path: "/service/events", function: "serviceEvents", load: events },
   { method: "POST", path: "/service/commands/ooo", function: "oooCommand", load: oooCommand },
+  {
+    method: "POST",
+    path: "/service/commands/statuspilot",
+    function: "statuspilotCommand",
+    load: statuspilotCommand,
+  },
   { method: "POST", path: "/hooks/google", function: "calendarHooks", load: calendar },
   { method: "POST", path: "/hooks/graph", function: "calendarHooks", load: calendar },
   { method: "POST", path: "/hooks/generic/{sourceId}", function: "calendarHooks", load: calendar },

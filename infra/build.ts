@@ -18,6 +18,7 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const functionEntries: Record<string, string> = {
   serviceEvents: "functions/http/events.ts",
   oooCommand: "functions/http/ooo-command.ts",
+  statuspilotCommand: "functions/http/statuspilot-command.ts",
   calendarHooks: "functions/http/calendar.ts",
   adminOoo: "functions/http/admin.ts",
   adminUsers: "functions/http/admin-users.ts",
@@ -50,7 +51,14 @@ export const LAZY_MODULES: Record<string, string[]> = {
   // The service's signing secret (Powertools Parameters over the SSM client): the two endpoints
   // the service calls, the calendar hooks and channel registration (channel tokens derive from it).
   // The front door reads its OAuth client secret and key through the same module.
-  "./signing-secret": ["serviceEvents", "oooCommand", "calendarHooks", "adminUsers", "web"],
+  "./signing-secret": [
+    "serviceEvents",
+    "oooCommand",
+    "statuspilotCommand",
+    "calendarHooks",
+    "adminUsers",
+    "web",
+  ],
   // The service's profile client and its schema: whoever sets a status. (Manifests have a client
   // of their own, lib/service/manifest-client.ts, that no function imports.)
   // Not oooCommand: it queues its reconcile (lib/app/deferred-reconcile.ts).
@@ -61,6 +69,14 @@ export const LAZY_MODULES: Record<string, string[]> = {
     "syncWorker",
     "transitionWorker",
     "web",
+  ],
+  // The OAuth client renews rotating tokens before a status call: the same functions.
+  "../service/oauth-client": [
+    "serviceEvents",
+    "adminOoo",
+    "adminUsers",
+    "syncWorker",
+    "transitionWorker",
   ],
 };
 

@@ -80,6 +80,8 @@ async function signIn(app: App, door: FrontDoor, code: string, clear: string) {
     key,
     token: grant.accessToken,
     tz: info.tz,
+    ...(grant.refreshToken !== undefined ? { refreshToken: grant.refreshToken } : {}),
+    ...(grant.expiresAt !== undefined ? { tokenExpiresAt: grant.expiresAt } : {}),
   });
   // A returning user's calendars are read again at once: the timeline is re-applied.
   for (const sourceId of outcome.sourceIds) {

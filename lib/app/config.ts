@@ -21,12 +21,14 @@ import * as z from "zod";
  * | LOG_LEVEL             | no       | DEBUG, INFO (default), WARN, ERROR, CRITICAL, SILENT             |
  * | OAUTH_CLIENT_ID       | web      | the app's OAuth client id at the service                         |
  * | OAUTH_CLIENT_SECRET   | web: one | the app's OAuth client secret, in clear (local)                  |
- * | OAUTH_CLIENT_SECRET_PARAM | of these | SSM SecureString name holding it (AWS)                       |
+ * | OAUTH_CLIENT_SECRET_PARAM | of these | SSM SecureString name holding it (AWS, the web function)     |
+ * | OAUTH_CLIENT_SECRET_SEALED | rotation | it sealed like user tokens (AWS): the reconcilers renew      |
+ * |                       |          | rotating user tokens with it (and OAUTH_CLIENT_ID)               |
  * | WEB_KEY               | web: one | the front door's key (32+ characters): signs the install state,  |
  * | WEB_KEY_PARAM         | of these | session cookies and CSRF tokens; in clear (local) or SSM (AWS)   |
  * | PUBLIC_BASE_URL       | web      | where the web routes are served, e.g. https://sp.example; the    |
  * |                       |          | redirect URL is `<base>/oauth/callback`; cookies are Secure      |
- * |                       |          | exactly when it is https                                         |
+ * |                       |          | exactly when it is https; `/statuspilot settings` links to it    |
  * | SERVICE_AUTHORIZE_URL | no       | the service's authorize page (default: the origin of            |
  * |                       |          | SERVICE_BASE_URL + /oauth/v2/authorize)                          |
  *
@@ -54,6 +56,7 @@ export const configSchema = z
     OAUTH_CLIENT_ID: nonEmpty.optional(),
     OAUTH_CLIENT_SECRET: nonEmpty.optional(),
     OAUTH_CLIENT_SECRET_PARAM: nonEmpty.optional(),
+    OAUTH_CLIENT_SECRET_SEALED: nonEmpty.optional(),
     WEB_KEY: z.string().min(32, "must be at least 32 characters").optional(),
     WEB_KEY_PARAM: nonEmpty.optional(),
     PUBLIC_BASE_URL: z.url().optional(),

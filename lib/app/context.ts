@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock";
-import type { Log, Queue, RateBudget, StatusGateway, StatusStore, TokenVault } from "../core/ports";
+import type {
+  Log,
+  Queue,
+  RateBudget,
+  StatusGateway,
+  StatusStore,
+  TokenRefresher,
+  TokenVault,
+} from "../core/ports";
 import type { UserKey } from "../core/types";
 import type { ReconcileOutcome, TransitionMessage } from "./contracts";
 
@@ -37,6 +45,12 @@ export interface UseCaseOptions {
    * on AWS they would let a source's owner reach the account's network (SSRF).
    */
   allowPrivateSourceAddresses: boolean;
+  /** A rotating token that expires within this margin is refreshed before it is used. */
+  tokenRefreshMarginMs: number;
+  /** How long one worker may hold the right to spend a user's refresh token. */
+  tokenRefreshLeaseMs: number;
+  /** After `app_uninstalled`, a team's data is kept this long (a reinstall keeps it), then deleted. */
+  uninstallGraceMs: number;
 }
 
 export const DEFAULT_OPTIONS: UseCaseOptions = {
@@ -52,6 +66,9 @@ export const DEFAULT_OPTIONS: UseCaseOptions = {
   keepPastMs: 3_600_000,
   verifyBeforeWrite: true,
   allowPrivateSourceAddresses: false,
+  tokenRefreshMarginMs: 10 * 60_000,
+  tokenRefreshLeaseMs: 15_000,
+  uninstallGraceMs: 7 * 24 * 3_600_000,
 };
 
 export interface UseCaseDeps {
@@ -65,6 +82,8 @@ export interface UseCaseDeps {
   newId?: () => string;
   /** The per-token budget shared by all workers; without it only the client's in-memory one applies. */
   rateBudget?: RateBudget;
+  /** Renews rotating tokens; without it a token is used as stored until it expires. */
+  tokenRefresher?: TokenRefresher;
 }
 
 /** How a use case has a user reconciled after changing what they should show. */
@@ -81,6 +100,7 @@ export interface UseCaseContext {
   options: UseCaseOptions;
   newId: () => string;
   rateBudget: RateBudget | undefined;
+  tokenRefresher: TokenRefresher | undefined;
   /**
    * Every reconcile a use case starts goes through this: inline (the use cases' own
    * reconcileUser), or queued for callers that must answer first.
@@ -98,5 +118,6 @@ export const contextOf = (deps: UseCaseDeps, reconcile: Reconcile): UseCaseConte
   options: { ...DEFAULT_OPTIONS, ...deps.options },
   newId: deps.newId ?? randomUUID,
   rateBudget: deps.rateBudget,
+  tokenRefresher: deps.tokenRefresher,
   reconcile,
 });

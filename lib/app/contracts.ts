@@ -65,6 +65,9 @@ export interface UpsertUserInput {
   tz: string;
   /** The plain token; stored sealed only. */
   token: string;
+  /** With token rotation on: the plain refresh token (stored sealed) and the token's expiry. */
+  refreshToken?: string;
+  tokenExpiresAt?: number;
   /** The admin whose token this is, when it acts on `key.user`. */
   adminTokenUser?: string;
   emails?: string[];
@@ -82,7 +85,7 @@ export interface UserView {
   emails: string[];
   sources: Array<{ id: string; kind: SourceKind; syncedAt?: number }>;
   rules: UserRules;
-  needsReauth?: { code: string; at: number };
+  needsReauth?: { code: string; at: number; deleteAt?: number };
 }
 
 export interface StatusView {
@@ -91,7 +94,7 @@ export interface StatusView {
   lastWritten?: StatusValue;
   override?: StatusState["override"];
   nextTransitionAt?: number;
-  needsReauth?: { code: string; at: number };
+  needsReauth?: { code: string; at: number; deleteAt?: number };
   pending?: StatusState["pending"];
 }
 
@@ -146,6 +149,10 @@ export interface StatusUseCases {
   scheduleOutOfOffice(key: UserKey, input: OutOfOfficeInput): Promise<OutOfOfficeEntry>;
   listOutOfOffice(key: UserKey): Promise<OutOfOfficeEntry[]>;
   cancelOutOfOffice(key: UserKey, id: string): Promise<boolean>;
+  /** `tokens_revoked`: stops the listed users of the team; returns how many were known. */
+  recordTokensRevoked(team: string, users: string[]): Promise<number>;
+  /** `app_uninstalled`: stops every user of the team and schedules their data's deletion. */
+  recordAppUninstalled(team: string): Promise<number>;
 }
 
 /** User administration for handlers, the CLI and the local stack. */

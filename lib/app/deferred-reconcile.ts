@@ -1,7 +1,14 @@
+import type { UserMode } from "../core/records";
 import type { UserKey } from "../core/types";
 import { contextOf, type UseCaseDeps } from "./context";
 import type { ReconcileOutcome } from "./contracts";
 import { type OutOfOfficeUseCases, outOfOfficeUseCases } from "./out-of-office";
+import { setMode } from "./user-mode";
+
+/** The use cases slash commands run: out-of-office, and pausing or resuming. */
+export interface DeferredCommandUseCases extends OutOfOfficeUseCases {
+  setMode(key: UserKey, mode: UserMode): Promise<UserMode>;
+}
 
 /**
  * The out-of-office use cases for callers that must answer before the service could: the
@@ -9,11 +16,11 @@ import { type OutOfOfficeUseCases, outOfOfficeUseCases } from "./out-of-office";
  * transition worker runs it a moment later. The store writes themselves (scheduling or
  * cancelling an entry) still happen at once, so the caller can say what was done.
  *
- * The `/ooo` slash command uses them: the service gives a command 3 seconds to be answered, and
+ * The `/ooo` and `/statuspilot` slash commands use them: the service gives a command 3 seconds to be answered, and
  * a reconcile is one or two service calls (read before write, then set), each as slow as the
  * service is.
  */
-export function createDeferredReconcileUseCases(deps: UseCaseDeps): OutOfOfficeUseCases {
+export function createDeferredReconcileUseCases(deps: UseCaseDeps): DeferredCommandUseCases {
   /**
    * Queues the reconcile (at-least-once: the worker's reconcile is idempotent). No dedupe key:
    * two commands in the same second are two changes, and each needs its reconcile.
@@ -26,5 +33,6 @@ export function createDeferredReconcileUseCases(deps: UseCaseDeps): OutOfOfficeU
     );
     return { kind: "rescheduled", at, code: "queued" };
   };
-  return outOfOfficeUseCases(contextOf(deps, queueReconcile));
+  const ctx = contextOf(deps, queueReconcile);
+  return { ...outOfOfficeUseCases(ctx), setMode: (key, mode) => setMode(ctx, key, mode) };
 }

@@ -1,5 +1,6 @@
 import type { UserKey } from "../core/types";
 import type { UseCaseContext } from "./context";
+import { accessTokenFor } from "./token-refresh";
 
 /**
  * Revokes a token at the service (`auth.revoke`). Answers normally when the token is revoked or
@@ -21,7 +22,8 @@ export async function disconnectUser(
   const user = await ctx.store.getUser(key);
   if (user === undefined) return false;
   // An admin's token acting for this user is not this user's to revoke.
-  if (user.adminTokenUser === undefined) await revoke(await ctx.tokens.open(user.tokenSealed));
+  // A rotating token that expired is renewed first, so the revoke reaches a live token.
+  if (user.adminTokenUser === undefined) await revoke(await accessTokenFor(ctx, user));
   const deleted = await ctx.store.deleteUserData(key);
   ctx.log.info("user disconnected and deleted", { team: key.team, user: key.user, deleted });
   return true;

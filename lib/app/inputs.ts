@@ -52,6 +52,9 @@ export const upsertUserSchemaFor = (policy: SourceAddressPolicy) =>
     key: z.object({ team: z.string().min(1), user: z.string().min(1) }),
     tz: z.string().refine(isZone, "tz must be an IANA time zone, e.g. Europe/Berlin"),
     token: z.string().min(1),
+    // Token rotation: the refresh token and the access token's expiry (epoch ms), together.
+    refreshToken: z.string().min(1).optional(),
+    tokenExpiresAt: z.number().int().positive().optional(),
     adminTokenUser: z.string().min(1).optional(),
     emails: z.array(z.string()).optional(),
     sources: z.array(

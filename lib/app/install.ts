@@ -12,6 +12,9 @@ export interface InstallInput {
   token: string;
   /** From `users.info`; a zone this runtime does not know is read as UTC. */
   tz: string;
+  /** With token rotation on: the refresh token and when the access token expires (epoch ms). */
+  refreshToken?: string;
+  tokenExpiresAt?: number;
 }
 
 export interface InstallOutcome {
@@ -35,6 +38,8 @@ export async function completeInstall(
   input: InstallInput,
 ): Promise<InstallOutcome> {
   const tokenSealed = await ctx.tokens.seal(input.token);
+  const refreshTokenSealed =
+    input.refreshToken === undefined ? undefined : await ctx.tokens.seal(input.refreshToken);
   const tz = isZone(input.tz) ? input.tz : "UTC";
   if (tz !== input.tz) ctx.log.warn("users.info gave an unknown zone; using UTC", { ...input.key });
   const saved = await retryOnConflict(
@@ -42,7 +47,16 @@ export async function completeInstall(
     async () => {
       const now = ctx.clock.now();
       const existing = await ctx.store.getUser(input.key);
-      const { adminTokenUser: _otherToken, ...kept } = existing ?? ({} as Partial<UserRecord>);
+      // A new grant replaces the old token's rotation state, and a reinstall cancels a pending
+      // deletion after an uninstall.
+      const {
+        adminTokenUser: _otherToken,
+        refreshTokenSealed: _oldRefresh,
+        tokenExpiresAt: _oldExpiry,
+        tokenRefreshUntil: _oldLease,
+        uninstalledAt: _uninstalled,
+        ...kept
+      } = existing ?? ({} as Partial<UserRecord>);
       const record: UserRecord = {
         emails: [],
         sources: [],
@@ -55,6 +69,8 @@ export async function completeInstall(
         version: existing?.version ?? 0,
         updatedAt: now,
         sessionEpoch: existing?.sessionEpoch ?? now,
+        ...(refreshTokenSealed !== undefined ? { refreshTokenSealed } : {}),
+        ...(input.tokenExpiresAt !== undefined ? { tokenExpiresAt: input.tokenExpiresAt } : {}),
       };
       const user = await ctx.store.putUser(record, existing?.version);
       return { user, existing };

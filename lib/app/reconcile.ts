@@ -4,6 +4,7 @@ import { withSchedule } from "../core/schedule";
 import { claimWrite } from "../core/status-state";
 import { desiredAt } from "../core/timeline";
 import type { Block, UserKey } from "../core/types";
+import { purgeIfDue } from "./app-removal";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
 import { enqueueTransition, newStatusRecord, saveStatus } from "./status-records";
@@ -36,6 +37,7 @@ async function reconcileOnce(ctx: UseCaseContext, key: UserKey): Promise<Reconci
   const snap = await ctx.store.loadUser(key);
   const user = snap.user;
   if (user === undefined) return { kind: "leave", reason: "unknown user" };
+  if (await purgeIfDue(ctx, snap.status, key)) return { kind: "leave", reason: "deleted" };
   const rec = snap.status ?? newStatusRecord(key, now);
   const expected = snap.status?.version;
   const timeline = timelineOf(ctx.log, snap, now);

@@ -22,11 +22,15 @@ import type {
   UpsertUserInput,
   UserView,
 } from "./contracts";
-import { createDeferredReconcileUseCases } from "./deferred-reconcile";
+import {
+  createDeferredReconcileUseCases,
+  type DeferredCommandUseCases,
+} from "./deferred-reconcile";
 import { createFrontDoorParts, type FrontDoorParts } from "./front-door-parts";
 import { LocalTokenVault } from "./local-token-vault";
 import type { AppLog } from "./logger";
 import { createLog } from "./logger";
+import { tokenRefresherFor } from "./oauth-token-refresher";
 import { ServiceStatusGateway } from "./service-gateway";
 import { SqsQueue } from "./sqs-queue";
 import type { ExpandFn, Expansion, SyncOutcome } from "./sync";
@@ -45,6 +49,7 @@ export const lazy = {
   kms: () => import("./kms-token-vault"),
   signingSecret: () => import("./signing-secret"),
   service: () => import("../service/client"),
+  oauth: () => import("../service/oauth-client"),
 };
 
 /** A calendar push channel (Google channel id, Graph subscription id, or generic source id). */
@@ -87,6 +92,8 @@ export interface App {
     "scheduleOutOfOffice" | "listOutOfOffice" | "cancelOutOfOffice"
   >;
   admin: UserAdmin;
+  /** `/statuspilot`'s pause and resume: the mode stored at once, the reconcile queued. */
+  chatCommands?: Pick<DeferredCommandUseCases, "setMode">;
   /** The full use-case object: user administration (upsertUser, getUser, getStatusView, …). */
   pilot?: UseCases;
   syncQueue: Queue<SyncMessage>;
@@ -220,8 +227,11 @@ export async function buildApp(
     tokens,
     // Spec 8.1's per-token limits across every worker, not just this Lambda's own calls.
     rateBudget: new DynamoRateBudget(dynamo, config.TABLE_NAME),
+    // Token rotation (issue 13): renews expiring user tokens with the app's OAuth client.
+    tokenRefresher: tokenRefresherFor(config, { clock, fetch: fetchFn, log, tokens }, lazy.oauth),
   };
   const pilot = createUseCases(pilotDeps);
+  const deferredCommands = createDeferredReconcileUseCases(pilotDeps);
 
   // Powertools Parameters caches the value (lib/app/signing-secret.ts), failures excepted.
   const signingSecret = async (): Promise<string> =>
@@ -258,7 +268,8 @@ export async function buildApp(
     clock,
     log,
     useCases: pilot,
-    oooCommands: createDeferredReconcileUseCases(pilotDeps),
+    oooCommands: deferredCommands,
+    chatCommands: deferredCommands,
     admin: pilot,
     pilot,
     syncQueue,

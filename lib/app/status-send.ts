@@ -6,6 +6,7 @@ import type { StatusValue } from "../core/types";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
 import { mutateStatus } from "./status-records";
+import { accessTokenFor } from "./token-refresh";
 import { deferForBudget, recordFailure } from "./write-failures";
 
 /** The service calls of a reconcile: the read before a write, and the write itself. */
@@ -16,7 +17,7 @@ const asGatewayError = (error: unknown, what: string): GatewayError =>
     : new GatewayError(`${what} failed`, "unexpected", true, false, undefined, { cause: error });
 
 async function targetOf(ctx: UseCaseContext, user: UserRecord): Promise<StatusTarget> {
-  const token = await ctx.tokens.open(user.tokenSealed);
+  const token = await accessTokenFor(ctx, user);
   return {
     key: user.key,
     token,

@@ -1,3 +1,4 @@
+import { recordAppUninstalled, recordTokensRevoked } from "./app-removal";
 import { contextOf, type UseCaseDeps } from "./context";
 import type { StatusUseCases, UserAdministration } from "./contracts";
 import { outOfOfficeUseCases } from "./out-of-office";
@@ -36,6 +37,8 @@ export function createUseCases(deps: UseCaseDeps): UseCases {
     recordUserChange: (change) => recordUserChange(ctx, change),
     applyTimeline: (key, blocks, meta) => applyTimeline(ctx, key, blocks, meta),
     tick: () => tick(ctx),
+    recordTokensRevoked: (team, users) => recordTokensRevoked(ctx, team, users),
+    recordAppUninstalled: (team) => recordAppUninstalled(ctx, team),
     ...outOfOfficeUseCases(ctx),
     upsertUser: (input) => upsertUser(ctx, input),
     getUser: (key) => getUser(ctx, key),

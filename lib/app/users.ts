@@ -24,7 +24,8 @@ import { viewOf } from "./views";
 
 /**
  * Creates or replaces a user; the token and source secrets are stored sealed. A new token ends
- * a re-authorisation stop, and timelines of removed (or moved) calendars are dropped.
+ * a re-authorisation stop (after an error, a `tokens_revoked` or an `app_uninstalled`, whose
+ * scheduled deletion it cancels), and timelines of removed (or moved) calendars are dropped.
  */
 export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): Promise<UserView> {
   const policy = { allowPrivate: ctx.options.allowPrivateSourceAddresses };
@@ -34,6 +35,8 @@ export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): P
   if (new Set(ids).size !== ids.length)
     throw new InvalidInputError("source ids must be unique", "/sources");
   const tokenSealed = await ctx.tokens.seal(valid.token);
+  const refreshTokenSealed =
+    valid.refreshToken === undefined ? undefined : await ctx.tokens.seal(valid.refreshToken);
   const sealedSecrets = await Promise.all(
     valid.sources.map((s) => (s.secret === undefined ? undefined : ctx.tokens.seal(s.secret))),
   );
@@ -60,6 +63,9 @@ export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): P
         key: valid.key,
         tz: valid.tz,
         tokenSealed,
+        // A fresh token: rotation's pair when given; no uninstall mark (a reinstall keeps the data).
+        ...(refreshTokenSealed !== undefined ? { refreshTokenSealed } : {}),
+        ...(valid.tokenExpiresAt !== undefined ? { tokenExpiresAt: valid.tokenExpiresAt } : {}),
         ...(valid.adminTokenUser !== undefined ? { adminTokenUser: valid.adminTokenUser } : {}),
         emails: valid.emails ?? existing?.emails ?? [],
         sources,
@@ -156,6 +162,8 @@ export async function loadSource(
   const user = await ctx.store.getUser(key);
   const src = user?.sources.find((s) => s.id === sourceId);
   if (user === undefined || src === undefined) return undefined;
+  // Uninstalled: the team's calendars are no longer read (the data awaits deletion).
+  if (user.uninstalledAt !== undefined) return undefined;
   return {
     kind: src.kind,
     url: src.url,

@@ -15,6 +15,12 @@ export const EVENTS_PATH = "/service/events";
 export const OOO_COMMAND_PATH = "/service/commands/ooo";
 /** The front door's OAuth callback: the manifest's one redirect URL. */
 export const OAUTH_CALLBACK_PATH = "/oauth/callback";
+export const STATUSPILOT_COMMAND_PATH = "/service/commands/statuspilot";
+/** Each slash command's route (functions/routes.ts), by its command. */
+const COMMAND_PATHS: Record<string, string> = {
+  "/ooo": OOO_COMMAND_PATH,
+  "/statuspilot": STATUSPILOT_COMMAND_PATH,
+};
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json =>
@@ -22,8 +28,8 @@ const isObject = (v: unknown): v is Json =>
 
 /**
  * Points the manifest at a deployment: `requestUrl` is the HTTP API's base URL (or the full
- * events URL); the events subscription, the `/ooo` command and the OAuth redirect URL get their
- * paths under it.
+ * events URL); the events subscription, the slash commands and the OAuth redirect URL get
+ * their paths under it.
  */
 export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
   if (!isObject(doc)) return doc;
@@ -37,9 +43,11 @@ export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
   };
   const features = isObject(copy.features) ? copy.features : undefined;
   if (features && Array.isArray(features.slash_commands)) {
-    features.slash_commands = features.slash_commands.map((c: unknown) =>
-      isObject(c) && c.command === "/ooo" ? { ...c, url: base + OOO_COMMAND_PATH } : c,
-    );
+    features.slash_commands = features.slash_commands.map((c: unknown) => {
+      const path =
+        isObject(c) && typeof c.command === "string" ? COMMAND_PATHS[c.command] : undefined;
+      return path === undefined ? c : { ...(c as Json), url: base + path };
+    });
   }
   if (isObject(copy.oauth_config)) {
     copy.oauth_config = { ...copy.oauth_config, redirect_urls: [base + OAUTH_CALLBACK_PATH] };

@@ -34,6 +34,23 @@ export interface TokenVault {
   open(sealed: string): Promise<string>;
 }
 
+/** A renewed access token and the refresh token that replaces the spent one. */
+export interface RefreshedToken {
+  accessToken: string;
+  refreshToken: string;
+  /** Epoch ms at which the new access token stops working. */
+  expiresAt: number;
+}
+
+/**
+ * Renews a rotating user token (`oauth.v2.access` with `grant_type=refresh_token`). Throws a
+ * GatewayError: `final` when the refresh token is dead (the user must reconnect), `retryable`
+ * when the service could not be reached.
+ */
+export interface TokenRefresher {
+  refresh(refreshToken: string): Promise<RefreshedToken>;
+}
+
 /** Whose profile to change, and with which token. */
 export interface StatusTarget {
   key: UserKey;
@@ -129,6 +146,8 @@ export interface StatusStore {
    * Answers how many items went; nothing happens (0) for an unknown user.
    */
   deleteUserData(key: UserKey): Promise<number>;
+  /** Every user of one team (a full read of the table: only for rare events, like uninstall). */
+  usersOfTeam(team: string): Promise<UserRecord[]>;
 }
 
 /**

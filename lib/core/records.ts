@@ -43,6 +43,19 @@ export interface UserRecord {
   /** Partial user rules, validated by the rules schema when used. */
   rules: Record<string, unknown>;
   mode: UserMode;
+  // --- Token rotation and the app's removal (issue 13, chat side) ---
+  /** With token rotation on: the refresh token, sealed like the access token. */
+  refreshTokenSealed?: string;
+  /** With token rotation on: when the access token stops working, epoch ms. */
+  tokenExpiresAt?: number;
+  /**
+   * Until when (epoch ms) one worker holds the right to spend the refresh token; others wait
+   * for the token it stores instead of refreshing too (the refresh token is single-use).
+   */
+  tokenRefreshUntil?: number;
+  /** When the service said the app was uninstalled from the team: the data-deletion clock. */
+  uninstalledAt?: number;
+  // --- end of token rotation and removal ---
   version: number;
   updatedAt: number;
   // --- Front door (install and settings page) ---

@@ -4,8 +4,9 @@ import type { Block } from "./types";
 
 /**
  * Fills in a status record's next wake-up: the next edge of the timeline, the end of a manual
- * override, or a pending retry, whichever comes first (none while the user must authorise
- * again). `changed` says whether the indexed schedule moved, so an unchanged one is not stored.
+ * override, or a pending retry, whichever comes first (while the user must authorise again:
+ * none, or the deletion of their data after an uninstall). `changed` says whether the indexed
+ * schedule moved, so an unchanged one is not stored.
  */
 export function withSchedule(
   rec: StatusRecord,
@@ -21,10 +22,14 @@ export function withSchedule(
   }
   const retryAt = rec.state.retry?.at;
   if (retryAt !== undefined && retryAt > now) candidates.push(retryAt);
+  // Stopped, the only wake-up left is the deletion after an uninstall, if any.
+  const stopped = rec.state.needsReauth;
   const next =
-    rec.state.needsReauth === undefined && candidates.length > 0
-      ? Math.min(...candidates)
-      : undefined;
+    stopped !== undefined
+      ? stopped.deleteAt
+      : candidates.length > 0
+        ? Math.min(...candidates)
+        : undefined;
   const nextIsOoo = next !== undefined && desiredAt(timeline, next)?.kind === "ooo";
   const { nextTransitionAt: _old, nextIsOoo: _oldOoo, ...rest } = rec;
   const updated: StatusRecord = {

@@ -64,8 +64,12 @@ export interface StatusState {
   recentEventIds: string[];
   /** The service refused this status for a reason retrying cannot fix; don't send it again. */
   rejected?: { status: StatusValue; code: string; at: number };
-  /** A final auth error stopped all writes for this user until they authorise again. */
-  needsReauth?: { code: string; at: number };
+  /**
+   * A final auth error, a `tokens_revoked` or an `app_uninstalled` stopped all service calls
+   * for this user until they authorise again. `deleteAt` (after an uninstall): when the user's
+   * data is deleted unless they reinstall first; the due index wakes the user then.
+   */
+  needsReauth?: { code: string; at: number; deleteAt?: number };
   retry?: { attempt: number; at: number; code: string };
 }
 

@@ -5,6 +5,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ScanCommand,
 } from "@aws-sdk/client-dynamodb";
 import { type StatusStore, VersionConflict } from "../core/ports";
 import type {
@@ -247,6 +248,29 @@ export class DynamoStore implements StatusStore {
       ),
     );
     return shards.flat().map(userFromItem);
+  }
+
+  async usersOfTeam(team: string): Promise<UserRecord[]> {
+    // A scan: uninstalling is rare, and a team index would cost a write on every user change.
+    const users: UserRecord[] = [];
+    let start: Item | undefined;
+    do {
+      const out = await this.call(() =>
+        this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            FilterExpression: "#sk = :profile AND #team = :team",
+            ExpressionAttributeNames: { "#sk": "SK", "#team": "team" },
+            ExpressionAttributeValues: { ":profile": { S: "PROFILE" }, ":team": { S: team } },
+            ConsistentRead: true,
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        ),
+      );
+      users.push(...(out.Items ?? []).map(userFromItem));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return users;
   }
 
   private async queryIndex(

@@ -153,6 +153,14 @@ export class MemoryStore implements StatusStore {
     return deleted;
   }
 
+  async usersOfTeam(team: string): Promise<UserRecord[]> {
+    const found: UserRecord[] = [];
+    for (const { profile } of this.users.values()) {
+      if (profile?.key.team === team) found.push(copy(profile));
+    }
+    return found;
+  }
+
   private partition(key: UserKey): UserPartition {
     const id = userId(key);
     let partition = this.users.get(id);

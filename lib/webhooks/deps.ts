@@ -41,6 +41,10 @@ export interface WebhookDeps {
     scheduleOutOfOffice(key: UserKey, input: OutOfOfficeInput): Promise<OutOfOfficeEntry>;
     listOutOfOffice(key: UserKey): Promise<OutOfOfficeEntry[]>;
     cancelOutOfOffice(key: UserKey, id: string): Promise<boolean>;
+    /** `tokens_revoked`: stops the team's listed users; returns how many were known. */
+    recordTokensRevoked(team: string, users: string[]): Promise<number>;
+    /** `app_uninstalled`: stops every user of the team and schedules their data's deletion. */
+    recordAppUninstalled(team: string): Promise<number>;
   };
   admin: {
     findChannel(channelId: string): Promise<ChannelBinding | undefined>;

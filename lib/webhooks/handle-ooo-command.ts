@@ -1,26 +1,11 @@
-import * as z from "zod";
 import type { OutOfOfficeEntry } from "../app/contracts";
 import { AppError } from "../app/errors";
-import { workspaceIdSchema } from "../core/ids";
-import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "../http/request";
-import { header, verifyV0 } from "../http/signature";
+import type { WebhookReply, WebhookRequest } from "../http/request";
 import type { WebhookDeps } from "./deps";
 import { OooCommandError, parseOooCommand } from "./ooo-command";
-
-const slashCommandSchema = z
-  .object({
-    team_id: workspaceIdSchema,
-    user_id: workspaceIdSchema,
-    command: z.literal("/ooo"),
-    text: z.string().default(""),
-  })
-  .loose();
+import { ephemeral, readSlashCommand } from "./slash-command";
 
 export const NOT_SET_UP = "You're not set up with Statuspilot yet.";
-
-/** Slash-command answers are shown only to the user who typed the command. */
-const ephemeral = (message: string): WebhookReply =>
-  jsonReply(200, { response_type: "ephemeral", text: message });
 
 /** One line per entry, in the user's zone: `id: 2026-01-02 09:00 → 2026-01-05 00:00 "text"`. */
 export function formatEntry(entry: OutOfOfficeEntry, zone: string): string {
@@ -62,16 +47,7 @@ export async function handleOooCommand(
   req: WebhookRequest,
   deps: OooCommandDeps,
 ): Promise<WebhookReply> {
-  verifyV0(
-    await deps.signingSecret(),
-    {
-      rawBody: req.rawBody,
-      timestamp: header(req.headers, "x-svc-request-timestamp"),
-      signature: header(req.headers, "x-svc-signature"),
-    },
-    deps.clock.now(),
-  );
-  const cmd = parseInput(slashCommandSchema, Object.fromEntries(new URLSearchParams(req.rawBody)));
+  const cmd = await readSlashCommand(req, deps, "/ooo");
   const key = { team: cmd.team_id, user: cmd.user_id };
   deps.log.appendKeys({ user: key.user });
   const zone = await deps.admin.userZone(key);

@@ -1,3 +1,4 @@
+import type * as z from "zod";
 import {
   jsonReply,
   parseInput,
@@ -14,6 +15,7 @@ import {
   envelopeSchema,
   eventCallbackSchema,
   type RecentIds,
+  tokensRevokedEventSchema,
   toUserChange,
   urlVerificationSchema,
   userChangeEventSchema,
@@ -63,6 +65,9 @@ export async function handleServiceEvent(
   const callback = parseInput(eventCallbackSchema, envelope);
   const retry = header(req.headers, "x-svc-retry-num");
   deps.log.appendKeys({ eventId: callback.event_id, ...(retry ? { retryNum: retry } : {}) });
+  if (callback.event.type === "tokens_revoked" || callback.event.type === "app_uninstalled") {
+    return handleRemoval(deps, once, callback);
+  }
   if (callback.event.type !== "user_change") {
     return jsonReply(200, { ok: true, ignored: callback.event.type });
   }
@@ -93,6 +98,28 @@ export async function handleServiceEvent(
     return jsonReply(200, { ok: true, ignored: "unknown_user" });
   }
   return jsonReply(200, { ok: true, duplicate: true });
+}
+
+/**
+ * `tokens_revoked` and `app_uninstalled`: the users concerned are stopped (store writes only,
+ * no service call), once per event_id. Both are idempotent, so a retry that runs again is
+ * harmless; they are done before answering, since on Lambda nothing runs after the answer.
+ */
+async function handleRemoval(
+  deps: WebhookDeps,
+  once: EventOnce,
+  callback: z.infer<typeof eventCallbackSchema>,
+): Promise<WebhookReply> {
+  const team = callback.team_id;
+  const ran = await once.run(callback.event_id, () => {
+    if (callback.event.type === "app_uninstalled") {
+      return deps.useCases.recordAppUninstalled(team);
+    }
+    const revoked = parseInput(tokensRevokedEventSchema, callback.event);
+    return deps.useCases.recordTokensRevoked(team, revoked.tokens.oauth);
+  });
+  if (ran === undefined) return jsonReply(200, { ok: true, duplicate: true });
+  return jsonReply(200, { ok: true, stopped: ran.value });
 }
 
 type Recording =

@@ -55,7 +55,16 @@ export {
   eventCallbackSchema,
   MAX_TYPE_LENGTH,
   RecentIds,
+  tokensRevokedEventSchema,
   toUserChange,
   urlVerificationSchema,
   userChangeEventSchema,
 } from "./service-events";
+export type { SlashCommand } from "./slash-command";
+export { ephemeral, readSlashCommand } from "./slash-command";
+export type { StatuspilotCommandDeps } from "./statuspilot-command";
+export {
+  describeStatus,
+  handleStatuspilotCommand,
+  STATUSPILOT_HELP,
+} from "./statuspilot-command";

@@ -35,6 +35,19 @@ export const userChangeEventSchema = z
   })
   .loose();
 
+/** `tokens_revoked`: the user (`oauth`) and bot tokens of the app the service revoked. */
+export const tokensRevokedEventSchema = z
+  .object({
+    type: z.literal("tokens_revoked"),
+    tokens: z
+      .object({
+        oauth: z.array(workspaceIdSchema).max(10_000).default([]),
+        bot: z.array(workspaceIdSchema).max(10_000).default([]),
+      })
+      .loose(),
+  })
+  .loose();
+
 export const eventCallbackSchema = z
   .object({
     type: z.literal("event_callback"),

@@ -451,6 +451,51 @@ export function describeStatusStoreContract(
         const polled = await store.usersToPoll(0, POLL_INTERVAL_MS);
         expect(polled.map((u) => u.key)).toEqual([ALICE_ELSEWHERE]);
       });
+
+      it("drops a user whose team uninstalled the app", async () => {
+        // Prepare
+        const a = await store.putUser(aUser(ALICE, { sources: [ics] }), undefined);
+        // Act
+        await store.putUser(aUser(ALICE, { sources: [ics], uninstalledAt: T0 }), a.version);
+        // Assess
+        expect(await store.usersToPoll(0, POLL_INTERVAL_MS)).toEqual([]);
+      });
+    });
+
+    describe("usersOfTeam", () => {
+      it("finds every user of the team, whatever their mode or sources, and no one else", async () => {
+        // Prepare
+        await store.putUser(aUser(ALICE, { sources: [ics], mode: "paused" }), undefined);
+        await store.putUser(aUser(BOB), undefined);
+        await store.putUser(aUser(ALICE_ELSEWHERE, { sources: [ics] }), undefined);
+        await store.putStatus(aStatus(BOB), undefined);
+        // Act
+        const team = await store.usersOfTeam(ALICE.team);
+        const nobody = await store.usersOfTeam("T0NOBODY");
+        // Assess
+        expect(team.sort(byKey).map((u) => u.key)).toEqual([ALICE, BOB]);
+        expect(nobody).toEqual([]);
+      });
+    });
+
+    describe("deleteUserData", () => {
+      it("deletes the user's profile, status, timelines and out-of-office, and nobody else's", async () => {
+        // Prepare
+        for (const key of [ALICE, ALICE_ELSEWHERE]) {
+          await store.putUser(aUser(key, { sources: [ics] }), undefined);
+          await store.putStatus(aStatus(key), undefined);
+          await store.putTimeline(aTimeline(key, "work"), undefined);
+          await store.createOutOfOffice(anAbsence(key, "a1"));
+        }
+        const kept = await store.loadUser(ALICE_ELSEWHERE);
+        // Act
+        await store.deleteUserData(ALICE);
+        await store.deleteUserData(BOB);
+        // Assess
+        expect(await store.loadUser(ALICE)).toEqual({ timelines: [], ooo: [] });
+        expect(await store.getUser(ALICE)).toBeUndefined();
+        expect(await store.loadUser(ALICE_ELSEWHERE)).toEqual(kept);
+      });
     });
   });
 }

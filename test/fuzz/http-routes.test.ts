@@ -19,6 +19,7 @@ import { fuzz, leakedSecrets, type NoOp, sendAndExpectRefusal } from "./support/
 const FUZZED_ELSEWHERE = new Set([
   "POST /service/events",
   "POST /service/commands/ooo",
+  "POST /service/commands/statuspilot",
   "POST /hooks/google",
   "POST /hooks/graph",
   "POST /hooks/generic/{sourceId}",

@@ -20,9 +20,12 @@ export function pollPhase(key: UserKey): number {
   return h % POLL_INTERVAL_MS;
 }
 
-/** Whether the poll index holds the user: an active user with at least one source. */
+/**
+ * Whether the poll index holds the user: an active user with at least one source, whose team
+ * still has the app installed.
+ */
 export const isPolled = (user: UserRecord): boolean =>
-  user.mode === "auto" && user.sources.length > 0;
+  user.mode === "auto" && user.sources.length > 0 && user.uninstalledAt === undefined;
 
 export function userToItem(user: UserRecord): Item {
   const keys = userKeys(user.key);
@@ -44,6 +47,10 @@ export function userToItem(user: UserRecord): Item {
         rules: user.rules,
         mode: user.mode,
         sessionEpoch: user.sessionEpoch,
+        refreshTokenSealed: user.refreshTokenSealed,
+        tokenExpiresAt: user.tokenExpiresAt,
+        tokenRefreshUntil: user.tokenRefreshUntil,
+        uninstalledAt: user.uninstalledAt,
       }),
     ),
   };
@@ -63,6 +70,10 @@ interface UserData {
   rules?: Record<string, unknown>;
   mode?: UserRecord["mode"];
   sessionEpoch?: number;
+  refreshTokenSealed?: string;
+  tokenExpiresAt?: number;
+  tokenRefreshUntil?: number;
+  uninstalledAt?: number;
 }
 
 export function userFromItem(item: Item): UserRecord {
@@ -76,6 +87,12 @@ export function userFromItem(item: Item): UserRecord {
     sources: data.sources ?? [],
     rules: data.rules ?? {},
     mode: data.mode ?? "auto",
+    ...(data.refreshTokenSealed !== undefined
+      ? { refreshTokenSealed: data.refreshTokenSealed }
+      : {}),
+    ...(data.tokenExpiresAt !== undefined ? { tokenExpiresAt: data.tokenExpiresAt } : {}),
+    ...(data.tokenRefreshUntil !== undefined ? { tokenRefreshUntil: data.tokenRefreshUntil } : {}),
+    ...(data.uninstalledAt !== undefined ? { uninstalledAt: data.uninstalledAt } : {}),
     version: readN(item, "version"),
     updatedAt: readN(item, "updatedAt"),
     ...(data.sessionEpoch !== undefined ? { sessionEpoch: data.sessionEpoch } : {}),

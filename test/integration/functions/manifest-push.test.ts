@@ -15,7 +15,7 @@ function bufferIo() {
 }
 
 describe("infra/manifest.yaml", () => {
-  it("is a valid manifest with the user scope, the user_change subscription and /ooo", async () => {
+  it("is a valid manifest with the user scope, the user_change subscription, /ooo and /statuspilot", async () => {
     // Prepare
     const doc = parseManifestText(await readFile(manifestFile, "utf8")) as {
       oauth_config: { scopes: { user: string[] } };
@@ -28,7 +28,7 @@ describe("infra/manifest.yaml", () => {
     expect(problems).toEqual([]);
     expect(doc.oauth_config.scopes.user).toContain("users.profile:write");
     expect(doc.settings.event_subscriptions.user_events).toEqual(["user_change"]);
-    expect(doc.features.slash_commands.map((c) => c.command)).toEqual(["/ooo"]);
+    expect(doc.features.slash_commands.map((c) => c.command)).toEqual(["/ooo", "/statuspilot"]);
     expect(doc.features.bot_user.display_name).toBe("statuspilot");
   });
 
@@ -91,7 +91,10 @@ describe("statuspilot manifest push against the emulator", () => {
         event_subscriptions: { request_url: "https://api.statuspilot.example/service/events" },
       },
       features: {
-        slash_commands: [{ url: "https://api.statuspilot.example/service/commands/ooo" }],
+        slash_commands: [
+          { url: "https://api.statuspilot.example/service/commands/ooo" },
+          { url: "https://api.statuspilot.example/service/commands/statuspilot" },
+        ],
       },
       oauth_config: { redirect_urls: ["https://api.statuspilot.example/oauth/callback"] },
     });

@@ -1,0 +1,53 @@
+import * as z from "zod";
+import type { Clock } from "../core/clock";
+import { workspaceIdSchema } from "../core/ids";
+import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "../http/request";
+import { header, verifyV0 } from "../http/signature";
+
+/** What every slash command shares: the signed form POST and its ephemeral answer. */
+
+/** A slash command's form fields, as the service posts them. */
+export interface SlashCommand {
+  team_id: string;
+  user_id: string;
+  command: string;
+  text: string;
+}
+
+const slashCommandSchemaFor = (command: string) =>
+  z
+    .object({
+      team_id: workspaceIdSchema,
+      user_id: workspaceIdSchema,
+      command: z.literal(command),
+      text: z.string().default(""),
+    })
+    .loose();
+
+/**
+ * Checks the request's v0 signature (a bad or stale one throws, as for events), then reads the
+ * form body as `command`'s fields. A form for another command is refused as bad input.
+ */
+export async function readSlashCommand(
+  req: WebhookRequest,
+  deps: { signingSecret(): Promise<string>; clock: Clock },
+  command: string,
+): Promise<SlashCommand> {
+  verifyV0(
+    await deps.signingSecret(),
+    {
+      rawBody: req.rawBody,
+      timestamp: header(req.headers, "x-svc-request-timestamp"),
+      signature: header(req.headers, "x-svc-signature"),
+    },
+    deps.clock.now(),
+  );
+  return parseInput(
+    slashCommandSchemaFor(command),
+    Object.fromEntries(new URLSearchParams(req.rawBody)),
+  );
+}
+
+/** Slash-command answers are shown only to the user who typed the command. */
+export const ephemeral = (message: string): WebhookReply =>
+  jsonReply(200, { response_type: "ephemeral", text: message });
