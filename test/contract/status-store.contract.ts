@@ -477,25 +477,6 @@ export function describeStatusStoreContract(
         expect(nobody).toEqual([]);
       });
     });
-
-    describe("deleteUserData", () => {
-      it("deletes the user's profile, status, timelines and out-of-office, and nobody else's", async () => {
-        // Prepare
-        for (const key of [ALICE, ALICE_ELSEWHERE]) {
-          await store.putUser(aUser(key, { sources: [ics] }), undefined);
-          await store.putStatus(aStatus(key), undefined);
-          await store.putTimeline(aTimeline(key, "work"), undefined);
-          await store.createOutOfOffice(anAbsence(key, "a1"));
-        }
-        const kept = await store.loadUser(ALICE_ELSEWHERE);
-        // Act
-        await store.deleteUserData(ALICE);
-        await store.deleteUserData(BOB);
-        // Assess
-        expect(await store.loadUser(ALICE)).toEqual({ timelines: [], ooo: [] });
-        expect(await store.getUser(ALICE)).toBeUndefined();
-        expect(await store.loadUser(ALICE_ELSEWHERE)).toEqual(kept);
-      });
     });
   });
 }
