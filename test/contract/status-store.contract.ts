@@ -477,6 +477,5 @@ export function describeStatusStoreContract(
         expect(nobody).toEqual([]);
       });
     });
-    });
   });
 }
