@@ -1,5 +1,5 @@
 import type { ManualClock } from "../../lib/core/clock";
-import type { Scheduler, Task } from "../../lib/local/scheduler";
+import type { Scheduler, Task } from "../../devstack/scheduler";
 
 interface Timer {
   at: number;

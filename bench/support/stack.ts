@@ -24,15 +24,15 @@ import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root"
 import { ManualClock } from "../../lib/core/clock";
 import type { Log } from "../../lib/core/ports";
 import { silentLog } from "../../lib/core/ports";
-import { DelayQueue } from "../../lib/local/delay-queue";
-import { LOCAL_CREDENTIALS, startLocalDynamo } from "../../lib/local/dynamo";
+import { DelayQueue } from "../../devstack/queue";
+import { LOCAL_CREDENTIALS, startLocalDynamo } from "../../devstack/dynamo";
 import { startGateway } from "../../lib/local/http-gateway";
 import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
 import {
   createLambdaContext,
   LOCAL_ACCOUNT_ID,
   LOCAL_REGION,
-} from "../../lib/local/lambda-context";
+} from "../../devstack/lambda-context";
 import { pollPhase, pollPhasesEndedBy } from "../../lib/store/items/user";
 import { createTableInput } from "../../lib/store/table";
 import { channelToken } from "../../lib/webhooks/channel-token";

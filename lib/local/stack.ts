@@ -2,10 +2,18 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
 import * as z from "zod";
+import { type App, composeLocalApp, releaseLocalApp } from "../../devstack/app";
+import { type LocalDynamo, startLocalDynamo } from "../../devstack/dynamo";
+import { ConfigError, isAddressInUse, PortInUseError } from "../../devstack/errors";
+import { functionConfig, readFunctionsConfig } from "../../devstack/functions-config";
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from "../../devstack/lambda-context";
+import { DelayQueue } from "../../devstack/queue";
+import { LambdaRuntime } from "../../devstack/runtime";
+import { ManualScheduler, RealTimeScheduler, type Scheduler } from "../../devstack/scheduler";
+import { openStateDir, type StateDir } from "../../devstack/state";
 import { type RunningEmulator, startEmulator, type Workspace } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { ReconcileOutcome, SyncMessage, TransitionMessage } from "../app/contracts";
-import { type App, getApp, resetApp, setAppOverrides } from "../app/root";
 import { systemClock } from "../app/system-clock";
 import type { Clock, ManualClock } from "../core/clock";
 import type { Log } from "../core/ports";
@@ -14,13 +22,8 @@ import type { UserKey } from "../core/types";
 import { createTableInput } from "../store/table";
 import { channelToken, newChannelId } from "../webhooks/channel-token";
 import { sinkAppLog } from "./app-log";
-import { DelayQueue } from "./delay-queue";
-import { LOCAL_CREDENTIALS, type LocalDynamo, startLocalDynamo } from "./dynamo";
-import { ConfigError, isAddressInUse, PortInUseError } from "./errors";
 import { type Gateway, startGateway } from "./http-gateway";
-import { createLambdaContext, LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
 import { type LiveEvent, ourProfileSets } from "./live-log";
-import { ManualScheduler, RealTimeScheduler, type Scheduler } from "./scheduler";
 
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
@@ -63,6 +66,17 @@ export interface StackOptions {
   appLog?: Log;
   /** The handlers' log level (LOG_LEVEL); WARN by default. */
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR";
+  /**
+   * Keep DynamoDB, the generated secrets and the hook channel ids in this directory, so a
+   * restart finds them again. Without it everything lives in memory for this run.
+   */
+  stateDir?: string;
+  /** With `stateDir`: empty it first (new data, new secrets). */
+  fresh?: boolean;
+  /** Share of queue sends delivered twice, as SQS standard may (0 by default). */
+  duplicateRate?: number;
+  /** Seed of the queues' duplicate draw. */
+  seed?: number;
 }
 
 export interface LocalStack {
@@ -84,6 +98,8 @@ export interface LocalStack {
   advance(ms: number): Promise<void>;
   /** Waits until no request, delivery or queue message is being processed. */
   settle(): Promise<void>;
+  /** The local Lambda runtime: timeouts and the calls it refused after an invocation ended. */
+  runtime: LambdaRuntime;
   /** Every live-log event so far (also served at `GET /_local/live`). */
   liveEvents(): readonly LiveEvent[];
   close(): Promise<void>;
@@ -208,7 +224,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Starts the whole stack in this process: dynalite, the emulator (unless `serviceUrl`), the
  * handlers behind a local API Gateway, the minute tick, the poll and the two delay queues.
- * The composition root reads `process.env`, so only one stack runs per process.
+ * The handlers get their App from one module singleton, so only one stack runs per process.
  */
 export async function startStack(options: StackOptions): Promise<LocalStack> {
   const log = options.log ?? silentLog;
@@ -255,11 +271,17 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     }
     if (!signingSecret)
       throw new ConfigError("--service-url needs the app's signing secret", "/signingSecret");
-    const adminApiKey = options.adminApiKey ?? randomBytes(16).toString("hex");
+    const stateDir: StateDir | undefined = options.stateDir
+      ? openStateDir(options.stateDir, { fresh: options.fresh ?? false })
+      : undefined;
+    const adminApiKey =
+      options.adminApiKey ?? stateDir?.state.adminApiKey ?? randomBytes(16).toString("hex");
+    const tokenKey = stateDir?.state.tokenKey ?? randomBytes(32).toString("base64");
 
     const dynamo: LocalDynamo = await startLocalDynamo({
       table: createTableInput(TABLE_NAME),
       tableName: TABLE_NAME,
+      ...(stateDir ? { path: stateDir.dynamoPath } : {}),
     });
     closers.push(() => dynamo.close());
 
@@ -279,9 +301,20 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     };
     let emulator: RunningEmulator | undefined;
 
+    const functions = readFunctionsConfig();
+    const runtime = new LambdaRuntime({ clock, log });
     const gateway: Gateway = await startGateway({
       routes,
       clock,
+      invoke: (functionName, handler, event) =>
+        runtime.invoke(
+          {
+            name: functionName,
+            timeoutMs: functionConfig(functions, functionName).timeoutMs,
+            handler,
+          },
+          event,
+        ),
       port: options.port ?? 3000,
       log,
       local: (req, url, body) => localEndpoint(req, url, body),
@@ -311,26 +344,24 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     }
     const serviceBase = options.serviceUrl ?? emulator?.apiBase ?? "";
 
-    Object.assign(process.env, {
-      TABLE_NAME,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
-      SERVICE_BASE_URL: serviceBase,
-      SIGNING_SECRET: signingSecret,
-      TOKEN_KEY: randomBytes(32).toString("base64"),
-      ADMIN_API_KEY: adminApiKey,
-      LOG_LEVEL: options.logLevel ?? "WARN",
-      ...(appId ? { APP_ID: appId } : {}),
-    });
-
     const lambda = <E>(functionName: string, load: () => Promise<{ handler: unknown }>) => {
       let loaded: Promise<Invoke<E>> | undefined;
+      const { timeoutMs } = functionConfig(functions, functionName);
       return async (event: E): Promise<unknown> => {
         loaded ??= load().then((m) => m.handler as Invoke<E>);
         const handler = await loaded;
-        return handler(event, createLambdaContext({ functionName, clock, timeoutMs: 60_000 }));
+        return runtime.invoke({ name: functionName, timeoutMs, handler }, event);
+      };
+    };
+    const queueOf = (functionName: string) => {
+      const queue = functionConfig(functions, functionName).queue;
+      if (!queue) throw new ConfigError(`${functionName} has no SQS event`, "/functions");
+      return {
+        batchSize: queue.batchSize,
+        maxReceives: queue.maxReceiveCount,
+        visibilityTimeoutMs: queue.visibilityTimeoutMs,
+        duplicateRate: options.duplicateRate ?? 0,
+        seed: options.seed ?? 1,
       };
     };
     const transitionWorker = lambda<SQSEvent>(
@@ -347,12 +378,14 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         scheduler,
         consume: transitionWorker,
         log,
+        ...queueOf("transitionWorker"),
       }),
       sync: new DelayQueue<SyncMessage>({
         name: "statuspilot-local-sync",
         scheduler,
         consume: syncWorker,
         log,
+        ...queueOf("syncWorker"),
       }),
     };
     closers.push(() => {
@@ -360,17 +393,30 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       queues.sync.close();
     });
 
-    resetApp();
-    setAppOverrides({
-      clock,
-      transitionQueue: queues.transition,
-      syncQueue: queues.sync,
-      // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
-      allowPrivateSourceAddresses: true,
-      ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
-    });
-    closers.push(() => resetApp());
-    const app = await getApp();
+    const app = await composeLocalApp(
+      {
+        tableName: TABLE_NAME,
+        dynamoEndpoint: dynamo.endpoint,
+        region: LOCAL_REGION,
+        serviceBaseUrl: serviceBase,
+        signingSecret,
+        tokenKey,
+        adminApiKey,
+        logLevel: options.logLevel ?? "WARN",
+        ...(appId ? { appId } : {}),
+      },
+      {
+        clock,
+        // Ports a handler reaches after returning are refused, as Lambda would freeze them.
+        transitionQueue: runtime.guard("transitionQueue", queues.transition),
+        syncQueue: runtime.guard("syncQueue", queues.sync),
+        fetch: runtime.guardFetch(globalThis.fetch),
+        // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
+        allowPrivateSourceAddresses: true,
+        ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
+      },
+    );
+    closers.push(() => releaseLocalApp());
     observeOutcomes(app, {
       clock,
       live,
@@ -533,8 +579,11 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       const sources = u.calendars.map((url, i) => {
         const id = `cal${i + 1}`;
         // Hook URLs name the channel, so its id is random (128 bits), never TEAM.USER.calN;
-        // the hook's signing key is the channel token derived from that id.
-        const channelId = newChannelId();
+        // the hook's signing key is the channel token derived from that id. A kept stack
+        // keeps its channel ids, so hook URLs given out before a restart still work.
+        const channelKey = `${u.team}/${u.user}/${id}`;
+        const channelId = stateDir?.state.channels[channelKey] ?? newChannelId();
+        if (stateDir) stateDir.state.channels[channelKey] = channelId;
         const secret = channelToken(signingSecret, channelId);
         return { id, url, kind: "ics" as const, secret, channelId };
       });
@@ -591,6 +640,8 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       scheduler.at(clock.now(), () => tick(scheduledEvent(clock, "statuspilot-local-tick")));
     }
 
+    stateDir?.save();
+
     const manual = () => {
       if (!(scheduler instanceof ManualScheduler)) {
         throw new ConfigError(
@@ -611,6 +662,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       scheduler,
       queues,
       hooks,
+      runtime,
       advanceTo: (ms) => manual().advanceTo(ms),
       advance: (ms) => manual().advance(ms),
       settle: settleAll,

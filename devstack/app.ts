@@ -1,0 +1,50 @@
+/**
+ * The one place the dev stack depends on the app's composition root: it builds the App from
+ * an explicit configuration (never `process.env`) and hands it to the handlers, which fetch it
+ * through `getApp()`. When the root becomes a pure `compose(config, overrides)`, only this
+ * file changes.
+ */
+import { type App, type AppOverrides, buildApp, provideApp, resetApp } from "../lib/app/root";
+
+export type { App, AppOverrides };
+
+/** The settings a local stack gives the app, by the names of the app's configuration. */
+export interface LocalAppConfig {
+  tableName: string;
+  dynamoEndpoint: string;
+  region: string;
+  serviceBaseUrl: string;
+  signingSecret: string;
+  tokenKey: string;
+  adminApiKey: string;
+  logLevel: "DEBUG" | "INFO" | "WARN" | "ERROR";
+  appId?: string;
+}
+
+/** Builds the App and makes it the one every handler in this process gets. */
+export async function composeLocalApp(
+  config: LocalAppConfig,
+  overrides: AppOverrides,
+): Promise<App> {
+  const app = await buildApp(
+    {
+      TABLE_NAME: config.tableName,
+      DYNAMODB_ENDPOINT: config.dynamoEndpoint,
+      AWS_REGION: config.region,
+      SERVICE_BASE_URL: config.serviceBaseUrl,
+      SIGNING_SECRET: config.signingSecret,
+      TOKEN_KEY: config.tokenKey,
+      ADMIN_API_KEY: config.adminApiKey,
+      LOG_LEVEL: config.logLevel,
+      ...(config.appId ? { APP_ID: config.appId } : {}),
+    },
+    overrides,
+  );
+  provideApp(app);
+  return app;
+}
+
+/** Forgets the App handed to the handlers (at close). */
+export function releaseLocalApp(): void {
+  resetApp();
+}
