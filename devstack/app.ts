@@ -21,12 +21,16 @@ export interface LocalAppConfig {
   appId?: string;
 }
 
-/** Builds the App and makes it the one every handler in this process gets. */
+/** Wraps the App at composition (e.g. the live log), before any handler gets it. */
+export type AppDecorator = (app: App) => App;
+
+/** Builds the App, decorated, and makes it the one every handler in this process gets. */
 export async function composeLocalApp(
   config: LocalAppConfig,
   overrides: AppOverrides,
+  decorators: readonly AppDecorator[] = [],
 ): Promise<App> {
-  const app = await buildApp(
+  const built = await buildApp(
     {
       TABLE_NAME: config.tableName,
       DYNAMODB_ENDPOINT: config.dynamoEndpoint,
@@ -40,6 +44,7 @@ export async function composeLocalApp(
     },
     overrides,
   );
+  const app = decorators.reduce((decorated, decorate) => decorate(decorated), built);
   provideApp(app);
   return app;
 }

@@ -1,16 +1,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
+import { createLambdaContext } from "../../devstack/lambda-context";
+import { DelayQueue } from "../../devstack/queue";
 import { parseWorkspace, type RunningEmulator, startEmulator } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
 import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root";
 import type { ManualClock } from "../../lib/core/clock";
 import type { StatusValue } from "../../lib/core/types";
-import { DelayQueue } from "../../devstack/queue";
 import { type Gateway, type HttpRoute, startGateway } from "../../lib/local/http-gateway";
 import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
-import { createLambdaContext } from "../../devstack/lambda-context";
 import { channelToken, newChannelId, signV0 } from "../../lib/webhooks";
 import { type SoakDynamo, startSoakDynamo } from "./dynamo";
 import { type EventRelay, startEventRelay } from "./event-relay";

@@ -13,7 +13,7 @@ import { ManualScheduler, RealTimeScheduler, type Scheduler } from "../../devsta
 import { openStateDir, type StateDir } from "../../devstack/state";
 import { type RunningEmulator, startEmulator, type Workspace } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
-import type { ReconcileOutcome, SyncMessage, TransitionMessage } from "../app/contracts";
+import type { SyncMessage, TransitionMessage } from "../app/contracts";
 import { systemClock } from "../app/system-clock";
 import type { Clock, ManualClock } from "../core/clock";
 import type { Log } from "../core/ports";
@@ -23,7 +23,8 @@ import { createTableInput } from "../store/table";
 import { channelToken, newChannelId } from "../webhooks/channel-token";
 import { sinkAppLog } from "./app-log";
 import { type Gateway, startGateway } from "./http-gateway";
-import { type LiveEvent, ourProfileSets } from "./live-log";
+import type { LiveEvent } from "./live-log";
+import { liveLogDecorator } from "./live-outcomes";
 
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
@@ -415,17 +416,19 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         allowPrivateSourceAddresses: true,
         ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
       },
+      [
+        liveLogDecorator({
+          clock,
+          live,
+          emulator,
+          appId,
+          scheduler,
+          // The emulator sweeps once a second in real time; under manual time at the instant.
+          expiryGraceMs: time.mode === "manual" ? 1 : 1500,
+        }),
+      ],
     );
     closers.push(() => releaseLocalApp());
-    observeOutcomes(app, {
-      clock,
-      live,
-      emulator,
-      appId,
-      scheduler,
-      // The emulator sweeps once a second in real time; under manual time at the instant.
-      expiryGraceMs: time.mode === "manual" ? 1 : 1500,
-    });
 
     // Manual time: sweep the emulator at each status's expiry instant, as its timer would.
     const sweepsAt = new Set<number>();
@@ -673,102 +676,4 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     await closeAll();
     throw error;
   }
-}
-
-/**
- * Reports what each reconcile decided, for the live log. The use cases are wrapped in this
- * process only; the handlers themselves are unchanged.
- */
-function observeOutcomes(
-  app: App,
-  deps: {
-    clock: Clock;
-    live: (e: LiveEvent) => void;
-    emulator: RunningEmulator | undefined;
-    /** Our app: only calls with a token issued to it are ours. */
-    appId: string | undefined;
-    scheduler: Scheduler;
-    expiryGraceMs: number;
-  },
-): void {
-  const useCases = app.useCases;
-  const reconcile = useCases.reconcileUser.bind(useCases);
-  const lastSeq = new Map<string, number>();
-  const lastLine = new Map<string, string>();
-  /** Bumped on every line about a user, so an expiry check knows nothing happened since. */
-  const generation = new Map<string, number>();
-  /**
-   * After a set, says when the service's own expiry cleared it (no call from us), unless we or
-   * the user changed the status before then.
-   */
-  const watchExpiry = (user: string, expirationS: number) => {
-    const expected = generation.get(user) ?? 0;
-    deps.scheduler.at(expirationS * 1000 + deps.expiryGraceMs, () => {
-      if ((generation.get(user) ?? 0) !== expected) return;
-      const profile = deps.emulator?.state().profiles[user];
-      if (profile && (profile.status_text !== "" || profile.status_emoji !== "")) return;
-      generation.set(user, expected + 1);
-      lastLine.set(user, "expired");
-      deps.live({ kind: "expired", at: expirationS * 1000, user, calls: 0 });
-    });
-  };
-  const callsSince = (user: string): number => {
-    if (!deps.emulator || deps.appId === undefined) return 1;
-    const calls = deps.emulator.calls();
-    const ours = ourProfileSets(calls, { app: deps.appId, user }, lastSeq.get(user) ?? 0);
-    const last = calls.at(-1);
-    if (last) lastSeq.set(user, last.seq);
-    return Math.max(1, ours);
-  };
-  useCases.reconcileUser = async (key: UserKey): Promise<ReconcileOutcome> => {
-    const outcome = await reconcile(key);
-    const at = deps.clock.now();
-    const user = key.user;
-    const emit = (event: LiveEvent, signature: string) => {
-      // One line per change: a repeated "leave" or retry is not news.
-      if (lastLine.get(user) === signature && event.kind !== "set" && event.kind !== "clear")
-        return;
-      lastLine.set(user, signature);
-      generation.set(user, (generation.get(user) ?? 0) + 1);
-      deps.live(event);
-      if (event.kind === "set" && event.expiration > 0) watchExpiry(user, event.expiration);
-    };
-    switch (outcome.kind) {
-      case "set":
-        emit(
-          {
-            kind: "set",
-            at,
-            user,
-            text: outcome.text,
-            emoji: outcome.emoji,
-            expiration: outcome.expiration,
-            calls: callsSince(user),
-          },
-          "set",
-        );
-        break;
-      case "clear":
-        emit({ kind: "clear", at, user, calls: callsSince(user) }, "clear");
-        break;
-      case "leave":
-        emit({ kind: "leave", at, user }, "leave");
-        break;
-      case "rescheduled":
-        emit(
-          { kind: "retry", at, user, code: outcome.code, retryAt: outcome.at },
-          `retry:${outcome.code}`,
-        );
-        break;
-      case "needs_reauth":
-        emit({ kind: "failed", at, user, code: outcome.code }, `failed:${outcome.code}`);
-        break;
-      case "conflict_retried_out":
-        emit({ kind: "failed", at, user, code: "conflict" }, "failed:conflict");
-        break;
-      case "nothing":
-        break;
-    }
-    return outcome;
-  };
 }
