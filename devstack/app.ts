@@ -17,7 +17,7 @@ export interface LocalAppConfig {
   signingSecret: string;
   tokenKey: string;
   adminApiKey: string;
-  logLevel: "DEBUG" | "INFO" | "WARN" | "ERROR";
+  logLevel: "DEBUG" | "INFO" | "WARN" | "ERROR" | "CRITICAL" | "SILENT";
   appId?: string;
 }
 
