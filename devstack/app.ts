@@ -16,7 +16,8 @@ export interface LocalAppConfig {
   serviceBaseUrl: string;
   signingSecret: string;
   tokenKey: string;
-  adminApiKey: string;
+  /** Without it the admin API requires API Gateway's IAM authorizer, as on AWS. */
+  adminApiKey?: string;
   logLevel: "DEBUG" | "INFO" | "WARN" | "ERROR" | "CRITICAL" | "SILENT";
   appId?: string;
 }
@@ -38,7 +39,7 @@ export async function composeLocalApp(
       SERVICE_BASE_URL: config.serviceBaseUrl,
       SIGNING_SECRET: config.signingSecret,
       TOKEN_KEY: config.tokenKey,
-      ADMIN_API_KEY: config.adminApiKey,
+      ...(config.adminApiKey ? { ADMIN_API_KEY: config.adminApiKey } : {}),
       LOG_LEVEL: config.logLevel,
       ...(config.appId ? { APP_ID: config.appId } : {}),
     },
