@@ -57,6 +57,11 @@ export interface HarnessOptions {
   team: string;
   users: HarnessUser[];
   seed: number;
+  /**
+   * Share of queue sends delivered twice, as SQS standard's at-least-once may (1% unless
+   * given), so the soak checks the workers tolerate duplicates.
+   */
+  duplicateRate?: number;
   /** Prints nothing unless given. */
   onTaskError?: (error: unknown) => void;
   /** Told what is still busy when nothing has finished for a while (real time). */
@@ -189,11 +194,15 @@ export class SoakHarness {
         name: "statuspilot-soak-transition",
         scheduler: this.scheduler,
         consume: (event) => this.crashable(() => transitionWorker(event)),
+        duplicateRate: this.options.duplicateRate ?? 0.01,
+        seed: this.options.seed ^ 0xd0b1e,
       }),
       sync: new DelayQueue<SyncMessage>({
         name: "statuspilot-soak-sync",
         scheduler: this.scheduler,
         consume: syncWorker,
+        duplicateRate: this.options.duplicateRate ?? 0.01,
+        seed: this.options.seed ^ 0xd0b1f,
       }),
     };
     resetApp();
