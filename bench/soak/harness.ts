@@ -1,16 +1,16 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
+import { createLambdaContext } from "../../devstack/lambda-context";
+import { DelayQueue } from "../../devstack/queue";
 import { parseWorkspace, type RunningEmulator, startEmulator } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
 import { type App, getApp, resetApp, setAppOverrides } from "../../lib/app/root";
 import type { ManualClock } from "../../lib/core/clock";
 import type { StatusValue } from "../../lib/core/types";
-import { DelayQueue } from "../../lib/local/delay-queue";
 import { type Gateway, type HttpRoute, startGateway } from "../../lib/local/http-gateway";
 import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
-import { createLambdaContext } from "../../lib/local/lambda-context";
 import { channelToken, newChannelId, signV0 } from "../../lib/webhooks";
 import { type SoakDynamo, startSoakDynamo } from "./dynamo";
 import { type EventRelay, startEventRelay } from "./event-relay";
@@ -57,6 +57,11 @@ export interface HarnessOptions {
   team: string;
   users: HarnessUser[];
   seed: number;
+  /**
+   * Share of queue sends delivered twice, as SQS standard's at-least-once may (1% unless
+   * given), so the soak checks the workers tolerate duplicates.
+   */
+  duplicateRate?: number;
   /** Prints nothing unless given. */
   onTaskError?: (error: unknown) => void;
   /** Told what is still busy when nothing has finished for a while (real time). */
@@ -189,11 +194,15 @@ export class SoakHarness {
         name: "statuspilot-soak-transition",
         scheduler: this.scheduler,
         consume: (event) => this.crashable(() => transitionWorker(event)),
+        duplicateRate: this.options.duplicateRate ?? 0.01,
+        seed: this.options.seed ^ 0xd0b1e,
       }),
       sync: new DelayQueue<SyncMessage>({
         name: "statuspilot-soak-sync",
         scheduler: this.scheduler,
         consume: syncWorker,
+        duplicateRate: this.options.duplicateRate ?? 0.01,
+        seed: this.options.seed ^ 0xd0b1f,
       }),
     };
     resetApp();

@@ -39,7 +39,7 @@ export function formatReport(report: SoakReport): string {
     .map(([k, v]) => `${k} ${v}`)
     .join(", ");
   const q = (x: typeof s.syncQueue) =>
-    `sent ${x.sent}, redelivered ${x.redelivered}, DLQ ${x.deadLettered}`;
+    `sent ${x.sent}, delivered twice ${x.duplicated}, redelivered ${x.redelivered}, DLQ ${x.deadLettered}`;
   const info = [
     `users ${scenario.users.length}, simulated ${Math.round(s.simulatedMs / 60_000)} min, seed ${scenario.shape.seed}, wall ${(s.wallMs / 1000).toFixed(1)} s`,
     `scheduled tasks ${s.scheduler.tasks} at ${s.scheduler.instants} instants, ${(s.scheduler.settleMs / 1000).toFixed(1)} s of wall time from each instant to quiet`,

@@ -17,6 +17,9 @@
  */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
+import { LOCAL_CREDENTIALS, startLocalDynamo } from "../../devstack/dynamo";
+import { createLambdaContext, LOCAL_ACCOUNT_ID, LOCAL_REGION } from "../../devstack/lambda-context";
+import { DelayQueue } from "../../devstack/queue";
 import { type CallRecord, type RunningEmulator, startEmulator } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
@@ -26,15 +29,8 @@ import { pollPhasesEndedBy } from "../../lib/core/poll";
 import type { Log } from "../../lib/core/ports";
 import { silentLog } from "../../lib/core/ports";
 import { channelToken } from "../../lib/http/channel-token";
-import { DelayQueue } from "../../lib/local/delay-queue";
-import { LOCAL_CREDENTIALS, startLocalDynamo } from "../../lib/local/dynamo";
 import { startGateway } from "../../lib/local/http-gateway";
 import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
-import {
-  createLambdaContext,
-  LOCAL_ACCOUNT_ID,
-  LOCAL_REGION,
-} from "../../lib/local/lambda-context";
 import { pollPhase } from "../../lib/store/items/user";
 import { createTableInput } from "../../lib/store/table";
 import {

@@ -3,7 +3,10 @@ import { systemClock } from "../app/system-clock";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const USAGE =
-  "usage: statuspilot start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL]";
+  "usage: statuspilot start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL] [--state-dir .statuspilot] [--fresh]";
+
+/** Where `npm start` keeps DynamoDB, the generated secrets and the hook ids between runs. */
+const DEFAULT_STATE_DIR = ".statuspilot";
 
 /** Exit code when a port or the service is unavailable (sysexits EX_UNAVAILABLE). */
 const EXIT_UNAVAILABLE = 69;
@@ -27,6 +30,8 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
     port?: string;
     "emulator-port"?: string;
     "service-url"?: string;
+    "state-dir"?: string;
+    fresh?: boolean;
   };
   try {
     ({ values } = parseArgs({
@@ -37,6 +42,8 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
         port: { type: "string" },
         "emulator-port": { type: "string" },
         "service-url": { type: "string" },
+        "state-dir": { type: "string" },
+        fresh: { type: "boolean" },
       },
       strict: true,
     }));
@@ -72,7 +79,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   const { loadLocalConfig } = await import("../local/config");
   const { startDemo } = await import("../local/demo");
   const { startStack } = await import("../local/stack");
-  const { LocalStackError } = await import("../local/errors");
+  const { LocalStackError } = await import("../../devstack/errors");
   const { formatLiveEvent, formatLogLine, machineTimeZone, clockTime } = await import(
     "../local/live-log"
   );
@@ -114,6 +121,8 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
         : {}),
       port,
       emulatorPort,
+      stateDir: values["state-dir"] ?? DEFAULT_STATE_DIR,
+      fresh: values.fresh ?? false,
       time: { mode: "real", clock },
       onLive: (event) => io.out(formatLiveEvent(event, { timeZone })),
       log: readableLog,
@@ -136,7 +145,9 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   io.out("Statuspilot local stack is up");
   io.out(`  handlers  ${stack.url}  (the API Gateway routes; status: statuspilot status USER)`);
   io.out(`  service   ${stack.serviceBase}${stack.emulator ? "  (emulator)" : ""}`);
-  io.out(`  dynamodb  ${stack.dynamoEndpoint}  (in memory)`);
+  io.out(
+    `  dynamodb  ${stack.dynamoEndpoint}  (kept in ${values["state-dir"] ?? DEFAULT_STATE_DIR}; --fresh starts empty)`,
+  );
   if (demo) {
     io.out(`  calendar  ${demo.users[0]?.calendars[0] ?? ""}  (demo, relative to now)`);
     io.out(`  admin key ${stack.adminApiKey}  (x-api-key for /admin/...)`);

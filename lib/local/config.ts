@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
-import { ConfigError } from "./errors";
+import { ConfigError } from "../../devstack/errors";
 import type { LocalUserConfig } from "./stack";
 
 const zoneSchema = z.string().refine((tz) => {

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { isAddressInUse, PortInUseError } from "../../devstack/errors";
+import { createLambdaContext } from "../../devstack/lambda-context";
 import type { Clock } from "../core/clock";
 import type { Log } from "../core/ports";
 import { silentLog } from "../core/ports";
@@ -10,8 +12,6 @@ import {
   requestPath,
   toApiGatewayEvent,
 } from "./apigw";
-import { isAddressInUse, PortInUseError } from "./errors";
-import { createLambdaContext } from "./lambda-context";
 
 // biome-ignore lint/complexity/noBannedTypes: handlers are typed per route; the gateway only calls them.
 export type AnyHandler = Function;
@@ -40,6 +40,11 @@ export interface GatewayOptions {
   log?: Log;
   /** Served before the routes, only to loopback callers (e.g. `/_local/...`). */
   local?: LocalEndpoint;
+  /**
+   * Runs a route's handler (the dev stack's Lambda runtime: timeouts, freeze). Without it
+   * the handler is called directly with a fresh context.
+   */
+  invoke?: (functionName: string, handler: AnyHandler, event: unknown) => Promise<unknown>;
   /** Told of every invocation, for the live log and tests. */
   onInvoke?: (info: { routeKey: string; statusCode: number; ms: number }) => void;
 }
@@ -124,14 +129,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         domainName: host.split(":")[0] ?? host,
       },
     );
-    const context = createLambdaContext({
-      functionName: match.route.function,
-      clock: options.clock,
-    });
+    const functionName = match.route.function;
     let response: ReturnType<typeof fromHandlerResult>;
     try {
       const { handler } = await load(match.route);
-      response = fromHandlerResult(await handler(event, context));
+      const result = options.invoke
+        ? await options.invoke(functionName, handler, event)
+        : await handler(event, createLambdaContext({ functionName, clock: options.clock }));
+      response = fromHandlerResult(result);
     } catch (error: unknown) {
       // API Gateway hides a failed invocation behind a generic 500; the detail goes to the log.
       log.error("handler failed", {

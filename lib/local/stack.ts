@@ -2,10 +2,18 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
 import * as z from "zod";
+import { type App, composeLocalApp, releaseLocalApp } from "../../devstack/app";
+import { type LocalDynamo, startLocalDynamo } from "../../devstack/dynamo";
+import { ConfigError, isAddressInUse, PortInUseError } from "../../devstack/errors";
+import { functionConfig, readFunctionsConfig } from "../../devstack/functions-config";
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from "../../devstack/lambda-context";
+import { DelayQueue } from "../../devstack/queue";
+import { LambdaRuntime } from "../../devstack/runtime";
+import { ManualScheduler, RealTimeScheduler, type Scheduler } from "../../devstack/scheduler";
+import { openStateDir, type StateDir } from "../../devstack/state";
 import { type RunningEmulator, startEmulator, type Workspace } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
-import type { ReconcileOutcome, SyncMessage, TransitionMessage } from "../app/contracts";
-import { type App, getApp, resetApp, setAppOverrides } from "../app/root";
+import type { SyncMessage, TransitionMessage } from "../app/contracts";
 import { systemClock } from "../app/system-clock";
 import type { Clock, ManualClock } from "../core/clock";
 import type { Log } from "../core/ports";
@@ -14,13 +22,9 @@ import type { UserKey } from "../core/types";
 import { channelToken, newChannelId } from "../http/channel-token";
 import { createTableInput } from "../store/table";
 import { sinkAppLog } from "./app-log";
-import { DelayQueue } from "./delay-queue";
-import { LOCAL_CREDENTIALS, type LocalDynamo, startLocalDynamo } from "./dynamo";
-import { ConfigError, isAddressInUse, PortInUseError } from "./errors";
 import { type Gateway, startGateway } from "./http-gateway";
-import { createLambdaContext, LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
-import { type LiveEvent, ourProfileSets } from "./live-log";
-import { ManualScheduler, RealTimeScheduler, type Scheduler } from "./scheduler";
+import type { LiveEvent } from "./live-log";
+import { liveLogDecorator } from "./live-outcomes";
 
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
@@ -63,6 +67,17 @@ export interface StackOptions {
   appLog?: Log;
   /** The handlers' log level (LOG_LEVEL); WARN by default. */
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR";
+  /**
+   * Keep DynamoDB, the generated secrets and the hook channel ids in this directory, so a
+   * restart finds them again. Without it everything lives in memory for this run.
+   */
+  stateDir?: string;
+  /** With `stateDir`: empty it first (new data, new secrets). */
+  fresh?: boolean;
+  /** Share of queue sends delivered twice, as SQS standard may (0 by default). */
+  duplicateRate?: number;
+  /** Seed of the queues' duplicate draw. */
+  seed?: number;
 }
 
 export interface LocalStack {
@@ -84,6 +99,8 @@ export interface LocalStack {
   advance(ms: number): Promise<void>;
   /** Waits until no request, delivery or queue message is being processed. */
   settle(): Promise<void>;
+  /** The local Lambda runtime: timeouts and the calls it refused after an invocation ended. */
+  runtime: LambdaRuntime;
   /** Every live-log event so far (also served at `GET /_local/live`). */
   liveEvents(): readonly LiveEvent[];
   close(): Promise<void>;
@@ -208,7 +225,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * Starts the whole stack in this process: dynalite, the emulator (unless `serviceUrl`), the
  * handlers behind a local API Gateway, the minute tick, the poll and the two delay queues.
- * The composition root reads `process.env`, so only one stack runs per process.
+ * The handlers get their App from one module singleton, so only one stack runs per process.
  */
 export async function startStack(options: StackOptions): Promise<LocalStack> {
   const log = options.log ?? silentLog;
@@ -255,11 +272,17 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     }
     if (!signingSecret)
       throw new ConfigError("--service-url needs the app's signing secret", "/signingSecret");
-    const adminApiKey = options.adminApiKey ?? randomBytes(16).toString("hex");
+    const stateDir: StateDir | undefined = options.stateDir
+      ? openStateDir(options.stateDir, { fresh: options.fresh ?? false })
+      : undefined;
+    const adminApiKey =
+      options.adminApiKey ?? stateDir?.state.adminApiKey ?? randomBytes(16).toString("hex");
+    const tokenKey = stateDir?.state.tokenKey ?? randomBytes(32).toString("base64");
 
     const dynamo: LocalDynamo = await startLocalDynamo({
       table: createTableInput(TABLE_NAME),
       tableName: TABLE_NAME,
+      ...(stateDir ? { path: stateDir.dynamoPath } : {}),
     });
     closers.push(() => dynamo.close());
 
@@ -279,9 +302,20 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     };
     let emulator: RunningEmulator | undefined;
 
+    const functions = readFunctionsConfig();
+    const runtime = new LambdaRuntime({ clock, log });
     const gateway: Gateway = await startGateway({
       routes,
       clock,
+      invoke: (functionName, handler, event) =>
+        runtime.invoke(
+          {
+            name: functionName,
+            timeoutMs: functionConfig(functions, functionName).timeoutMs,
+            handler,
+          },
+          event,
+        ),
       port: options.port ?? 3000,
       log,
       local: (req, url, body) => localEndpoint(req, url, body),
@@ -311,26 +345,24 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     }
     const serviceBase = options.serviceUrl ?? emulator?.apiBase ?? "";
 
-    Object.assign(process.env, {
-      TABLE_NAME,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? LOCAL_CREDENTIALS.secretAccessKey,
-      SERVICE_BASE_URL: serviceBase,
-      SIGNING_SECRET: signingSecret,
-      TOKEN_KEY: randomBytes(32).toString("base64"),
-      ADMIN_API_KEY: adminApiKey,
-      LOG_LEVEL: options.logLevel ?? "WARN",
-      ...(appId ? { APP_ID: appId } : {}),
-    });
-
     const lambda = <E>(functionName: string, load: () => Promise<{ handler: unknown }>) => {
       let loaded: Promise<Invoke<E>> | undefined;
+      const { timeoutMs } = functionConfig(functions, functionName);
       return async (event: E): Promise<unknown> => {
         loaded ??= load().then((m) => m.handler as Invoke<E>);
         const handler = await loaded;
-        return handler(event, createLambdaContext({ functionName, clock, timeoutMs: 60_000 }));
+        return runtime.invoke({ name: functionName, timeoutMs, handler }, event);
+      };
+    };
+    const queueOf = (functionName: string) => {
+      const queue = functionConfig(functions, functionName).queue;
+      if (!queue) throw new ConfigError(`${functionName} has no SQS event`, "/functions");
+      return {
+        batchSize: queue.batchSize,
+        maxReceives: queue.maxReceiveCount,
+        visibilityTimeoutMs: queue.visibilityTimeoutMs,
+        duplicateRate: options.duplicateRate ?? 0,
+        seed: options.seed ?? 1,
       };
     };
     const transitionWorker = lambda<SQSEvent>(
@@ -347,12 +379,14 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         scheduler,
         consume: transitionWorker,
         log,
+        ...queueOf("transitionWorker"),
       }),
       sync: new DelayQueue<SyncMessage>({
         name: "statuspilot-local-sync",
         scheduler,
         consume: syncWorker,
         log,
+        ...queueOf("syncWorker"),
       }),
     };
     closers.push(() => {
@@ -360,26 +394,41 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       queues.sync.close();
     });
 
-    resetApp();
-    setAppOverrides({
-      clock,
-      transitionQueue: queues.transition,
-      syncQueue: queues.sync,
-      // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
-      allowPrivateSourceAddresses: true,
-      ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
-    });
-    closers.push(() => resetApp());
-    const app = await getApp();
-    observeOutcomes(app, {
-      clock,
-      live,
-      emulator,
-      appId,
-      scheduler,
-      // The emulator sweeps once a second in real time; under manual time at the instant.
-      expiryGraceMs: time.mode === "manual" ? 1 : 1500,
-    });
+    const app = await composeLocalApp(
+      {
+        tableName: TABLE_NAME,
+        dynamoEndpoint: dynamo.endpoint,
+        region: LOCAL_REGION,
+        serviceBaseUrl: serviceBase,
+        signingSecret,
+        tokenKey,
+        adminApiKey,
+        logLevel: options.logLevel ?? "WARN",
+        ...(appId ? { appId } : {}),
+      },
+      {
+        clock,
+        // Ports a handler reaches after returning are refused, as Lambda would freeze them.
+        transitionQueue: runtime.guard("transitionQueue", queues.transition),
+        syncQueue: runtime.guard("syncQueue", queues.sync),
+        fetch: runtime.guardFetch(globalThis.fetch),
+        // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
+        allowPrivateSourceAddresses: true,
+        ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
+      },
+      [
+        liveLogDecorator({
+          clock,
+          live,
+          emulator,
+          appId,
+          scheduler,
+          // The emulator sweeps once a second in real time; under manual time at the instant.
+          expiryGraceMs: time.mode === "manual" ? 1 : 1500,
+        }),
+      ],
+    );
+    closers.push(() => releaseLocalApp());
 
     // Manual time: sweep the emulator at each status's expiry instant, as its timer would.
     const sweepsAt = new Set<number>();
@@ -533,8 +582,11 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       const sources = u.calendars.map((url, i) => {
         const id = `cal${i + 1}`;
         // Hook URLs name the channel, so its id is random (128 bits), never TEAM.USER.calN;
-        // the hook's signing key is the channel token derived from that id.
-        const channelId = newChannelId();
+        // the hook's signing key is the channel token derived from that id. A kept stack
+        // keeps its channel ids, so hook URLs given out before a restart still work.
+        const channelKey = `${u.team}/${u.user}/${id}`;
+        const channelId = stateDir?.state.channels[channelKey] ?? newChannelId();
+        if (stateDir) stateDir.state.channels[channelKey] = channelId;
         const secret = channelToken(signingSecret, channelId);
         return { id, url, kind: "ics" as const, secret, channelId };
       });
@@ -591,6 +643,8 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       scheduler.at(clock.now(), () => tick(scheduledEvent(clock, "statuspilot-local-tick")));
     }
 
+    stateDir?.save();
+
     const manual = () => {
       if (!(scheduler instanceof ManualScheduler)) {
         throw new ConfigError(
@@ -611,6 +665,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       scheduler,
       queues,
       hooks,
+      runtime,
       advanceTo: (ms) => manual().advanceTo(ms),
       advance: (ms) => manual().advance(ms),
       settle: settleAll,
@@ -621,102 +676,4 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     await closeAll();
     throw error;
   }
-}
-
-/**
- * Reports what each reconcile decided, for the live log. The use cases are wrapped in this
- * process only; the handlers themselves are unchanged.
- */
-function observeOutcomes(
-  app: App,
-  deps: {
-    clock: Clock;
-    live: (e: LiveEvent) => void;
-    emulator: RunningEmulator | undefined;
-    /** Our app: only calls with a token issued to it are ours. */
-    appId: string | undefined;
-    scheduler: Scheduler;
-    expiryGraceMs: number;
-  },
-): void {
-  const useCases = app.useCases;
-  const reconcile = useCases.reconcileUser.bind(useCases);
-  const lastSeq = new Map<string, number>();
-  const lastLine = new Map<string, string>();
-  /** Bumped on every line about a user, so an expiry check knows nothing happened since. */
-  const generation = new Map<string, number>();
-  /**
-   * After a set, says when the service's own expiry cleared it (no call from us), unless we or
-   * the user changed the status before then.
-   */
-  const watchExpiry = (user: string, expirationS: number) => {
-    const expected = generation.get(user) ?? 0;
-    deps.scheduler.at(expirationS * 1000 + deps.expiryGraceMs, () => {
-      if ((generation.get(user) ?? 0) !== expected) return;
-      const profile = deps.emulator?.state().profiles[user];
-      if (profile && (profile.status_text !== "" || profile.status_emoji !== "")) return;
-      generation.set(user, expected + 1);
-      lastLine.set(user, "expired");
-      deps.live({ kind: "expired", at: expirationS * 1000, user, calls: 0 });
-    });
-  };
-  const callsSince = (user: string): number => {
-    if (!deps.emulator || deps.appId === undefined) return 1;
-    const calls = deps.emulator.calls();
-    const ours = ourProfileSets(calls, { app: deps.appId, user }, lastSeq.get(user) ?? 0);
-    const last = calls.at(-1);
-    if (last) lastSeq.set(user, last.seq);
-    return Math.max(1, ours);
-  };
-  useCases.reconcileUser = async (key: UserKey): Promise<ReconcileOutcome> => {
-    const outcome = await reconcile(key);
-    const at = deps.clock.now();
-    const user = key.user;
-    const emit = (event: LiveEvent, signature: string) => {
-      // One line per change: a repeated "leave" or retry is not news.
-      if (lastLine.get(user) === signature && event.kind !== "set" && event.kind !== "clear")
-        return;
-      lastLine.set(user, signature);
-      generation.set(user, (generation.get(user) ?? 0) + 1);
-      deps.live(event);
-      if (event.kind === "set" && event.expiration > 0) watchExpiry(user, event.expiration);
-    };
-    switch (outcome.kind) {
-      case "set":
-        emit(
-          {
-            kind: "set",
-            at,
-            user,
-            text: outcome.text,
-            emoji: outcome.emoji,
-            expiration: outcome.expiration,
-            calls: callsSince(user),
-          },
-          "set",
-        );
-        break;
-      case "clear":
-        emit({ kind: "clear", at, user, calls: callsSince(user) }, "clear");
-        break;
-      case "leave":
-        emit({ kind: "leave", at, user }, "leave");
-        break;
-      case "rescheduled":
-        emit(
-          { kind: "retry", at, user, code: outcome.code, retryAt: outcome.at },
-          `retry:${outcome.code}`,
-        );
-        break;
-      case "needs_reauth":
-        emit({ kind: "failed", at, user, code: outcome.code }, `failed:${outcome.code}`);
-        break;
-      case "conflict_retried_out":
-        emit({ kind: "failed", at, user, code: "conflict" }, "failed:conflict");
-        break;
-      case "nothing":
-        break;
-    }
-    return outcome;
-  };
 }

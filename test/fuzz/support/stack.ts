@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import { composeLocalApp, releaseLocalApp } from "../../../devstack/app";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
 import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
-import { getApp, resetApp, setAppOverrides } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
@@ -75,19 +75,6 @@ export interface FuzzStack {
   close(): Promise<void>;
 }
 
-const ENV_KEYS = [
-  "TABLE_NAME",
-  "DYNAMODB_ENDPOINT",
-  "SERVICE_BASE_URL",
-  "SIGNING_SECRET",
-  "SIGNING_SECRET_PARAM",
-  "TOKEN_KEY",
-  "TOKEN_KMS_KEY_ID",
-  "ADMIN_API_KEY",
-  "LOG_LEVEL",
-  "POWERTOOLS_DEV",
-] as const;
-
 async function scanAll(dynamo: LocalDynamo): Promise<string> {
   const rows: string[] = [];
   let start: Record<string, unknown> | undefined;
@@ -123,26 +110,26 @@ export async function startFuzzStack(options: { adminApiKey?: boolean } = {}): P
     clock,
     expirySweepMs: 0,
   });
-  const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
-  for (const k of ENV_KEYS) delete process.env[k];
-  Object.assign(process.env, {
-    TABLE_NAME: dynamo.tableName,
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    SERVICE_BASE_URL: emulator.apiBase,
-    SIGNING_SECRET: SECRETS.signing,
-    TOKEN_KEY: SECRETS.tokenKey,
-    // Without it the admin API requires API Gateway's IAM authorizer, as on AWS.
-    ...(options.adminApiKey === false ? {} : { ADMIN_API_KEY: SECRETS.adminKey }),
-    // Every line the app could write is written, so a leak at any level is seen.
-    LOG_LEVEL: "DEBUG",
-  });
   const syncs = new CountingQueue<SyncMessage>();
   const transitions = new CountingQueue<TransitionMessage>();
-  resetApp();
-  setAppOverrides({ clock, syncQueue: syncs, transitionQueue: transitions });
   const logs = startLogCapture();
+  const app = await composeLocalApp(
+    {
+      tableName: dynamo.tableName,
+      dynamoEndpoint: dynamo.endpoint,
+      region: "us-east-1",
+      serviceBaseUrl: emulator.apiBase,
+      signingSecret: SECRETS.signing,
+      tokenKey: SECRETS.tokenKey,
+      // Without it the admin API requires API Gateway's IAM authorizer, as on AWS.
+      ...(options.adminApiKey === false ? {} : { adminApiKey: SECRETS.adminKey }),
+      // Every line the app could write is written, so a leak at any level is seen.
+      logLevel: "DEBUG",
+    },
+    { clock, syncQueue: syncs, transitionQueue: transitions },
+  );
 
-  const pilot = (await getApp()).pilot;
+  const pilot = app.pilot;
   if (!pilot) throw new Error("the composition root built no StatusPilot");
   await pilot.upsertUser({
     key: ALICE,
@@ -192,11 +179,7 @@ export async function startFuzzStack(options: { adminApiKey?: boolean } = {}): P
     }),
     close: async () => {
       logs.stop();
-      resetApp();
-      for (const k of ENV_KEYS) {
-        if (saved[k] === undefined) delete process.env[k];
-        else process.env[k] = saved[k];
-      }
+      releaseLocalApp();
       await emulator.close();
       await dynamo.close();
     },

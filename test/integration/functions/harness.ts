@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import { type AppOverrides, composeLocalApp, releaseLocalApp } from "../../../devstack/app";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
 import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
-import { resetApp, setAppOverrides } from "../../../lib/app/root";
 import type { ResolveHost } from "../../../lib/calendar/feed-fetch";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
@@ -52,17 +52,6 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-const ENV_KEYS = [
-  "TABLE_NAME",
-  "DYNAMODB_ENDPOINT",
-  "SERVICE_BASE_URL",
-  "SIGNING_SECRET",
-  "TOKEN_KEY",
-  "ADMIN_API_KEY",
-  "LOG_LEVEL",
-  "POWERTOOLS_DEV",
-] as const;
-
 export interface StackOptions {
   /**
    * Feeds on loopback and private addresses allowed, as in the local stack (the default here:
@@ -72,9 +61,16 @@ export interface StackOptions {
   /** The feeds' fetch and host resolution, for tests of what the sync fetches. */
   fetch?: typeof fetch;
   resolveHost?: ResolveHost;
+  /** The token vault the App uses (e.g. one that counts its calls). */
+  tokens?: AppOverrides["tokens"];
+  /** Puts something between the App and dynalite (e.g. a counting proxy): its endpoint. */
+  dynamoVia?: (endpoint: string) => Promise<string>;
 }
 
-/** dynalite + the emulator over real HTTP, and the composition root pointed at them. */
+/**
+ * dynalite + the emulator over real HTTP, and the App the handlers get composed for them
+ * (through the dev stack, from explicit settings: the environment is left alone).
+ */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dynamo = await startDynalite();
   const clock = new ManualClock(FIXTURE_NOW_MS);
@@ -84,27 +80,31 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     clock,
     expirySweepMs: 0,
   });
-  const saved = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
-  Object.assign(process.env, {
-    TABLE_NAME: dynamo.tableName,
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    SERVICE_BASE_URL: emulator.apiBase,
-    SIGNING_SECRET: "demo-signing-secret",
-    TOKEN_KEY: Buffer.alloc(32, 7).toString("base64"),
-    ADMIN_API_KEY: "test-admin-key",
-    LOG_LEVEL: "SILENT",
-  });
   const transitions = new RecordingQueue<TransitionMessage>();
   const syncs = new RecordingQueue<SyncMessage>();
-  resetApp();
-  setAppOverrides({
-    clock,
-    transitionQueue: transitions,
-    syncQueue: syncs,
-    allowPrivateSourceAddresses: options.allowPrivateSourceAddresses ?? true,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
-  });
+  await composeLocalApp(
+    {
+      tableName: dynamo.tableName,
+      dynamoEndpoint: options.dynamoVia
+        ? await options.dynamoVia(dynamo.endpoint)
+        : dynamo.endpoint,
+      region: "us-east-1",
+      serviceBaseUrl: emulator.apiBase,
+      signingSecret: "demo-signing-secret",
+      tokenKey: Buffer.alloc(32, 7).toString("base64"),
+      adminApiKey: "test-admin-key",
+      logLevel: "SILENT",
+    },
+    {
+      clock,
+      transitionQueue: transitions,
+      syncQueue: syncs,
+      allowPrivateSourceAddresses: options.allowPrivateSourceAddresses ?? true,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+      ...(options.tokens ? { tokens: options.tokens } : {}),
+    },
+  );
   return {
     dynamo,
     emulator,
@@ -112,11 +112,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     transitions,
     syncs,
     close: async () => {
-      resetApp();
-      for (const k of ENV_KEYS) {
-        if (saved[k] === undefined) delete process.env[k];
-        else process.env[k] = saved[k];
-      }
+      releaseLocalApp();
       await emulator.close();
       await dynamo.close();
     },

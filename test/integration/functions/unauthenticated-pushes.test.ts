@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler as adminHandler } from "../../../functions/http/admin-users";
 import { handler } from "../../../functions/http/calendar";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { getApp, setAppOverrides } from "../../../lib/app/root";
+import { getApp } from "../../../lib/app/root";
 import type { TokenVault } from "../../../lib/core/ports";
 import { FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 
@@ -129,11 +129,15 @@ let vault: CountingVault;
 let dynamo: Awaited<ReturnType<typeof countingProxy>>;
 
 beforeAll(async () => {
-  stack = await startStack();
-  dynamo = await countingProxy(stack.dynamo.endpoint);
-  process.env.DYNAMODB_ENDPOINT = dynamo.url;
   vault = new CountingVault(new LocalTokenVault(Buffer.alloc(32, 7).toString("base64")));
-  setAppOverrides({ tokens: vault });
+  stack = await startStack({
+    tokens: vault,
+    // Every DynamoDB request of the App goes through a proxy that counts them.
+    dynamoVia: async (endpoint) => {
+      dynamo = await countingProxy(endpoint);
+      return dynamo.url;
+    },
+  });
   const app = await getApp();
   const pilot = app.pilot;
   if (!pilot) throw new Error("the composition root built no StatusPilot");

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CliIo } from "../../../lib/cli/io";
 import { run as start } from "../../../lib/cli/start";
@@ -24,9 +27,15 @@ describe("statuspilot start and status", () => {
   const started = bufferIo();
   let exit: Promise<number>;
   let port = 0;
+  // Its own state directory, so the run neither reads nor leaves the repository's `.statuspilot`.
+  const stateDir = mkdtempSync(path.join(tmpdir(), "statuspilot-cli-"));
 
   beforeAll(async () => {
-    exit = start(["--port", "0", "--emulator-port", "0"], started.io, stop.signal);
+    exit = start(
+      ["--port", "0", "--emulator-port", "0", "--state-dir", stateDir],
+      started.io,
+      stop.signal,
+    );
     await waitFor(() => started.out.some((l) => l.startsWith("Press Ctrl-C")));
     const line = started.out.find((l) => l.includes("handlers")) ?? "";
     port = Number(/127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
@@ -34,6 +43,7 @@ describe("statuspilot start and status", () => {
   afterAll(async () => {
     stop.abort();
     await exit;
+    rmSync(stateDir, { recursive: true, force: true });
   });
 
   it("starts the demo stack and says when the first meeting begins", () => {

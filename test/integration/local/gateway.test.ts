@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PortInUseError } from "../../../devstack/errors";
 import { ManualClock } from "../../../lib/core/clock";
-import { PortInUseError } from "../../../lib/local/errors";
 import { type Gateway, type HttpRoute, startGateway } from "../../../lib/local/http-gateway";
 
 const clock = new ManualClock(Date.parse("2025-03-10T11:00:00Z"));

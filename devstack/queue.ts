@@ -1,14 +1,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type { Log, Queue } from "../core/ports";
-import { silentLog } from "../core/ports";
+import type { Log, Queue } from "../lib/core/ports";
+import { silentLog } from "../lib/core/ports";
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
 import type { Scheduler } from "./scheduler";
 
 /** SQS's own bounds for DelaySeconds. */
 const MAX_DELAY_S = 900;
-/** SQS FIFO's deduplication interval, used here for messages that carry a `dedupeKey`. */
-const DEDUPE_WINDOW_MS = 5 * 60_000;
 
 export interface DelayQueueOptions {
   /** Queue name, used in the ARN and in logs. */
@@ -21,8 +19,37 @@ export interface DelayQueueOptions {
   maxReceives?: number;
   /** Wait before a failed message is visible again, by its receive count so far. */
   backoffMs?: (receiveCount: number) => number;
+  /**
+   * The queue's VisibilityTimeout: a batch whose handler timed out (threw an
+   * `InvocationTimeoutError`) is redelivered whole once this has passed, as SQS does.
+   * Without it, the backoff applies.
+   */
+  visibilityTimeoutMs?: number;
+  /**
+   * Share of sends delivered twice (0 to 1), because SQS standard is at-least-once and the
+   * consumer must tolerate it. 0 by default (`npm start`); the soak sets about 1%.
+   */
+  duplicateRate?: number;
+  /** Seed of the duplicate draw, so a run with duplicates can be replayed. */
+  seed?: number;
   log?: Log;
 }
+
+/** mulberry32: a small seeded generator, enough to pick which sends get a duplicate. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Thrown by a consumer cut off at its function's timeout (see devstack/runtime). */
+const isTimeout = (error: unknown): boolean =>
+  error instanceof Error && error.name === "InvocationTimeoutError";
 
 export interface DeadLetter<M> {
   messageId: string;
@@ -33,7 +60,8 @@ export interface DeadLetter<M> {
 
 export interface DelayQueueStats {
   sent: number;
-  deduplicated: number;
+  /** Extra deliveries of a sent message (SQS standard's at-least-once). */
+  duplicated: number;
   /** Messages waiting for their delay or their retry backoff to pass. */
   waiting: number;
   inFlight: number;
@@ -81,12 +109,13 @@ export class DelayQueueError extends Error {
  */
 export class DelayQueue<M> implements Queue<M> {
   private readonly visible: Array<Envelope<M>> = [];
-  private readonly dedupe = new Map<string, number>();
   private readonly dead: Array<DeadLetter<M>> = [];
+  /** Messages waiting to become visible, by the instant they do. */
+  private readonly due = new Map<number, Array<Envelope<M>>>();
   private readonly cancels = new Set<() => void>();
   private counts = {
     sent: 0,
-    deduplicated: 0,
+    duplicated: 0,
     waiting: 0,
     inFlight: 0,
     succeeded: 0,
@@ -97,6 +126,8 @@ export class DelayQueue<M> implements Queue<M> {
   private readonly maxReceives: number;
   private readonly backoffMs: (receiveCount: number) => number;
   private readonly log: Log;
+  private readonly duplicateRate: number;
+  private readonly random: () => number;
   readonly arn: string;
 
   constructor(private readonly options: DelayQueueOptions) {
@@ -104,9 +135,12 @@ export class DelayQueue<M> implements Queue<M> {
     this.maxReceives = options.maxReceives ?? 5;
     this.backoffMs = options.backoffMs ?? ((n) => Math.min(60_000, 1_000 * 2 ** (n - 1)));
     this.log = options.log ?? silentLog;
+    this.duplicateRate = options.duplicateRate ?? 0;
+    this.random = seededRandom(options.seed ?? 1);
     this.arn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${options.name}`;
   }
 
+  /** `dedupeKey` is accepted and ignored, as SQS standard ignores a deduplication id. */
   async send(message: M, opts: { delaySeconds?: number; dedupeKey?: string } = {}): Promise<void> {
     const delaySeconds = opts.delaySeconds ?? 0;
     if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_S) {
@@ -124,32 +158,39 @@ export class DelayQueue<M> implements Queue<M> {
       });
     }
     const now = this.options.scheduler.clock.now();
-    if (opts.dedupeKey !== undefined) {
-      const seenAt = this.dedupe.get(opts.dedupeKey);
-      if (seenAt !== undefined && now - seenAt < DEDUPE_WINDOW_MS) {
-        this.counts.deduplicated++;
-        return;
-      }
-      this.dedupe.set(opts.dedupeKey, now);
-    }
     this.counts.sent++;
-    const envelope: Envelope<M> = {
-      messageId: randomUUID(),
-      message,
-      body,
-      sentAt: now,
-      receiveCount: 0,
-    };
-    this.makeVisibleAt(envelope, now + delaySeconds * 1000);
+    const copies = this.duplicateRate > 0 && this.random() < this.duplicateRate ? 2 : 1;
+    if (copies === 2) this.counts.duplicated++;
+    for (let i = 0; i < copies; i++) {
+      // A duplicate is a second delivery of the same message: same body, its own receipt.
+      const envelope: Envelope<M> = {
+        messageId: randomUUID(),
+        message,
+        body,
+        sentAt: now,
+        receiveCount: 0,
+      };
+      this.makeVisibleAt(envelope, now + delaySeconds * 1000);
+    }
   }
 
   private makeVisibleAt(envelope: Envelope<M>, at: number): void {
     if (this.closed) return;
     this.counts.waiting++;
+    // Messages visible at the same instant are received together, in batches, as a poller
+    // would take them; one scheduled task per instant.
+    const sameInstant = this.due.get(at);
+    if (sameInstant) {
+      sameInstant.push(envelope);
+      return;
+    }
+    const envelopes = [envelope];
+    this.due.set(at, envelopes);
     const cancel = this.options.scheduler.at(at, () => {
       this.cancels.delete(cancel);
-      this.counts.waiting--;
-      this.visible.push(envelope);
+      this.due.delete(at);
+      this.counts.waiting -= envelopes.length;
+      this.visible.push(...envelopes);
       return this.flush();
     });
     this.cancels.add(cancel);
@@ -171,6 +212,7 @@ export class DelayQueue<M> implements Queue<M> {
     this.counts.inFlight += batch.length;
     let failedIds: Set<string>;
     let reason = "reported in batchItemFailures";
+    let timedOut = false;
     try {
       const result = await this.options.consume({ Records: batch.map((e) => this.toRecord(e)) });
       failedIds = new Set(failedItemIds(result));
@@ -180,6 +222,7 @@ export class DelayQueue<M> implements Queue<M> {
         error instanceof Error ? `handler threw ${error.name}: ${error.message}` : "handler threw";
       this.log.warn("queue handler failed the whole batch", { queue: this.options.name, reason });
       failedIds = new Set(batch.map((e) => e.messageId));
+      timedOut = isTimeout(error);
     } finally {
       this.counts.inFlight -= batch.length;
     }
@@ -200,7 +243,15 @@ export class DelayQueue<M> implements Queue<M> {
         });
       } else {
         this.counts.redelivered++;
-        this.makeVisibleAt(e, this.options.scheduler.clock.now() + this.backoffMs(e.receiveCount));
+        const wait =
+          timedOut && this.options.visibilityTimeoutMs !== undefined
+            ? // The receipt stays invisible for the rest of its visibility timeout.
+              Math.max(
+                0,
+                now + this.options.visibilityTimeoutMs - this.options.scheduler.clock.now(),
+              )
+            : this.backoffMs(e.receiveCount);
+        this.makeVisibleAt(e, this.options.scheduler.clock.now() + wait);
       }
     }
   }
@@ -236,5 +287,6 @@ export class DelayQueue<M> implements Queue<M> {
     this.closed = true;
     for (const cancel of this.cancels) cancel();
     this.cancels.clear();
+    this.due.clear();
   }
 }

@@ -27,16 +27,24 @@ export interface LocalDynamo {
 }
 
 /**
- * DynamoDB in memory on loopback (dynalite), with the table created from the shared definition
- * and ready (ACTIVE at once) before this resolves.
+ * DynamoDB on loopback (dynalite), with the table created from the shared definition and ready
+ * (ACTIVE at once) before this resolves. In memory, or on disk under `path` (a LevelDB
+ * directory), where a table kept from an earlier run is used as it is.
  */
 export async function startLocalDynamo(options: {
   table: Omit<CreateTableCommandInput, "TableName"> & { TableName?: string };
   tableName: string;
   port?: number;
   region?: string;
+  /** Keep the data in this directory, so it survives a restart. */
+  path?: string;
 }): Promise<LocalDynamo> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const server = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(options.path ? { path: options.path } : {}),
+  });
   // Node closes idle keep-alive sockets after 5 s; the SDK may reuse one at that very moment and
   // get ECONNRESET. Outlive the client's idle sockets instead (a loaded machine stalls that long).
   server.keepAliveTimeout = 120_000;
@@ -58,6 +66,12 @@ export async function startLocalDynamo(options: {
   });
   try {
     await client.send(new CreateTableCommand({ ...options.table, TableName: options.tableName }));
+  } catch (error: unknown) {
+    // On disk, the table of the last run is still there: keep it.
+    if (!(options.path && error instanceof Error && error.name === "ResourceInUseException")) {
+      server.close();
+      throw error;
+    }
   } finally {
     client.destroy();
   }

@@ -1,0 +1,56 @@
+/**
+ * The one place the dev stack depends on the app's composition root: it builds the App from
+ * an explicit configuration (never `process.env`) and hands it to the handlers, which fetch it
+ * through `getApp()`. When the root becomes a pure `compose(config, overrides)`, only this
+ * file changes.
+ */
+import { type App, type AppOverrides, buildApp, provideApp, resetApp } from "../lib/app/root";
+
+export type { App, AppOverrides };
+
+/** The settings a local stack gives the app, by the names of the app's configuration. */
+export interface LocalAppConfig {
+  tableName: string;
+  dynamoEndpoint: string;
+  region: string;
+  serviceBaseUrl: string;
+  signingSecret: string;
+  tokenKey: string;
+  /** Without it the admin API requires API Gateway's IAM authorizer, as on AWS. */
+  adminApiKey?: string;
+  logLevel: "DEBUG" | "INFO" | "WARN" | "ERROR" | "CRITICAL" | "SILENT";
+  appId?: string;
+}
+
+/** Wraps the App at composition (e.g. the live log), before any handler gets it. */
+export type AppDecorator = (app: App) => App;
+
+/** Builds the App, decorated, and makes it the one every handler in this process gets. */
+export async function composeLocalApp(
+  config: LocalAppConfig,
+  overrides: AppOverrides,
+  decorators: readonly AppDecorator[] = [],
+): Promise<App> {
+  const built = await buildApp(
+    {
+      TABLE_NAME: config.tableName,
+      DYNAMODB_ENDPOINT: config.dynamoEndpoint,
+      AWS_REGION: config.region,
+      SERVICE_BASE_URL: config.serviceBaseUrl,
+      SIGNING_SECRET: config.signingSecret,
+      TOKEN_KEY: config.tokenKey,
+      ...(config.adminApiKey ? { ADMIN_API_KEY: config.adminApiKey } : {}),
+      LOG_LEVEL: config.logLevel,
+      ...(config.appId ? { APP_ID: config.appId } : {}),
+    },
+    overrides,
+  );
+  const app = decorators.reduce((decorated, decorate) => decorate(decorated), built);
+  provideApp(app);
+  return app;
+}
+
+/** Forgets the App handed to the handlers (at close). */
+export function releaseLocalApp(): void {
+  resetApp();
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import * as z from "zod";
+
+/**
+ * What a local stack keeps between runs, beside DynamoDB's own files: the secrets it
+ * generated (so tokens encrypted under the key still decrypt and hook URLs keep working) and
+ * the channel id of each source's generic hook.
+ */
+const savedState = z
+  .object({
+    version: z.literal(1),
+    tokenKey: z.string().min(1),
+    adminApiKey: z.string().min(1),
+    /** Generic hook channel ids by `${team}/${user}/${sourceId}`. */
+    channels: z.record(z.string(), z.string()),
+  })
+  .strict();
+
+export type SavedState = z.infer<typeof savedState>;
+
+export class StateDirError extends Error {
+  constructor(
+    message: string,
+    readonly pointer: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "StateDirError";
+  }
+}
+
+export interface StateDir {
+  /** dynalite's LevelDB directory. */
+  dynamoPath: string;
+  state: SavedState;
+  /** Writes the state file (call after a change, e.g. a new channel id). */
+  save(): void;
+}
+
+const STATE_FILE = "state.json";
+
+/**
+ * Opens (or creates) the stack's state directory. `fresh` empties it first, so the stack
+ * starts with no data and new secrets.
+ */
+export function openStateDir(dir: string, options: { fresh?: boolean } = {}): StateDir {
+  if (options.fresh) rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, STATE_FILE);
+  let state: SavedState;
+  if (existsSync(file)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, "utf8"));
+    } catch (error: unknown) {
+      throw new StateDirError(`${file} is not JSON; start with --fresh to reset it`, "/", {
+        cause: error,
+      });
+    }
+    const parsed = savedState.safeParse(json);
+    if (!parsed.success) {
+      throw new StateDirError(
+        `${file} is not a state this version understands; start with --fresh to reset it`,
+        `/${parsed.error.issues[0]?.path.join("/") ?? ""}`,
+      );
+    }
+    state = parsed.data;
+  } else {
+    state = {
+      version: 1,
+      tokenKey: randomBytes(32).toString("base64"),
+      adminApiKey: randomBytes(16).toString("hex"),
+      channels: {},
+    };
+  }
+  const save = () => writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  save();
+  return { dynamoPath: path.join(dir, "dynamo"), state, save };
+}
