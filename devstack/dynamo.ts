@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
+  DescribeTableCommand,
   DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
 import { isAddressInUse, PortInUseError } from "./errors";
@@ -69,8 +70,20 @@ export async function startLocalDynamo(options: {
   } catch (error: unknown) {
     // On disk, the table of the last run is still there: keep it.
     if (!(options.path && error instanceof Error && error.name === "ResourceInUseException")) {
+      client.destroy();
       server.close();
       throw error;
+    }
+  }
+  try {
+    // dynalite marks the table ACTIVE in a write of its own; on disk (and on a loaded machine)
+    // that lands after CreateTable answers, and until then every call is ResourceNotFound.
+    for (let i = 0; i < 250; i++) {
+      const { Table } = await client.send(
+        new DescribeTableCommand({ TableName: options.tableName }),
+      );
+      if (Table?.TableStatus === "ACTIVE") break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
   } finally {
     client.destroy();

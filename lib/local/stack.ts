@@ -362,6 +362,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         maxReceives: queue.maxReceiveCount,
         visibilityTimeoutMs: queue.visibilityTimeoutMs,
         duplicateRate: options.duplicateRate ?? 0,
+        batchSameInstant: true,
         seed: options.seed ?? 1,
       };
     };

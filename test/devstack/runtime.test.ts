@@ -159,6 +159,7 @@ describe("an SQS-fed function that times out", () => {
       consume: (event) =>
         runtime.invoke({ name: "transitionWorker", timeoutMs: 30, handler: stuck }, event),
       batchSize: 10,
+      batchSameInstant: true,
       maxReceives: 3,
       visibilityTimeoutMs: 180_000,
       backoffMs: () => 1_000,
