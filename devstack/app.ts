@@ -20,6 +20,18 @@ export interface LocalAppConfig {
   adminApiKey?: string;
   logLevel: "DEBUG" | "INFO" | "WARN" | "ERROR" | "CRITICAL" | "SILENT";
   appId?: string;
+  /** The front door (`/install`, `/oauth/callback`, `/settings`); without it those routes fail. */
+  web?: LocalWebConfig;
+}
+
+/** The front door's settings: the app's OAuth client at the service, and where it is served. */
+export interface LocalWebConfig {
+  oauthClientId: string;
+  oauthClientSecret: string;
+  /** Signs the install state, session cookies and CSRF tokens (32+ characters). */
+  webKey: string;
+  /** The stack's own address; the redirect URL is `<base>/oauth/callback`. */
+  publicBaseUrl: string;
 }
 
 /** Wraps the App at composition (e.g. the live log), before any handler gets it. */
@@ -42,6 +54,14 @@ export async function composeLocalApp(
       ...(config.adminApiKey ? { ADMIN_API_KEY: config.adminApiKey } : {}),
       LOG_LEVEL: config.logLevel,
       ...(config.appId ? { APP_ID: config.appId } : {}),
+      ...(config.web
+        ? {
+            OAUTH_CLIENT_ID: config.web.oauthClientId,
+            OAUTH_CLIENT_SECRET: config.web.oauthClientSecret,
+            WEB_KEY: config.web.webKey,
+            PUBLIC_BASE_URL: config.web.publicBaseUrl,
+          }
+        : {}),
     },
     overrides,
   );

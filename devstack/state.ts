@@ -13,6 +13,11 @@ const savedState = z
     version: z.literal(1),
     tokenKey: z.string().min(1),
     adminApiKey: z.string().min(1),
+    /**
+     * The front door's key (session cookies, CSRF tokens, install state): kept so a restart
+     * does not sign everyone out. Optional, as state files from before the front door lack it.
+     */
+    webKey: z.string().min(32).optional(),
     /** Generic hook channel ids by `${team}/${user}/${sourceId}`. */
     channels: z.record(z.string(), z.string()),
   })
@@ -41,6 +46,9 @@ export interface StateDir {
 
 const STATE_FILE = "state.json";
 
+/** 32 random bytes as 43 base64url characters (the front door wants 32+). */
+export const newWebKey = (): string => randomBytes(32).toString("base64url");
+
 /**
  * Opens (or creates) the stack's state directory. `fresh` empties it first, so the stack
  * starts with no data and new secrets.
@@ -67,11 +75,13 @@ export function openStateDir(dir: string, options: { fresh?: boolean } = {}): St
       );
     }
     state = parsed.data;
+    state.webKey ??= newWebKey();
   } else {
     state = {
       version: 1,
       tokenKey: randomBytes(32).toString("base64"),
       adminApiKey: randomBytes(16).toString("hex"),
+      webKey: newWebKey(),
       channels: {},
     };
   }

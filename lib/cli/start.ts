@@ -3,7 +3,7 @@ import { systemClock } from "../app/system-clock";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const USAGE =
-  "usage: statuspilot start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL] [--state-dir .statuspilot] [--fresh]";
+  "usage: statuspilot start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL] [--state-dir .statuspilot] [--fresh]\n(with --service-url: SIGNING_SECRET, and OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET for /install, in the environment)";
 
 /** Where `npm start` keeps DynamoDB, the generated secrets and the hook ids between runs. */
 const DEFAULT_STATE_DIR = ".statuspilot";
@@ -113,8 +113,15 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
       await demo?.close();
       return 64;
     }
+    // A real service: the app's OAuth client comes from the environment, like its signing
+    // secret; without it the front door stays off. The emulator's comes from the workspace.
+    const clientId = process.env.OAUTH_CLIENT_ID;
+    const clientSecret = process.env.OAUTH_CLIENT_SECRET;
     stack = await startStack({
       ...(workspace ? { workspace } : {}),
+      ...(serviceUrl !== undefined && clientId && clientSecret
+        ? { oauthClient: { id: clientId, secret: clientSecret } }
+        : {}),
       users,
       ...(serviceUrl !== undefined
         ? { serviceUrl, ...(signingSecret ? { signingSecret } : {}) }
@@ -157,6 +164,9 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   } else {
     io.out(`  admin key ${stack.adminApiKey}  (x-api-key for /admin/...)`);
     io.out(`Watching ${stack.hooks.size} calendar(s); times are in ${timeZone}.`);
+  }
+  if (stack.installUrl) {
+    io.out(`open ${stack.installUrl}  (install Statuspilot as a demo user, then add a calendar)`);
   }
   io.out("Press Ctrl-C to stop.");
 

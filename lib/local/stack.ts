@@ -10,7 +10,7 @@ import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from "../../devstack/lambda-context";
 import { DelayQueue } from "../../devstack/queue";
 import { LambdaRuntime } from "../../devstack/runtime";
 import { ManualScheduler, RealTimeScheduler, type Scheduler } from "../../devstack/scheduler";
-import { openStateDir, type StateDir } from "../../devstack/state";
+import { newWebKey, openStateDir, type StateDir } from "../../devstack/state";
 import { type RunningEmulator, startEmulator, type Workspace } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../app/contracts";
@@ -49,6 +49,12 @@ export interface StackOptions {
   /** The app's signing secret; taken from the workspace's app when the emulator runs. */
   signingSecret?: string;
   appId?: string;
+  /**
+   * The app's OAuth client at the service, for the front door (`/install`, `/settings`); taken
+   * from the workspace's app when the emulator runs. Without it, with `serviceUrl`, the front
+   * door is off.
+   */
+  oauthClient?: { id: string; secret: string };
   /** Handlers port (3000 by default; 0 picks a free one). */
   port?: number;
   emulatorPort?: number;
@@ -83,6 +89,8 @@ export interface StackOptions {
 export interface LocalStack {
   /** The handlers' base URL, where API Gateway would be. */
   url: string;
+  /** Where a newcomer starts (`<url>/install`); absent when the front door is off. */
+  installUrl?: string;
   port: number;
   emulator?: RunningEmulator;
   /** The service API base the handlers call. */
@@ -178,7 +186,9 @@ function ourApp(workspace: Workspace, appId?: string) {
 }
 
 /**
- * The workspace with our app's event subscription pointed at this stack's handlers. The tokens
+ * The workspace with our app's event subscription and OAuth redirect pointed at this stack's
+ * handlers, whatever port they got: the stack's `/oauth/callback` joins the app's
+ * `redirect_urls`, as a developer would add it to the app's settings. The tokens
  * the users gave Statuspilot (`ourTokens`) are issued to our app, as an install would, so the
  * call log tells our calls from the user's own; a token already of an app keeps it.
  */
@@ -202,6 +212,11 @@ function pointEventsAt(
       request_url: `${handlersUrl}/service/events`,
     };
     app.manifest.settings = settings;
+    const oauth = (app.manifest.oauth_config ?? {}) as { redirect_urls?: unknown };
+    const redirects = Array.isArray(oauth.redirect_urls) ? oauth.redirect_urls : [];
+    const ours = `${handlersUrl}/oauth/callback`;
+    oauth.redirect_urls = redirects.includes(ours) ? redirects : [...redirects, ours];
+    app.manifest.oauth_config = oauth;
   }
   return copy;
 }
@@ -257,6 +272,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     // Secrets of the local stack: generated per run unless given.
     let signingSecret = options.signingSecret;
     let appId = options.appId;
+    let oauthClient = options.oauthClient;
     if (!options.serviceUrl) {
       if (!options.workspace)
         throw new ConfigError("a workspace is needed to run the emulator", "/workspace");
@@ -269,6 +285,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       }
       appId = app.id;
       signingSecret = app.signing_secret;
+      oauthClient = { id: app.client_id, secret: app.client_secret };
     }
     if (!signingSecret)
       throw new ConfigError("--service-url needs the app's signing secret", "/signingSecret");
@@ -278,6 +295,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     const adminApiKey =
       options.adminApiKey ?? stateDir?.state.adminApiKey ?? randomBytes(16).toString("hex");
     const tokenKey = stateDir?.state.tokenKey ?? randomBytes(32).toString("base64");
+    const webKey = stateDir?.state.webKey ?? newWebKey();
 
     const dynamo: LocalDynamo = await startLocalDynamo({
       table: createTableInput(TABLE_NAME),
@@ -406,6 +424,16 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         adminApiKey,
         logLevel: options.logLevel ?? "WARN",
         ...(appId ? { appId } : {}),
+        ...(oauthClient
+          ? {
+              web: {
+                oauthClientId: oauthClient.id,
+                oauthClientSecret: oauthClient.secret,
+                webKey,
+                publicBaseUrl: gateway.url,
+              },
+            }
+          : {}),
       },
       {
         clock,
@@ -657,6 +685,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     };
     return {
       url: gateway.url,
+      ...(oauthClient ? { installUrl: `${gateway.url}/install` } : {}),
       port: gateway.port,
       ...(emulator ? { emulator } : {}),
       serviceBase,

@@ -29,6 +29,8 @@ export interface E2e {
   /** The service API base the handlers call. */
   serviceBase: string;
   adminApiKey: string;
+  /** Where a newcomer installs Statuspilot (`<url>/install`), as `statuspilot start` prints it. */
+  installUrl: string;
   /** The loopback ICS feed of a user. */
   feedUrl(user: string): string;
   close(): Promise<void>;
@@ -37,10 +39,12 @@ export interface E2e {
 /**
  * The local stack on random ports with a loopback ICS server: on a hand-moved clock from T0, or
  * (`realTime`) on the system clock as `statuspilot start` runs it, events placed relative to now.
+ * Each feed's user is registered at start, unless `installed: false` (they install it themselves
+ * through `/install`); `stateDir` keeps the stack's state there, as `statuspilot start` does.
  */
 export async function startE2e(
   feeds: Record<string, { tz: string; events: DemoEvent[] }>,
-  opts: { realTime?: boolean } = {},
+  opts: { realTime?: boolean; installed?: boolean; stateDir?: string } = {},
 ): Promise<E2e> {
   const clock = opts.realTime ? undefined : new ManualClock(T0);
   const origin = clock?.now() ?? systemClock.now();
@@ -53,7 +57,7 @@ export async function startE2e(
   const workspace = loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json"));
   const stack = await startStack({
     workspace,
-    users: Object.entries(feeds).map(([user, f]) => ({
+    users: Object.entries(opts.installed === false ? {} : feeds).map(([user, f]) => ({
       team: TEAM,
       user,
       // The token the user gave Statuspilot by installing it, not their own (`xoxp-demo-…`).
@@ -64,12 +68,14 @@ export async function startE2e(
     port: 0,
     emulatorPort: 0,
     time: clock === undefined ? { mode: "real" } : { mode: "manual", clock },
+    ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
   });
   return {
     url: stack.url,
     emulatorUrl: stack.emulator?.url ?? "",
     serviceBase: stack.serviceBase,
     adminApiKey: stack.adminApiKey,
+    installUrl: stack.installUrl ?? "",
     feedUrl: (user) => ics.feedUrl(`/${user}.ics`),
     close: async () => {
       await stack.close();

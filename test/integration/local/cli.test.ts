@@ -54,6 +54,42 @@ describe("statuspilot start and status", () => {
     expect(started.err).toEqual([]);
   });
 
+  it("prints the install link and installs through the emulator it runs, on any port", async () => {
+    // Prepare: the stack picked a random port, not the demo's 3000 of `redirect_urls`
+    const open = started.out.find((l) => l.startsWith("open "));
+    expect(open).toMatch(new RegExp(`^open http://127\\.0\\.0\\.1:${port}/install`));
+    const service = started.out.find((l) => l.trim().startsWith("service")) ?? "";
+    const emulatorOrigin = /(http:\/\/127\.0\.0\.1:\d+)/.exec(service)?.[1] ?? "";
+    // Act: /install, the consent approved as U002, the callback with /install's cookie
+    const install = await fetch(`http://127.0.0.1:${port}/install`, { redirect: "manual" });
+    const authorize = new URL(install.headers.get("location") ?? "");
+    const consent = await fetch(`${authorize.href}&as=U002`, { redirect: "manual" });
+    const callback = consent.headers.get("location") ?? "";
+    const cookie = install.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const landed = await fetch(callback, { redirect: "manual", headers: { cookie } });
+    // Assess: the workspace's app is the OAuth client, the redirect comes back to this stack
+    expect(authorize.origin).toBe(emulatorOrigin);
+    expect(authorize.searchParams.get("client_id")).toBe("T0DEMO.A0STATUSPILOT");
+    expect(authorize.searchParams.get("redirect_uri")).toBe(
+      `http://127.0.0.1:${port}/oauth/callback`,
+    );
+    expect(callback).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/oauth/callback\\?code=`));
+    expect(landed.status).toBe(302);
+    expect(landed.headers.get("location")).toBe("/settings");
+    const session = landed.headers.getSetCookie().find((c) => c.startsWith("statuspilot_session="));
+    expect(session).toMatch(/HttpOnly/);
+    const settings = await fetch(`http://127.0.0.1:${port}/settings`, {
+      redirect: "manual",
+      headers: { cookie: session?.split(";")[0] ?? "" },
+    });
+    expect(settings.status).toBe(200);
+    // U002's page: days in their zone, as the workspace gives it (users.info)
+    expect(await settings.text()).toContain("America/New_York");
+  });
+
   it("shows a user's state from a second process's point of view, over HTTP", async () => {
     // Prepare
     const { io, out } = bufferIo();

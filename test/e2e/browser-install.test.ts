@@ -1,0 +1,130 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import chromium from "@sparticuz/chromium";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoEvents } from "../../lib/local/demo-feed";
+import { advance, advanceTo, type E2e, startE2e, statuspilotProfileSets, T0 } from "./support";
+
+/**
+ * A newcomer's first minutes, in a real headless Chromium against the local stack as
+ * `statuspilot start` runs it: /install, the emulator's consent page, the settings page, a
+ * calendar pasted in, pause and resume, and the first status at the meeting's start.
+ * `STATUSPILOT_SCREENSHOT=docs/settings-page.png` also writes the settings page's screenshot
+ * there (the README's picture); otherwise it goes to a temporary directory only.
+ */
+
+const S = 1000;
+const TZ = "Europe/Berlin";
+/** Generous: a loaded two-core machine runs Chromium, the stack and other suites at once. */
+const NAVIGATION_MS = 20_000;
+
+let e: E2e;
+let browser: Browser;
+let page: Page;
+const tempDir = mkdtempSync(path.join(tmpdir(), "statuspilot-browser-"));
+
+beforeAll(async () => {
+  // U001's feed is served but not registered: they install Statuspilot themselves.
+  [e, browser] = await Promise.all([
+    startE2e(
+      { U001: { tz: TZ, events: demoEvents(T0, TZ) } },
+      { installed: false, stateDir: path.join(tempDir, "state") },
+    ),
+    puppeteer.launch({
+      args: chromium.args,
+      executablePath: await chromium.executablePath(),
+      headless: true,
+    }),
+  ]);
+  page = await browser.newPage();
+  // A phone-sized window: the page must be readable there.
+  await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1 });
+  page.setDefaultNavigationTimeout(NAVIGATION_MS);
+  page.setDefaultTimeout(NAVIGATION_MS);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await e?.close();
+  rmSync(tempDir, { recursive: true, force: true });
+});
+
+/** Clicks something that submits a form or follows a link, and waits for the next page. */
+const clickAndWait = async (selector: string): Promise<void> => {
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);
+};
+
+const textOf = async (selector: string): Promise<string> =>
+  (await page.$eval(selector, (element) => element.textContent)) ?? "";
+
+const sectionText = (id: string): Promise<string> => textOf(`section[aria-labelledby="${id}"]`);
+
+/** What the Today section says shows now. */
+const nowShown = (): Promise<string> => textOf('section[aria-labelledby="today"] .now');
+
+describe("installing Statuspilot in a browser", () => {
+  it("goes from /install through consent to the settings page, adds a calendar, pauses and resumes, and the first status follows", async () => {
+    // Act: /install sends the browser to the emulator's consent page
+    await page.goto(e.installUrl, { waitUntil: "load" });
+    // Assess
+    expect(new URL(page.url()).pathname).toBe("/oauth/v2/authorize");
+
+    // Act: pick the demo user, Allow
+    await page.select("#as", "U001");
+    await clickAndWait('button[name="decision"][value="allow"]');
+    // Assess: back on the stack, signed in
+    expect(page.url()).toBe(`${e.url}/settings`);
+    expect(await sectionText("calendars")).toContain("No calendar yet");
+
+    // Act: paste the demo calendar's address and submit
+    await page.type("#calendar-url", e.feedUrl("U001"));
+    await clickAndWait('form[action="/settings/calendars/add"] button[type="submit"]');
+    // The first sync runs on the stack's queue: let the (manual) clock deliver it, then look again.
+    await advance(e, 1 * S);
+    await page.reload({ waitUntil: "load" });
+    // Assess: the calendar is listed and today's timeline has the stand-up (11:59 in Berlin)
+    const calendars = await sectionText("calendars");
+    expect(calendars).toContain("ICS calendar 1 (127.0.0.1");
+    expect(calendars).not.toContain("No calendar yet");
+    const today = await sectionText("today");
+    expect(today).toContain("11:59–11:59 :spiral_calendar_pad: In a meeting");
+    expect(today).toContain(
+      "Next change: Mon, 10 Mar 2025, 11:59, :spiral_calendar_pad: In a meeting",
+    );
+    expect(await nowShown()).toBe("no status");
+
+    // Act: pause
+    await clickAndWait('form[action="/settings/pause"] button[type="submit"]');
+    // Assess
+    expect(await sectionText("pause")).toContain("Paused");
+    expect(await sectionText("today")).toContain("nothing below is applied until you resume");
+
+    // Act: resume, then the clock reaches the stand-up (10:59:21 UTC)
+    await clickAndWait('form[action="/settings/resume"] button[type="submit"]');
+    expect(await sectionText("pause")).toContain("Running");
+    await advanceTo(e, T0 + 30 * S);
+    // Assess: the first status reached the service, set by Statuspilot with the installed token
+    expect(await statuspilotProfileSets(e, "U001")).toEqual([
+      expect.objectContaining({
+        status_text: "In a meeting",
+        status_emoji: ":spiral_calendar_pad:",
+      }),
+    ]);
+
+    // Act: the page now, as the README shows it
+    await page.goto(`${e.url}/settings`, { waitUntil: "load" });
+    const screenshot = path.join(tempDir, "settings-page.png");
+    // The first phone screen (connection, today, calendars): small enough for the README.
+    await page.screenshot({ path: screenshot });
+    // Assess
+    expect(await nowShown()).toBe(":spiral_calendar_pad: In a meeting until 11:59");
+    expect(statSync(screenshot).size).toBeGreaterThan(1000);
+    const published = process.env.STATUSPILOT_SCREENSHOT;
+    if (published) {
+      mkdirSync(path.dirname(path.resolve(published)), { recursive: true });
+      copyFileSync(screenshot, path.resolve(published));
+    }
+  }, 90_000);
+});
