@@ -2,6 +2,8 @@ import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Route } from "../../functions/routes";
+import { loadConfig } from "../../lib/app/config";
+import { missingFrontDoorSettings } from "../../lib/web/front-door";
 import { type AnyHandler, apiEvent, invoke } from "./support/requests";
 import { ALICE, BOB, FRONT_DOOR, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
 import { contentTypeOf, fuzz, sendAndExpectRefusal } from "./support/verdict";
@@ -380,5 +382,31 @@ describe("the front door when it is not configured", () => {
       .since(mark)
       .filter((line) => line.includes("front door is not configured"));
     expect(told).toHaveLength(1);
+  });
+
+  it("counts a secret given as an SSM parameter name as set, and names only what is missing", () => {
+    // Prepare
+    const base = {
+      TABLE_NAME: "t",
+      SERVICE_BASE_URL: "https://api.example",
+      SIGNING_SECRET: "s",
+      TOKEN_KEY: "k",
+    };
+    const byParams = loadConfig({
+      ...base,
+      OAUTH_CLIENT_ID: "1.2",
+      OAUTH_CLIENT_SECRET_PARAM: "/sp/client-secret",
+      WEB_KEY_PARAM: "/sp/web-key",
+      PUBLIC_BASE_URL: "https://sp.example",
+    });
+    const noClientId = loadConfig({
+      ...base,
+      OAUTH_CLIENT_SECRET: "c",
+      WEB_KEY: SECRETS.webKey,
+      PUBLIC_BASE_URL: "https://sp.example",
+    });
+    // Act, Assess
+    expect(missingFrontDoorSettings(byParams)).toEqual([]);
+    expect(missingFrontDoorSettings(noClientId)).toEqual(["OAUTH_CLIENT_ID"]);
   });
 });
