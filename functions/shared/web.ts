@@ -3,14 +3,15 @@ import { PATHS, SETTINGS_ACTIONS } from "../../lib/web/pages/view-model";
 import { type HttpFn, type HttpRoute, methodsAt, routed } from "./http";
 import { callback, install } from "./web-install";
 import { settingsAction, settingsPage } from "./web-settings";
+import { withFrontDoor } from "./web-unconfigured";
 
 /** The front door's routes: the install flow, the settings page and each of its forms. */
 export const WEB_ROUTES: HttpRoute[] = [
-  { method: "GET", path: PATHS.install, handler: install },
-  { method: "GET", path: CALLBACK_PATH, handler: callback },
-  { method: "GET", path: PATHS.settings, handler: settingsPage },
+  { method: "GET", path: PATHS.install, handler: withFrontDoor(install) },
+  { method: "GET", path: CALLBACK_PATH, handler: withFrontDoor(callback) },
+  { method: "GET", path: PATHS.settings, handler: withFrontDoor(settingsPage) },
   ...Object.values(SETTINGS_ACTIONS).map(
-    (path): HttpRoute => ({ method: "POST", path, handler: settingsAction }),
+    (path): HttpRoute => ({ method: "POST", path, handler: withFrontDoor(settingsAction) }),
   ),
 ];
 

@@ -1,4 +1,4 @@
-import { authorizeEndpointOf, ConfigError } from "../app/config";
+import { authorizeEndpointOf, type Config, ConfigError } from "../app/config";
 import type { FrontDoorParts } from "../app/front-door-parts";
 import type { App } from "../app/root";
 import { authorizeUrl, OAuthClient } from "../service/oauth-client";
@@ -13,6 +13,23 @@ export const BOT_SCOPES = ["commands"] as const;
 
 /** Where the service sends the person back; the redirect URL is `<PUBLIC_BASE_URL>` + this. */
 export const CALLBACK_PATH = "/oauth/callback";
+
+/**
+ * The settings the front door cannot work without that `config` lacks, by name (a secret may be
+ * given in clear or as an SSM parameter name: either counts). Empty when it is configured.
+ */
+export function missingFrontDoorSettings(config: Config): string[] {
+  const missing: string[] = [];
+  if (config.OAUTH_CLIENT_ID === undefined) missing.push("OAUTH_CLIENT_ID");
+  if (config.OAUTH_CLIENT_SECRET === undefined && config.OAUTH_CLIENT_SECRET_PARAM === undefined) {
+    missing.push("OAUTH_CLIENT_SECRET (or OAUTH_CLIENT_SECRET_PARAM)");
+  }
+  if (config.WEB_KEY === undefined && config.WEB_KEY_PARAM === undefined) {
+    missing.push("WEB_KEY (or WEB_KEY_PARAM)");
+  }
+  if (config.PUBLIC_BASE_URL === undefined) missing.push("PUBLIC_BASE_URL");
+  return missing;
+}
 
 /** The front door's pieces, made from the app's configuration and secrets. */
 export interface FrontDoor {

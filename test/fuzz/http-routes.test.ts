@@ -11,6 +11,7 @@ import {
 } from "./support/requests";
 import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
 import { fuzz, leakedSecrets, type NoOp, sendAndExpectRefusal } from "./support/verdict";
+import { isMutatingWebRoute, isToInstall, isWebRoute, webNoOp } from "./support/web";
 
 /**
  * The route keys each endpoint-specific fuzz file covers (admin routes are covered by prefix in
@@ -23,6 +24,18 @@ const FUZZED_ELSEWHERE = new Set([
   "POST /hooks/google",
   "POST /hooks/graph",
   "POST /hooks/generic/{sourceId}",
+  // The front door: http-web.test.ts.
+  "GET /install",
+  "GET /oauth/callback",
+  "GET /settings",
+  "POST /settings/calendars/add",
+  "POST /settings/calendars/remove",
+  "POST /settings/rules",
+  "POST /settings/pause",
+  "POST /settings/resume",
+  "POST /settings/ooo/add",
+  "POST /settings/ooo/cancel",
+  "POST /settings/disconnect",
 ]);
 const routeKey = (r: Route) => `${r.method} ${r.path}`;
 const isHealth = (r: Route) => r.path === "/health";
@@ -30,11 +43,16 @@ const isHealth = (r: Route) => r.path === "/health";
 let stack: FuzzStack;
 const handlers = new Map<Route, AnyHandler>();
 
-/** Health answers 200 to anything: it never builds the app, so it cannot change state. */
-const healthNoOp =
+/**
+ * Health answers 200 to anything: it never builds the app, so it cannot change state. A web
+ * route refuses a request without a session by a redirect to /install (webNoOp).
+ */
+const noOpOf =
   (route: Route): NoOp =>
-  (res) =>
-    isHealth(route) && res.statusCode === 200 ? "health probe" : undefined;
+  (res, body) => {
+    if (isWebRoute(route)) return webNoOp(route)(res, body);
+    return isHealth(route) && res.statusCode === 200 ? "health probe" : undefined;
+  };
 
 /** Objects that are not API Gateway v2 events, or are with the wrong types inside. */
 const notAnEvent = fc.oneof(
@@ -113,14 +131,14 @@ describe("every HTTP route under fuzzing", () => {
           stack,
           handlers.get(route) as AnyHandler,
           event,
-          healthNoOp(route),
+          noOpOf(route),
         );
         if (!isHealth(route)) expect(res.statusCode).toBeGreaterThanOrEqual(400);
       },
     );
   });
 
-  it("answers any method, path and unsigned body with 4xx on every route", async () => {
+  it("refuses any method, path and unsigned body on every route (4xx, or /install for the front door)", async () => {
     await fuzz(
       fc.record({
         route: fc.constantFrom(...routes),
@@ -165,9 +183,17 @@ describe("every HTTP route under fuzzing", () => {
           stack,
           handlers.get(route) as AnyHandler,
           event,
-          healthNoOp(route),
+          noOpOf(route),
+          isWebRoute(route) ? "json-or-page" : "json",
         );
-        if (!isHealth(route)) expect(res.statusCode).toBeGreaterThanOrEqual(400);
+        // A refusal: a 4xx, or for the front door a redirect to /install (never a 2xx there
+        // for a form: webNoOp accepts no other answer below 400 on a mutating route).
+        if (isMutatingWebRoute(route)) {
+          expect(res.statusCode).toBeGreaterThanOrEqual(300);
+          if ((res.statusCode ?? 0) < 400) expect(isToInstall(res)).toBe(true);
+        } else if (!isHealth(route) && !isWebRoute(route)) {
+          expect(res.statusCode).toBeGreaterThanOrEqual(400);
+        }
       },
     );
   });

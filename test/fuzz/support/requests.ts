@@ -18,6 +18,8 @@ export interface FuzzRequest {
   params?: Record<string, string>;
   body?: string;
   isBase64Encoded?: boolean;
+  /** API Gateway v2 hands a request's cookies over in this list, not as a `cookie` header. */
+  cookies?: string[];
 }
 
 /** An HTTP API (payload 2.0) event, shaped like test/fixtures/events/*.json. */
@@ -31,6 +33,7 @@ export function apiEvent(req: FuzzRequest): APIGatewayProxyEventV2 {
     headers: req.headers,
     ...(req.query ? { queryStringParameters: req.query } : {}),
     ...(req.params ? { pathParameters: req.params } : {}),
+    ...(req.cookies ? { cookies: req.cookies } : {}),
     requestContext: {
       accountId: "123456789012",
       apiId: "abc123",

@@ -3,9 +3,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
-import { composeLocalApp, releaseLocalApp } from "../../../devstack/app";
+import { releaseLocalApp } from "../../../devstack/app";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
 import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
+import { buildApp, provideApp } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
@@ -45,7 +46,19 @@ export const SECRETS = {
   genericHook: tokenFor(CHANNELS.generic),
   sourceSecret: "fuzz-source-secret-a61f",
   tokenKey: Buffer.alloc(32, 0x5a).toString("base64"),
+  oauthClientSecret: "fuzz-oauth-client-secret-c0ffee",
+  webKey: "fuzz-web-key-0123456789abcdef-9e4d71",
+  bobToken: "xoxp-fuzz-bob-token-19c4aa",
 } as const;
+
+/** The front door's public settings, as a deployment sets them (https: `__Host-` cookies). */
+export const FRONT_DOOR = {
+  clientId: "1111.fuzz",
+  publicBaseUrl: "https://statuspilot.fuzz.example",
+} as const;
+
+/** A second person signed in through the front door: their valid cookies are Alice's forgeries. */
+export const BOB = { team: "T0DEMO", user: "U002" } as const;
 
 /** A queue that only counts what it was asked to send. */
 export class CountingQueue<M> implements Queue<M> {
@@ -101,7 +114,9 @@ async function scanAll(dynamo: LocalDynamo): Promise<string> {
  * dynalite + the emulator over real HTTP + the real composition root, with counting queues,
  * every log level on, and Alice registered with a token, sources and push channels.
  */
-export async function startFuzzStack(options: { adminApiKey?: boolean } = {}): Promise<FuzzStack> {
+export async function startFuzzStack(
+  options: { adminApiKey?: boolean; frontDoor?: boolean } = {},
+): Promise<FuzzStack> {
   const dynamo = await startDynalite();
   const clock = new ManualClock(NOW_MS);
   const emulator = await startEmulator({
@@ -113,21 +128,33 @@ export async function startFuzzStack(options: { adminApiKey?: boolean } = {}): P
   const syncs = new CountingQueue<SyncMessage>();
   const transitions = new CountingQueue<TransitionMessage>();
   const logs = startLogCapture();
-  const app = await composeLocalApp(
+  // The settings a deployment gives (devstack/app.ts's LocalAppConfig has no front door yet, so
+  // the same names are passed to the composition root here), with the front door configured.
+  const app = await buildApp(
     {
-      tableName: dynamo.tableName,
-      dynamoEndpoint: dynamo.endpoint,
-      region: "us-east-1",
-      serviceBaseUrl: emulator.apiBase,
-      signingSecret: SECRETS.signing,
-      tokenKey: SECRETS.tokenKey,
+      TABLE_NAME: dynamo.tableName,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_REGION: "us-east-1",
+      SERVICE_BASE_URL: emulator.apiBase,
+      SIGNING_SECRET: SECRETS.signing,
+      TOKEN_KEY: SECRETS.tokenKey,
       // Without it the admin API requires API Gateway's IAM authorizer, as on AWS.
-      ...(options.adminApiKey === false ? {} : { adminApiKey: SECRETS.adminKey }),
+      ...(options.adminApiKey === false ? {} : { ADMIN_API_KEY: SECRETS.adminKey }),
       // Every line the app could write is written, so a leak at any level is seen.
-      logLevel: "DEBUG",
+      LOG_LEVEL: "DEBUG",
+      // Without it (a deployment mistake) every web route answers 503 and says what to set.
+      ...(options.frontDoor === false
+        ? {}
+        : {
+            OAUTH_CLIENT_ID: FRONT_DOOR.clientId,
+            OAUTH_CLIENT_SECRET: SECRETS.oauthClientSecret,
+            WEB_KEY: SECRETS.webKey,
+            PUBLIC_BASE_URL: FRONT_DOOR.publicBaseUrl,
+          }),
     },
     { clock, syncQueue: syncs, transitionQueue: transitions },
   );
+  provideApp(app);
 
   const pilot = app.pilot;
   if (!pilot) throw new Error("the composition root built no StatusPilot");
@@ -163,6 +190,11 @@ export async function startFuzzStack(options: { adminApiKey?: boolean } = {}): P
     secret: SECRETS.genericHook,
   });
   await pilot.putChannel(CHANNELS.genericNoSecret, { key: ALICE, sourceId: "private" });
+  // Both sign in through the front door once, which gives each a session epoch.
+  const useCases = app.frontDoor?.useCases;
+  if (!useCases) throw new Error("the composition root built no front door");
+  await useCases.completeInstall({ key: ALICE, token: SECRETS.userToken, tz: "Europe/Berlin" });
+  await useCases.completeInstall({ key: BOB, token: SECRETS.bobToken, tz: "UTC" });
 
   return {
     dynamo,

@@ -33,20 +33,26 @@ export function leakedSecrets(text: string, sent: string): string[] {
   return secretValues.filter((s) => text.includes(s) && !sent.includes(s));
 }
 
+/** How a refusal may be written: JSON everywhere, or also an HTML page (the front door's). */
+export type RefusalForm = "json" | "json-or-page";
+
 /**
  * The refusal contract: never a 5xx (nor a throw), a 4xx with a JSON `error` code and any
- * `message` as a string, a 2xx only when `noOp` recognises it, and the table, the queues and
- * the service all untouched. Log lines written meanwhile and the answer carry no secret.
+ * `message` as a string (or, for the front door, an HTML page), a 2xx or 3xx only when `noOp`
+ * recognises it, and the table, the queues and the service all untouched. Log lines written
+ * meanwhile and the answer carry no secret.
  */
 export function expectCleanRefusal(
   res: APIGatewayProxyStructuredResultV2,
-  opts: { noOp?: NoOp; sent: string; logLines: string[] },
+  opts: { noOp?: NoOp; sent: string; logLines: string[]; form?: RefusalForm },
 ): void {
   const status = res.statusCode ?? 0;
   expect(status, `status ${status}: ${res.body?.slice(0, 300)}`).toBeGreaterThanOrEqual(200);
   expect(status, `server error: ${res.body?.slice(0, 300)}`).toBeLessThan(500);
   const body = parseBody(res);
-  if (status >= 400) {
+  if (status >= 400 && opts.form === "json-or-page" && /^text\/html/.test(contentTypeOf(res))) {
+    expect(res.body ?? "", "an HTML refusal without a page").toMatch(/^<!doctype html>/i);
+  } else if (status >= 400) {
     expect(contentTypeOf(res)).toMatch(/^application\/json/);
     expect(body, `4xx without a JSON body: ${res.body?.slice(0, 200)}`).toBeTypeOf("object");
     const { error, message } = (body ?? {}) as { error?: unknown; message?: unknown };
@@ -70,12 +76,14 @@ export async function sendAndExpectRefusal(
   handler: AnyHandler,
   event: unknown,
   noOp?: NoOp,
+  form: RefusalForm = "json",
 ): Promise<APIGatewayProxyStructuredResultV2> {
   const before = await stack.observe();
   const mark = stack.logs.lines.length;
   const res = await invoke(handler, event);
   const after = await stack.observe();
   expectCleanRefusal(res, {
+    form,
     ...(noOp ? { noOp } : {}),
     sent: safeStringify(event),
     logLines: stack.logs.since(mark),
