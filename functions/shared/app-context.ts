@@ -12,6 +12,15 @@ interface AppContext extends Context {
 /** The app `withApp` put on the context; undefined when building it failed. */
 export const appOf = (context: Context): App | undefined => (context as AppContext).app;
 
+/**
+ * The Lambda context of the app's current invocation (one at a time per Lambda instance): the
+ * idempotency gates take their in-progress deadline from its remaining time.
+ */
+const invocations = new WeakMap<App, Context>();
+
+/** The context of the invocation `withApp` last started for `app`, if any. */
+export const invocationOf = (app: App): Context | undefined => invocations.get(app);
+
 /** The app, for a handler behind `withApp` (which throws before the handler if it cannot build). */
 export function appIn(context: Context): App {
   const app = appOf(context);
@@ -44,6 +53,7 @@ export function withApp<E, R>(): MiddlewareObj<E, R, Error, Context> {
     before: async (request) => {
       const app = await getApp();
       (request.context as AppContext).app = app;
+      invocations.set(app, request.context);
       app.log.resetKeys();
       await injectorOf(app)?.before?.(request as never);
     },

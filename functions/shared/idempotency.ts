@@ -5,9 +5,11 @@ import {
   makeIdempotent,
 } from "@aws-lambda-powertools/idempotency";
 import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
+import type { Context } from "aws-lambda";
 import type { App } from "../../lib/app/root";
 import { TTL_ATTRIBUTE } from "../../lib/store/table";
 import { EVERY_TIME, type EventOnce } from "../../lib/webhooks";
+import { invocationOf } from "./app-context";
 
 /**
  * How long a handled event id is remembered, in seconds. The service retries an event within
@@ -27,6 +29,7 @@ const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
 export function powertoolsEventOnce(
   config: Pick<App["config"], "TABLE_NAME" | "AWS_REGION" | "DYNAMODB_ENDPOINT">,
   gate: string,
+  invocation: () => Context | undefined = () => undefined,
 ): EventOnce {
   const persistenceStore = new DynamoDBPersistenceLayer({
     tableName: config.TABLE_NAME,
@@ -55,6 +58,11 @@ export function powertoolsEventOnce(
   );
   return {
     async run<T>(eventId: string, fn: () => Promise<T>) {
+      // An in-progress record expires with the invocation that wrote it, so a crashed or
+      // timed-out invocation's redelivery records the event instead of finding it "in progress"
+      // for the record's whole lifetime.
+      const context = invocation();
+      if (context !== undefined) idempotencyConfig.registerLambdaContext(context);
       const attempt = randomUUID();
       try {
         const result = await once({ eventId }, fn, attempt);
@@ -83,7 +91,7 @@ export function eventOnceOf(app: App, gate: string): EventOnce {
   }
   let once = byName.get(gate);
   if (once === undefined) {
-    once = powertoolsEventOnce(app.config, gate);
+    once = powertoolsEventOnce(app.config, gate, () => invocationOf(app));
     byName.set(gate, once);
   }
   return once;

@@ -1,4 +1,5 @@
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_ONCE_TTL_S, powertoolsEventOnce } from "../../../functions/shared/idempotency";
 import { systemClock } from "../../../lib/app/system-clock";
@@ -88,5 +89,28 @@ describe("Powertools idempotency on our table, against dynalite", () => {
       expect(expiresAt).toBeGreaterThan(nowS);
       expect(expiresAt).toBeLessThanOrEqual(nowS + EVENT_ONCE_TTL_S + 5);
     }
+  });
+
+  it("gives an in-progress record the invocation's deadline, so a crashed invocation's redelivery runs", async () => {
+    // Prepare: an invocation with 5 s left; the record is read while its work runs.
+    const remainingMs = 5_000;
+    const context = { getRemainingTimeInMillis: () => remainingMs } as unknown as Context;
+    const once = powertoolsEventOnce(
+      { TABLE_NAME: dynamo.tableName, AWS_REGION: "us-east-1", DYNAMODB_ENDPOINT: dynamo.endpoint },
+      "test-deadline",
+      () => context,
+    );
+    let inProgressExpiry: number | undefined;
+    // Act
+    const before = systemClock.now();
+    await once.run("Ev0009", async () => {
+      const items = await dynamo.client.send(new ScanCommand({ TableName: dynamo.tableName }));
+      const record = (items.Items ?? []).find((i) => i.PK?.S === "IDEMPOTENCY#test-deadline");
+      inProgressExpiry = Number(record?.in_progress_expiration?.N);
+      return "recorded";
+    });
+    // Assess: the deadline is now + the invocation's remaining time (ms), not the record's hour.
+    expect(inProgressExpiry).toBeGreaterThanOrEqual(before + remainingMs - 1_000);
+    expect(inProgressExpiry).toBeLessThanOrEqual(systemClock.now() + remainingMs + 1_000);
   });
 });
