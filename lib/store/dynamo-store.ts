@@ -233,6 +233,8 @@ export class DynamoStore implements StatusStore {
   }
 
   async dueBetween(from: number, to: number): Promise<StatusRecord[]> {
+    // DynamoDB refuses BETWEEN a AND b with b < a: an empty window holds nothing.
+    if (to <= from) return [];
     const shards = await Promise.all(
       Array.from({ length: INDEX_SHARDS }, (_, shard) =>
         this.queryIndex(DUE_INDEX, "GSI1PK", "GSI1SK", `DUE#${shard}`, from, to - 1),
@@ -242,6 +244,7 @@ export class DynamoStore implements StatusStore {
   }
 
   async usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]> {
+    if (phaseTo <= phaseFrom) return [];
     const shards = await Promise.all(
       Array.from({ length: INDEX_SHARDS }, (_, shard) =>
         this.queryIndex(POLL_INDEX, "GSI2PK", "GSI2SK", `POLL#${shard}`, phaseFrom, phaseTo - 1),
