@@ -4,7 +4,9 @@
  * through `getApp()`. When the root becomes a pure `compose(config, overrides)`, only this
  * file changes.
  */
-import { type App, type AppOverrides, buildApp, provideApp, resetApp } from "../lib/app/root";
+
+import { buildApp, provideApp, resetApp } from "../lib/app/process-app";
+import type { App, AppOverrides } from "../lib/app/root";
 
 export type { App, AppOverrides };
 

@@ -2,7 +2,8 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
-import { type App, getApp } from "../../lib/app/root";
+import { getApp } from "../../lib/app/process-app";
+import type { App } from "../../lib/app/root";
 
 /** The Lambda context once `withApp` ran: the app rides on it, as middy's own `setToContext`. */
 interface AppContext extends Context {

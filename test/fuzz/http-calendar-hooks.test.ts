@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler } from "../../functions/http/calendar";
-import { getApp } from "../../lib/app/root";
+import { getApp } from "../../lib/app/process-app";
 import {
   apiEvent,
   contentType,

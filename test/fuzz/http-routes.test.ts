@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Route, routes } from "../../functions/routes";
-import { getApp } from "../../lib/app/root";
+import { getApp } from "../../lib/app/process-app";
 import {
   type AnyHandler,
   apiEvent,

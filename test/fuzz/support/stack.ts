@@ -6,7 +6,7 @@ import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { releaseLocalApp } from "../../../devstack/app";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
 import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
-import { buildApp, provideApp } from "../../../lib/app/root";
+import { buildApp, provideApp } from "../../../lib/app/process-app";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { type Route, routes } from "../../../functions/routes";
-import { getApp } from "../../../lib/app/root";
+import { getApp } from "../../../lib/app/process-app";
 import { frontDoorOf } from "../../../lib/web/front-door";
 import { installBindingSetCookie, newInstallBinding } from "../../../lib/web/install-binding";
 import type { ALICE, BOB } from "./stack";

@@ -1,8 +1,9 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
+import { compose } from "../../../lib/app/compose";
+import { loadConfig } from "../../../lib/app/config";
 import type { SyncMessage } from "../../../lib/app/contracts";
 import type { AppLog } from "../../../lib/app/logger";
-import { buildApp } from "../../../lib/app/root";
 import type { Queue } from "../../../lib/core/ports";
 import { budgetCallsKeys, keyItem, windowOf } from "../../../lib/store/items/budget";
 import { useEmulatorStack } from "./emulator-harness";
@@ -44,7 +45,7 @@ describe("the composition root", () => {
   it("writes through the shared rate budget, reads before writing and logs to the injected log", async () => {
     // Prepare
     const log = keepingLog();
-    const app = await buildApp(env(), {
+    const app = compose(loadConfig(env()), {
       clock,
       log,
       transitionQueue: new MemoryQueue(),

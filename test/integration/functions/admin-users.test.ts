@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler as adminUsers } from "../../../functions/http/admin-users";
 import { handler as calendarHooks } from "../../../functions/http/calendar";
-import { getApp } from "../../../lib/app/root";
+import { getApp } from "../../../lib/app/process-app";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 let stack: Stack;

@@ -15,7 +15,7 @@ import { handler as syncHandler } from "../../../functions/queue/sync";
 import { handler as transitionHandler } from "../../../functions/queue/transition";
 import { handler as pollHandler } from "../../../functions/schedule/poll";
 import { handler as tickHandler } from "../../../functions/schedule/tick";
-import { getApp } from "../../../lib/app/root";
+import { getApp } from "../../../lib/app/process-app";
 import {
   eventFixture,
   FIXTURE_NOW_MS,

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { handler as eventsHandler } from "../../../functions/http/events";
 import { handler as oooHandler } from "../../../functions/http/ooo-command";
 import { handler as transitionHandler } from "../../../functions/queue/transition";
-import { getApp } from "../../../lib/app/root";
+import { getApp } from "../../../lib/app/process-app";
 import { signV0 } from "../../../lib/webhooks";
 import { eventFixture, FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 

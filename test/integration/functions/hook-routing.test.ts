@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler as calendarHooks, HOOK_ROUTES } from "../../../functions/http/calendar";
 import { routes } from "../../../functions/routes";
-import { getApp } from "../../../lib/app/root";
+import { getApp } from "../../../lib/app/process-app";
 import { type Gateway, startGateway } from "../../../lib/local/http-gateway";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handler as adminHandler } from "../../../functions/http/admin-users";
 import { handler } from "../../../functions/http/calendar";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { getApp } from "../../../lib/app/root";
+import { getApp } from "../../../lib/app/process-app";
 import type { TokenVault } from "../../../lib/core/ports";
 import { FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { queueHandler } from "../../../functions/shared/queue";
 import { createLog } from "../../../lib/app/logger";
-import { type App, provideApp, resetApp } from "../../../lib/app/root";
+import { provideApp, resetApp } from "../../../lib/app/process-app";
+import type { App } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 
 const context = {

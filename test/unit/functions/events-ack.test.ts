@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ACK_DEADLINE_MS, handler } from "../../../functions/http/events";
 import type { StatusUseCases, TransitionMessage } from "../../../lib/app/contracts";
 import { createLog } from "../../../lib/app/logger";
-import { type App, provideApp, resetApp } from "../../../lib/app/root";
+import { provideApp, resetApp } from "../../../lib/app/process-app";
+import type { App } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 import { signV0 } from "../../../lib/webhooks";
 
