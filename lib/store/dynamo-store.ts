@@ -209,22 +209,29 @@ export class DynamoStore implements StatusStore {
     );
   }
 
-  private async queryPartition(pk: string): Promise<Item[]> {
+  private queryPartition(pk: string): Promise<Item[]> {
+    return this.allPages(
+      (start) =>
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk",
+          ExpressionAttributeNames: { "#pk": "PK", "#sk": "SK" },
+          ExpressionAttributeValues: { ":pk": { S: pk } },
+          ProjectionExpression: "#pk, #sk",
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+    );
+  }
+
+  /** Every item a paginated Query or Scan returns, following LastEvaluatedKey to the end. */
+  private async allPages(page: (start: Item | undefined) => QueryCommand | ScanCommand) {
     const items: Item[] = [];
     let start: Item | undefined;
     do {
+      const command = page(start);
       const out = await this.call(() =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: "#pk = :pk",
-            ExpressionAttributeNames: { "#pk": "PK", "#sk": "SK" },
-            ExpressionAttributeValues: { ":pk": { S: pk } },
-            ProjectionExpression: "#pk, #sk",
-            ConsistentRead: true,
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        ),
+        command instanceof QueryCommand ? this.client.send(command) : this.client.send(command),
       );
       items.push(...(out.Items ?? []));
       start = out.LastEvaluatedKey;
@@ -255,28 +262,21 @@ export class DynamoStore implements StatusStore {
 
   async usersOfTeam(team: string): Promise<UserRecord[]> {
     // A scan: uninstalling is rare, and a team index would cost a write on every user change.
-    const users: UserRecord[] = [];
-    let start: Item | undefined;
-    do {
-      const out = await this.call(() =>
-        this.client.send(
-          new ScanCommand({
-            TableName: this.tableName,
-            FilterExpression: "#sk = :profile AND #team = :team",
-            ExpressionAttributeNames: { "#sk": "SK", "#team": "team" },
-            ExpressionAttributeValues: { ":profile": { S: "PROFILE" }, ":team": { S: team } },
-            ConsistentRead: true,
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        ),
-      );
-      users.push(...(out.Items ?? []).map(userFromItem));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return users;
+    const items = await this.allPages(
+      (start) =>
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: "#sk = :profile AND #team = :team",
+          ExpressionAttributeNames: { "#sk": "SK", "#team": "team" },
+          ExpressionAttributeValues: { ":profile": { S: "PROFILE" }, ":team": { S: team } },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+    );
+    return items.map(userFromItem);
   }
 
-  private async queryIndex(
+  private queryIndex(
     index: string,
     hashName: string,
     rangeName: string,
@@ -284,25 +284,17 @@ export class DynamoStore implements StatusStore {
     low: number,
     high: number,
   ): Promise<Item[]> {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const out = await this.call(() =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: index,
-            KeyConditionExpression: "#h = :h AND #r BETWEEN :low AND :high",
-            ExpressionAttributeNames: { "#h": hashName, "#r": rangeName },
-            ExpressionAttributeValues: { ":h": { S: hash }, ":low": n(low), ":high": n(high) },
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        ),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
+    return this.allPages(
+      (start) =>
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: index,
+          KeyConditionExpression: "#h = :h AND #r BETWEEN :low AND :high",
+          ExpressionAttributeNames: { "#h": hashName, "#r": rangeName },
+          ExpressionAttributeValues: { ":h": { S: hash }, ":low": n(low), ":high": n(high) },
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+    );
   }
 
   private async get(keys: { PK: string; SK: string }): Promise<Item | undefined> {
