@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { createTableInput } from "../../lib/store/table";
 
 // dynalite ships CommonJS without types; this is the slice of it we use.
@@ -57,4 +57,18 @@ export async function startDynalite(tableName = "statuspilot-test"): Promise<Loc
       });
     },
   };
+}
+
+/**
+ * Creates a table and waits until dynalite marks it ACTIVE: it does so in a write of its own
+ * after CreateTable answers, and on a loaded machine a put right away can find no table.
+ */
+export async function createActiveTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === "ACTIVE") return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`table ${tableName} never became ACTIVE`);
 }

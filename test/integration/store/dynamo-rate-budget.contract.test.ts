@@ -1,9 +1,8 @@
-import { CreateTableCommand, DeleteTableCommand } from "@aws-sdk/client-dynamodb";
+import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll } from "vitest";
 import { DynamoRateBudget } from "../../../lib/store/dynamo-rate-budget";
-import { createTableInput } from "../../../lib/store/table";
 import { describeRateBudgetContract } from "../../contract/rate-budget.contract";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { createActiveTable, type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 let dynamo: LocalDynamo;
 let tables = 0;
@@ -18,7 +17,7 @@ afterAll(async () => {
 // One dynalite for the file, a fresh table for each budget.
 describeRateBudgetContract("DynamoRateBudget over dynalite", async (limits) => {
   const tableName = `budget-contract-${++tables}`;
-  await dynamo.client.send(new CreateTableCommand(createTableInput(tableName)));
+  await createActiveTable(dynamo.client, tableName);
   return {
     budget: new DynamoRateBudget(dynamo.client, tableName, limits),
     cleanup: async () => {

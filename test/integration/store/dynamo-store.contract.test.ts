@@ -1,9 +1,8 @@
-import { CreateTableCommand, DeleteTableCommand } from "@aws-sdk/client-dynamodb";
+import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll } from "vitest";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
-import { createTableInput } from "../../../lib/store/table";
 import { describeStatusStoreContract } from "../../contract/status-store.contract";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { createActiveTable, type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 let dynamo: LocalDynamo;
 let tables = 0;
@@ -18,7 +17,7 @@ afterAll(async () => {
 // One dynalite for the file, a fresh table for each test.
 describeStatusStoreContract("DynamoStore over dynalite", async () => {
   const tableName = `contract-${++tables}`;
-  await dynamo.client.send(new CreateTableCommand(createTableInput(tableName)));
+  await createActiveTable(dynamo.client, tableName);
   return {
     store: new DynamoStore(dynamo.client, tableName),
     cleanup: async () => {
