@@ -1,5 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import type { Metrics as PowertoolsMetrics } from "@aws-lambda-powertools/metrics";
+import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
 import { getApp } from "../../lib/app/process-app";
@@ -43,11 +45,26 @@ function injectorOf(app: App | undefined): MiddlewareObj | undefined {
   return injector;
 }
 
+/** Powertools' `logMetrics` for each metrics instance: flushes its EMF when an invocation ends. */
+const flushers = new WeakMap<PowertoolsMetrics, MiddlewareObj>();
+
+function flusherOf(app: App | undefined): MiddlewareObj | undefined {
+  const metrics = app?.metrics?.powertools;
+  if (metrics === undefined) return undefined;
+  let flusher = flushers.get(metrics);
+  if (flusher === undefined) {
+    flusher = logMetrics(metrics);
+    flushers.set(metrics, flusher);
+  }
+  return flusher;
+}
+
 /**
  * Builds the app once per process (getApp caches it) and puts it on the context, then runs
  * Powertools' `injectLambdaContext` on the app's logger: every line of the invocation carries the
  * request id, function and cold start, and the keys a handler appended are dropped afterwards.
  * The logger is the app's (the local stack injects its own), so the middleware is made here.
+ * Likewise Powertools' `logMetrics` on the app's metrics: every chain flushes them per invocation.
  */
 export function withApp<E, R>(): MiddlewareObj<E, R, Error, Context> {
   return {
@@ -57,11 +74,14 @@ export function withApp<E, R>(): MiddlewareObj<E, R, Error, Context> {
       invocations.set(app, request.context);
       app.log.resetKeys();
       await injectorOf(app)?.before?.(request as never);
+      await flusherOf(app)?.before?.(request as never);
     },
     after: async (request) => {
+      await flusherOf(appOf(request.context))?.after?.(request as never);
       await injectorOf(appOf(request.context))?.after?.(request as never);
     },
     onError: async (request) => {
+      await flusherOf(appOf(request.context))?.onError?.(request as never);
       await injectorOf(appOf(request.context))?.onError?.(request as never);
     },
   };

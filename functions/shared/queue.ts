@@ -3,6 +3,7 @@ import { parser } from "@aws-lambda-powertools/parser/middleware";
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as z from "zod";
+import { countDeadLetter } from "../../lib/app/metrics";
 import type { App } from "../../lib/app/root";
 import { appIn, withApp } from "./app-context";
 
@@ -28,6 +29,18 @@ const sqsEventSchema = z.object({
  * the batch size; per-record log keys would then need a child logger per record.
  */
 const PROCESS_IN_PARALLEL = false;
+
+/**
+ * Receives before SQS moves a message to its dead-letter queue: both queues' `maxReceiveCount`
+ * in infra/resources/queues.yml (a test over the packaged stack checks they agree).
+ */
+export const MAX_RECEIVE_COUNT = 5;
+
+/** Counts a record that failed on its last receive: it goes to the dead-letter queue now. */
+function countIfDeadLetter(record: SQSRecord, app: App): void {
+  const receives = Number(record.attributes?.ApproximateReceiveCount);
+  if (app.metrics !== undefined && receives >= MAX_RECEIVE_COUNT) countDeadLetter(app.metrics);
+}
 
 export interface QueueRecord<M> {
   message: M;
@@ -67,7 +80,12 @@ export function queueHandler<S extends z.ZodType>(
   schema: S,
   fn: (record: QueueRecord<z.infer<S>>, app: App) => Promise<void>,
 ) {
-  const handleRecord = async (record: SQSRecord, app: App): Promise<void> => {
+  const handleRecord = (record: SQSRecord, app: App): Promise<void> =>
+    handleOne(record, app).catch((error: unknown) => {
+      countIfDeadLetter(record, app);
+      throw error;
+    });
+  const handleOne = async (record: SQSRecord, app: App): Promise<void> => {
     app.log.resetKeys();
     const message = readRecord(record, schema, app);
     const sent = Number(record.attributes?.SentTimestamp);

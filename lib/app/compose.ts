@@ -14,6 +14,8 @@ import { createDeferredReconcileUseCases } from "./deferred-reconcile";
 import { createFrontDoorParts } from "./front-door-parts";
 import { LocalTokenVault } from "./local-token-vault";
 import { createLog } from "./logger";
+import { withCountedPorts } from "./metrics-ports";
+import { createPowertoolsMetrics } from "./metrics-powertools";
 import { tokenRefresherFor } from "./oauth-token-refresher";
 import { type App, type AppOverrides, lazy } from "./root";
 import { ServiceStatusGateway } from "./service-gateway";
@@ -31,6 +33,7 @@ import { createUseCases, type UseCaseDeps } from "./use-cases";
 export function compose(config: Config, parts: AppOverrides = {}): App {
   const clock = parts.clock ?? systemClock;
   const log = parts.log ?? createLog({ level: config.LOG_LEVEL });
+  const metrics = parts.metrics ?? createPowertoolsMetrics(log);
   const region = config.AWS_REGION;
   // dynalite accepts any credentials; give it some so the SDK never looks for real ones.
   const local = config.DYNAMODB_ENDPOINT
@@ -73,7 +76,8 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     readStatus: async (target) => (await serviceGateway()).readStatus(target),
   };
   const allowPrivateSourceAddresses = parts.allowPrivateSourceAddresses === true;
-  const pilotDeps: UseCaseDeps = {
+  // Counted at the ports: profile sets, ratelimited answers, lost races (lib/app/metrics-ports).
+  const pilotDeps: UseCaseDeps = withCountedPorts({
     options: { allowPrivateSourceAddresses },
     store,
     gateway,
@@ -81,11 +85,12 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     clock,
     log,
     tokens,
+    metrics,
     // Spec 8.1's per-token limits across every worker, not just this Lambda's own calls.
     rateBudget: new DynamoRateBudget(dynamo, config.TABLE_NAME),
     // Token rotation (issue 13): renews expiring user tokens with the app's OAuth client.
     tokenRefresher: tokenRefresherFor(config, { clock, fetch: fetchFn, log, tokens }, lazy.oauth),
-  };
+  });
   const pilot = createUseCases(pilotDeps);
   const deferredCommands = createDeferredReconcileUseCases(pilotDeps);
 
@@ -108,6 +113,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     expand: lazyExpand,
     buildTimeline,
     addressGuard: feedGuard,
+    metrics,
   };
 
   const syncGate = new DynamoSyncGate(dynamo, config.TABLE_NAME);
@@ -123,6 +129,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     config,
     clock,
     log,
+    metrics,
     useCases: pilot,
     oooCommands: deferredCommands,
     chatCommands: deferredCommands,

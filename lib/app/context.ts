@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Clock } from "../core/clock";
 import type {
   Log,
+  Metrics,
   Queue,
   RateBudget,
   StatusGateway,
@@ -9,6 +10,7 @@ import type {
   TokenRefresher,
   TokenVault,
 } from "../core/ports";
+import { silentMetrics } from "../core/ports";
 import type { UserKey } from "../core/types";
 import type { ReconcileOutcome, TransitionMessage } from "./contracts";
 
@@ -84,6 +86,8 @@ export interface UseCaseDeps {
   rateBudget?: RateBudget;
   /** Renews rotating tokens; without it a token is used as stored until it expires. */
   tokenRefresher?: TokenRefresher;
+  /** Operational metrics (lib/app/metrics.ts); none without it. */
+  metrics?: Metrics;
 }
 
 /** How a use case has a user reconciled after changing what they should show. */
@@ -101,6 +105,7 @@ export interface UseCaseContext {
   newId: () => string;
   rateBudget: RateBudget | undefined;
   tokenRefresher: TokenRefresher | undefined;
+  metrics: Metrics;
   /**
    * Every reconcile a use case starts goes through this: inline (the use cases' own
    * reconcileUser), or queued for callers that must answer first.
@@ -119,5 +124,6 @@ export const contextOf = (deps: UseCaseDeps, reconcile: Reconcile): UseCaseConte
   newId: deps.newId ?? randomUUID,
   rateBudget: deps.rateBudget,
   tokenRefresher: deps.tokenRefresher,
+  metrics: deps.metrics ?? silentMetrics,
   reconcile,
 });

@@ -7,6 +7,7 @@ import type { Block, UserKey } from "../core/types";
 import { purgeIfDue } from "./app-removal";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
+import { recordTransitionLateness } from "./metrics";
 import { enqueueTransition, newStatusRecord, saveStatus } from "./status-records";
 import { readProfile, sendStatus } from "./status-send";
 import { timelineOf } from "./user-timeline";
@@ -99,6 +100,7 @@ async function act(ctx: UseCaseContext, l: Loaded, step: Step): Promise<Reconcil
       const ooo = l.desired?.kind === "ooo";
       const sent = await sendStatus(ctx, l.user, step.status, claimAt, ooo);
       if (sent.outcome !== undefined) return sent.outcome;
+      recordTransitionLateness(ctx.metrics, l.rec, l.desired, sent.answeredAt ?? ctx.clock.now());
       ctx.log.info("status written", { team: key.team, user: key.user, kind: step.decision.kind });
       // Another reconcile found something else due while this write was in flight.
       if (sent.recheck) await ctx.reconcile(key);

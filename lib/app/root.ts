@@ -16,6 +16,7 @@ import type {
 import type { DeferredCommandUseCases } from "./deferred-reconcile";
 import type { FrontDoorParts } from "./front-door-parts";
 import type { AppLog } from "./logger";
+import type { AppMetrics } from "./metrics-powertools";
 import type { SyncOutcome } from "./sync";
 import type { UseCases } from "./use-cases";
 
@@ -62,6 +63,8 @@ export interface App {
   config: Config;
   clock: Clock;
   log: AppLog;
+  /** Operational metrics (lib/app/metrics.ts); the handlers flush them after each invocation. */
+  metrics?: AppMetrics;
   useCases: StatusUseCases;
   /**
    * The out-of-office use cases as the `/ooo` command runs them: stored at once, the status
@@ -102,6 +105,8 @@ export interface AppOverrides {
   tokens?: TokenVault;
   /** The log every handler and use case writes to (the local stack's readable lines). */
   log?: AppLog;
+  /** Where metrics go: EMF through Powertools by default, the local stack's recorder locally. */
+  metrics?: AppMetrics;
   /**
    * Local stacks only: calendar feeds on loopback and private addresses may be registered and
    * fetched. Never an environment variable, so no deployed function can be configured into it.

@@ -57,7 +57,7 @@ export async function readProfile(
 /**
  * Sends a claimed write (claimed at `sentAt`) within the token's rate budget and records what
  * the service reports. `recheck`: another reconcile found something else due meanwhile, so the
- * caller must reconcile again.
+ * caller must reconcile again. `answeredAt`: when the service answered the write.
  */
 export async function sendStatus(
   ctx: UseCaseContext,
@@ -65,7 +65,7 @@ export async function sendStatus(
   target: StatusValue,
   sentAt: number,
   ooo: boolean,
-): Promise<{ outcome?: ReconcileOutcome; recheck: boolean }> {
+): Promise<{ outcome?: ReconcileOutcome; recheck: boolean; answeredAt?: number }> {
   const key = user.key;
   if (ctx.rateBudget !== undefined) {
     const tokenOwner = user.adminTokenUser ?? key.user;
@@ -83,6 +83,7 @@ export async function sendStatus(
     const failure = asGatewayError(error, "status write");
     return { outcome: await recordFailure(ctx, key, { target, sentAt }, failure), recheck: false };
   }
+  const answeredAt = ctx.clock.now();
   let recheck = false;
   try {
     await mutateStatus(ctx, key, (rec, now) => {
@@ -100,5 +101,5 @@ export async function sendStatus(
     });
     throw error;
   }
-  return { recheck };
+  return { recheck, answeredAt };
 }

@@ -2,10 +2,11 @@ import type { FeedAddressGuard } from "../calendar/feed-fetch";
 import type { ExpandFn, SourceValidators } from "../calendar/providers/provider";
 import { findProvider, type SourceKind } from "../calendar/providers/registry";
 import type { Clock } from "../core/clock";
-import type { Log } from "../core/ports";
+import type { Log, Metrics } from "../core/ports";
 import type { UserRules } from "../core/rules";
 import type { Block, Occurrence, UserKey } from "../core/types";
 import type { SyncMessage, TimelineMeta } from "./contracts";
+import { countSyncFailure } from "./metrics";
 
 export { SyncError } from "../calendar/providers/errors";
 export type { ExpandFn, Expansion } from "../calendar/providers/provider";
@@ -56,6 +57,8 @@ export interface SyncDeps {
   limits?: Partial<SyncLimits>;
   /** Which feed addresses may be fetched; without it any http(s) address is (a bare sync). */
   addressGuard?: FeedAddressGuard;
+  /** Counts failed reads per provider (lib/app/metrics.ts). */
+  metrics?: Metrics;
 }
 
 export interface SyncLimits {
@@ -168,24 +171,31 @@ export async function syncSource(
   }
   const from = now - limits.pastMs;
   const to = now + limits.futureMs;
-  const read = await provider.fetchWindow(
-    {
-      url: source.url,
-      tz: source.tz,
-      emails: source.emails,
-      // Outside the refresh window the calendar is read and expanded in full.
-      ...(fresh ? { validators: source satisfies SourceValidators } : {}),
-    },
-    { from, to },
-    {
-      fetch: deps.fetch,
-      expand: deps.expand,
-      maxBytes: limits.maxBytes,
-      timeoutMs: limits.timeoutMs,
-      ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
-    },
-  );
+  const failed = () => deps.metrics && countSyncFailure(deps.metrics, source.kind ?? "ics");
+  const read = await provider
+    .fetchWindow(
+      {
+        url: source.url,
+        tz: source.tz,
+        emails: source.emails,
+        // Outside the refresh window the calendar is read and expanded in full.
+        ...(fresh ? { validators: source satisfies SourceValidators } : {}),
+      },
+      { from, to },
+      {
+        fetch: deps.fetch,
+        expand: deps.expand,
+        maxBytes: limits.maxBytes,
+        timeoutMs: limits.timeoutMs,
+        ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
+      },
+    )
+    .catch((error: unknown) => {
+      failed();
+      throw error;
+    });
   if (read.kind === "skipped") {
+    failed();
     deps.log.warn(read.message, { ...logData, ...read.detail });
     return { kind: "skipped", reason: read.reason };
   }

@@ -4,6 +4,7 @@ import { releaseWrite, type StatusState } from "../core/status-state";
 import type { StatusValue, UserKey } from "../core/types";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
+import { countUserNeedingReauth } from "./metrics";
 import { enqueueRetry, mutateStatus } from "./status-records";
 
 /** What becomes of a status write (or the read before it) that did not go through. */
@@ -50,11 +51,14 @@ export async function recordFailure(
     write === undefined ? state : releaseWrite(state, write.sentAt);
   if (error.final) {
     ctx.log.warn(`${what} refused for good; the user must authorise again`, log);
+    let newly = false;
     await mutateStatus(ctx, key, (rec, now) => {
+      newly = rec.state.needsReauth === undefined;
       const state = release(rec.state);
       const { nextTransitionAt: _stopped, nextIsOoo: _ooo, ...rest } = rec;
       return { ...rest, state: { ...state, needsReauth: { code: error.code, at: now } } };
     });
+    if (newly) countUserNeedingReauth(ctx.metrics);
     return { kind: "needs_reauth", code: error.code };
   }
   if (error.retryable) {

@@ -9,6 +9,7 @@ const commands: Record<string, () => Promise<Command>> = {
   emulator: async () => (await import("./emulator")).run,
   start: async () => (await import("./start")).run,
   status: async () => (await import("./status")).run,
+  metrics: async () => (await import("./metrics")).run,
   bench: async () => (await import("../../bench/run")).run,
   soak: async () => (await import("../../bench/soak")).run,
 };
@@ -21,6 +22,7 @@ const usage = `usage: statuspilot <command>
   emulator --port P --workspace FILE [--faults SPEC]
   start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL]
   status USER
+  metrics [--port 3000] [--json]
   bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N]
   soak [--quick]`;
 

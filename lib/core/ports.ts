@@ -28,6 +28,20 @@ export interface Log {
 
 export const silentLog: Log = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** The units a metric may carry: the alarms read each metric in exactly one of them. */
+export type MetricUnit = "Count" | "Milliseconds";
+
+/**
+ * Operational metrics (EMF through Powertools on AWS, an in-memory recorder locally). A value is
+ * buffered and flushed once per invocation; `dimensions` split one metric into series (e.g.
+ * `{ provider: "ics" }`) on top of the service dimension every metric carries.
+ */
+export interface Metrics {
+  add(name: string, unit: MetricUnit, value: number, dimensions?: Record<string, string>): void;
+}
+
+export const silentMetrics: Metrics = { add() {} };
+
 /** Seals user tokens; only sealed tokens are ever stored. */
 export interface TokenVault {
   seal(plain: string): Promise<string>;

@@ -25,6 +25,7 @@ import { sinkAppLog } from "./app-log";
 import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
+import { localMetrics } from "./metrics";
 
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
@@ -246,6 +247,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
   const log = options.log ?? silentLog;
   const time = options.time ?? { mode: "real" };
   const clock: Clock = time.mode === "manual" ? time.clock : (time.clock ?? systemClock);
+  const metrics = localMetrics(clock);
   const onTaskError = (error: unknown) =>
     log.error("scheduled task failed", {
       error: error instanceof Error ? error.message : String(error),
@@ -443,6 +445,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         fetch: runtime.guardFetch(globalThis.fetch),
         // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
         allowPrivateSourceAddresses: true,
+        metrics: metrics.recorder,
         ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
       },
       [
@@ -502,6 +505,8 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       url: URL,
       rawBody: string,
     ): Promise<LocalAnswer | undefined> {
+      const recorded = metrics.endpoint(req.method, url);
+      if (recorded) return recorded;
       if (url.pathname === "/_local/clock") {
         if (req.method === "GET")
           return { status: 200, body: { now: clock.now(), mode: time.mode } };
