@@ -1,0 +1,107 @@
+import type { Context, SQSEvent } from "aws-lambda";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod";
+import { queueHandler } from "../../../functions/shared/queue";
+import { createLog } from "../../../lib/app/logger";
+import { createPowertoolsMetrics } from "../../../lib/app/metrics-powertools";
+import { provideApp, resetApp } from "../../../lib/app/process-app";
+import type { App } from "../../../lib/app/root";
+import { ManualClock } from "../../../lib/core/clock";
+
+// SQS moves a message to the dead-letter queue when a receive fails and the receive count has
+// reached maxReceiveCount (5 for both queues, infra/resources/queues.yml): that failure, and only
+// that one, is a dead letter.
+const MAX_RECEIVE_COUNT = 5;
+
+const context = {
+  functionName: "statuspilot-test-worker",
+  functionVersion: "$LATEST",
+  invokedFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:statuspilot-test-worker",
+  memoryLimitInMB: "256",
+  awsRequestId: "req-0001",
+  getRemainingTimeInMillis: () => 30_000,
+} as unknown as Context;
+
+function appWithEmf(): App {
+  const log = createLog({ level: "SILENT" });
+  return {
+    config: { LOG_LEVEL: "SILENT" } as App["config"],
+    clock: new ManualClock(0),
+    log,
+    metrics: createPowertoolsMetrics(log),
+  } as unknown as App;
+}
+
+const record = (messageId: string, body: string, receiveCount: number) => ({
+  messageId,
+  body,
+  attributes: { SentTimestamp: "1000", ApproximateReceiveCount: String(receiveCount) },
+});
+
+/** The EMF lines written to stdout while `run` ran, in order. */
+async function emfOf(run: () => Promise<unknown>): Promise<Array<Record<string, unknown>>> {
+  const written: string[] = [];
+  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: unknown) => {
+    written.push(String(chunk));
+    return true;
+  });
+  try {
+    await run();
+  } finally {
+    spy.mockRestore();
+  }
+  return written
+    .join("")
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => "_aws" in line);
+}
+
+describe("the queue chain's metrics", () => {
+  afterEach(() => resetApp());
+
+  it("counts a dead letter for each record failing on its last receive, flushed with the invocation", async () => {
+    // Prepare: failures on the 4th and 5th receive, an unreadable body on the 5th, a success
+    provideApp(appWithEmf());
+    const handler = queueHandler(z.object({ fail: z.boolean() }), async ({ message }) => {
+      if (message.fail) throw new Error("service down");
+    });
+    const event = {
+      Records: [
+        record("early", '{"fail":true}', MAX_RECEIVE_COUNT - 1),
+        record("last", '{"fail":true}', MAX_RECEIVE_COUNT),
+        record("unreadable", "{not json", MAX_RECEIVE_COUNT),
+        record("fine", '{"fail":false}', MAX_RECEIVE_COUNT),
+      ],
+    } as unknown as SQSEvent;
+    // Act
+    const lines = await emfOf(() => handler(event, context));
+    // Assess: one line at the end of the invocation, two dead letters in it
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      _aws: {
+        CloudWatchMetrics: [
+          { Namespace: "Statuspilot", Metrics: [{ Name: "DeadLetters", Unit: "Count" }] },
+        ],
+      },
+      service: "statuspilot",
+      DeadLetters: [1, 1],
+    });
+  });
+
+  it("writes no metrics for an invocation whose records all succeed or will be received again", async () => {
+    // Prepare
+    provideApp(appWithEmf());
+    const handler = queueHandler(z.object({ fail: z.boolean() }), async ({ message }) => {
+      if (message.fail) throw new Error("service down");
+    });
+    const event = {
+      Records: [record("a", '{"fail":true}', 1), record("b", '{"fail":false}', MAX_RECEIVE_COUNT)],
+    } as unknown as SQSEvent;
+    // Act
+    const lines = await emfOf(() => handler(event, context));
+    // Assess
+    expect(lines).toEqual([]);
+  });
+});
