@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_RECEIVE_COUNT } from "../../../functions/shared/queue";
 import { functionEntries } from "../../../infra/build";
+import { METRICS } from "../../../lib/app/metrics";
 import {
   type CfnResource,
   type PackagedStack,
@@ -199,7 +201,7 @@ describe("the packaged stack's limits, alarms and dashboard", () => {
     expect(alarm?.TreatMissingData).toBe("breaching");
   });
 
-  it("draws one dashboard: lateness p50/p99, profile sets, errors, throttles, DLQ depth", () => {
+  it("draws one dashboard: lateness p50/p99, profile sets by outcome, errors, throttles, DLQ depth", () => {
     // Prepare
     const dashboards = ofType("AWS::CloudWatch::Dashboard");
     expect(dashboards).toHaveLength(1);
@@ -245,10 +247,53 @@ describe("the packaged stack's limits, alarms and dashboard", () => {
     for (const name of queueNames) {
       expect(has("AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", name)).toBe(true);
     }
-    const query = parsed.widgets.find((w) => w.type === "log")?.properties.query ?? "";
-    expect(query).toContain('"status written"');
-    for (const fn of ["transitionWorker", "syncWorker", "serviceEvents"]) {
-      expect(query).toContain(`SOURCE '/aws/lambda/statuspilot-test-${fn}'`);
+    // users.profile.set calls, split into set, clear and refused (the metric's `outcome`)
+    for (const outcome of ["set", "clear", "refused"]) {
+      expect(
+        has("Statuspilot", "ProfileSetCalls", "service", "statuspilot", "outcome", outcome),
+        outcome,
+      ).toBe(true);
+    }
+    // Every Statuspilot line names a metric the code emits, split only by that metric's dimension.
+    const custom = expanded.filter((l) => l[0] === "Statuspilot");
+    expect(custom.length).toBeGreaterThan(0);
+    for (const line of custom) {
+      const parts = line.filter((p) => typeof p !== "object");
+      const metric = METRICS[String(parts[1]) as keyof typeof METRICS];
+      expect(metric, String(parts[1])).toBeDefined();
+      const dimensions = parts.slice(2).filter((_, i) => i % 2 === 0);
+      const own = metric !== undefined && "dimension" in metric ? [metric.dimension] : [];
+      expect(dimensions, String(parts[1])).toEqual(["service", ...own]);
+    }
+  });
+
+  it("alarms only on Statuspilot metrics the code emits, in the unit it emits them", () => {
+    // The code's metrics and their units: lib/app/metrics.ts (tests there check each emission).
+    const custom = alarms().filter((a) => a.Namespace === "Statuspilot");
+    expect(custom.map((a) => a.MetricName).sort()).toEqual([
+      "TransitionLateness",
+      "UsersNeedingReauth",
+    ]);
+    for (const alarm of custom) {
+      const metric = METRICS[alarm.MetricName as keyof typeof METRICS];
+      expect(metric, alarm.id).toBeDefined();
+      expect(alarm.Unit, alarm.id).toBe(metric?.unit);
+      // Powertools' default dimension, and none the metric is split by.
+      expect(
+        alarm.Dimensions.map((d) => d.Name),
+        alarm.id,
+      ).toEqual(["service"]);
+      expect(metric && "dimension" in metric, alarm.id).toBe(false);
+    }
+  });
+
+  it("dead-letters after as many receives as the queue workers count as the last one", () => {
+    const redrives = ofType("AWS::SQS::Queue")
+      .map(([id, q]) => [id, q.Properties.RedrivePolicy] as const)
+      .filter(([, redrive]) => redrive !== undefined);
+    expect(redrives).toHaveLength(2);
+    for (const [id, redrive] of redrives) {
+      expect((redrive as { maxReceiveCount: number }).maxReceiveCount, id).toBe(MAX_RECEIVE_COUNT);
     }
   });
 
