@@ -6,6 +6,7 @@ import { DelayQueue } from "../../devstack/queue";
 import { parseWorkspace, type RunningEmulator, startEmulator } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
+import { MetricsRecorder } from "../../lib/app/metrics-recorder";
 import { getApp, resetApp, setAppOverrides } from "../../lib/app/process-app";
 import type { App } from "../../lib/app/root";
 import type { ManualClock } from "../../lib/core/clock";
@@ -214,6 +215,8 @@ export class SoakHarness {
       fetch: this.recordingFetch,
       // The feeds are served on 127.0.0.1, as in the local stack.
       allowPrivateSourceAddresses: true,
+      // Metrics in memory: EMF lines on stdout would bury the report.
+      metrics: new MetricsRecorder(),
     });
     this.app = await getApp();
   }

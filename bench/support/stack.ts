@@ -23,6 +23,7 @@ import { DelayQueue } from "../../devstack/queue";
 import { type CallRecord, type RunningEmulator, startEmulator } from "../../emulator/server";
 import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
+import { MetricsRecorder } from "../../lib/app/metrics-recorder";
 import { getApp, resetApp, setAppOverrides } from "../../lib/app/process-app";
 import type { App } from "../../lib/app/root";
 import { ManualClock } from "../../lib/core/clock";
@@ -289,6 +290,8 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       syncQueue: queues.sync,
       // The feeds are served on 127.0.0.1, as in the local stack.
       allowPrivateSourceAddresses: true,
+      // Logging as deployed (the cost bench) includes the metrics' EMF lines; else kept in memory.
+      ...(options.handlerLogLevel === undefined ? { metrics: new MetricsRecorder() } : {}),
     });
     closers.push(() => resetApp());
     const app = await getApp();
