@@ -97,7 +97,8 @@ export function base32hexId(length = 26): string {
 export const instanceKey = (start: number, allDay: boolean): string =>
   allDay ? compactDate(start) : compactUtc(start);
 
-export type ChangeListener = (calendar: CalendarState) => void;
+/** `changed`: an event of the calendar changed; `removed`: the calendar is gone. */
+export type ChangeListener = (calendar: CalendarState, kind: "changed" | "removed") => void;
 
 export class CalendarModel {
   readonly users = new Map<string, GoogleUser>();
@@ -162,6 +163,13 @@ export class CalendarModel {
   expireSyncTokens(calendarId?: string): void {
     const cals = calendarId === undefined ? this.allCalendars() : [this.calendar(calendarId)];
     for (const c of cals) c.syncEpoch += 1;
+  }
+
+  /** Deletes the account's calendar: its channels hear `not_exists`; reads then answer 404. */
+  removeCalendar(id: string): void {
+    const cal = this.calendar(id);
+    this.calendars.delete(cal.id);
+    for (const l of this.listeners) l(cal, "removed");
   }
 
   createEvent(calendarId: string, raw: unknown): StoredEvent {
@@ -292,7 +300,7 @@ export class CalendarModel {
   }
 
   private changed(cal: CalendarState): void {
-    for (const l of this.listeners) l(cal);
+    for (const l of this.listeners) l(cal, "changed");
   }
 }
 

@@ -44,6 +44,17 @@ export class GoogleControl {
   ) {}
 
   addClient(c: OAuthClient): void {
+    const ok =
+      typeof c?.clientId === "string" &&
+      c.clientId !== "" &&
+      typeof c.clientSecret === "string" &&
+      Array.isArray(c.redirectUris) &&
+      c.redirectUris.every((u) => typeof u === "string" && URL.canParse(u));
+    if (!ok)
+      throw new ModelError(
+        400,
+        "a client needs clientId, clientSecret and redirectUris (absolute URLs)",
+      );
     this.d.oauth.addClient(c);
   }
 
@@ -54,6 +65,11 @@ export class GoogleControl {
   /** The account approved at once at the consent step (its id or address); null: the page. */
   setAutoApprove(user: string | null): void {
     this.d.setAutoApprove(user);
+  }
+
+  /** Deletes an account's calendar (its channels hear `not_exists`). */
+  removeCalendar(calendar: string): void {
+    this.d.model.removeCalendar(calendar);
   }
 
   /** Adds an event (the Event resource's writable fields) and returns it as listed. */
@@ -137,6 +153,7 @@ export class GoogleControl {
 }
 
 const EVENT_PATH = /^\/_control\/calendars\/([^/]+)\/events(?:\/([^/]+)(?:\/(cancel))?)?$/;
+const CALENDAR_PATH = /^\/_control\/calendars\/([^/]+)$/;
 
 /** `/_control/...` over HTTP; `setNow` takes `{now: epoch ms}` (a fixed time) or `{now: null}`. */
 export async function handleControl(
@@ -159,6 +176,11 @@ export async function handleControl(
       if (r.method === "POST" && id !== undefined && ev[3]) return ok(control.cancelEvent(cal, id));
       if (r.method === "DELETE" && id !== undefined && !ev[3])
         return ok(control.deleteEvent(cal, id));
+    }
+    const calPath = CALENDAR_PATH.exec(r.path);
+    if (calPath?.[1] && r.method === "DELETE") {
+      control.removeCalendar(decodeURIComponent(calPath[1]));
+      return ok({ ok: true });
     }
     switch (route) {
       case "GET /_control/state":

@@ -7,7 +7,7 @@ import {
 } from "./calendar-model";
 import { type EventData, type EventSpan, recurrenceOf, spanOf } from "./event-input";
 import { expandStarts } from "./recurrence";
-import { formatInZone, isoUtc, zoneRules } from "./time";
+import { formatInZone, isoUtc, wallToInstant, zoneRules } from "./time";
 
 /**
  * Event resources as events.list returns them (`kind: calendar#event`), and the instances of a
@@ -16,6 +16,16 @@ import { formatInZone, isoUtc, zoneRules } from "./time";
  */
 
 export type EventResource = Record<string, unknown> & { id: string; status: string };
+
+/**
+ * An all-day item's day keys as instants: the days are the calendar's days, so a window
+ * (instants) meets them at the calendar zone's midnights.
+ */
+function bounds(cal: CalendarState, span: EventSpan, start: number, end: number) {
+  if (!span.allDay) return { start, end };
+  const zone = zoneRules(cal.owner.timeZone);
+  return { start: wallToInstant(start, zone), end: wallToInstant(end, zone) };
+}
 
 /** One listed item, with what ordering and windowing need. */
 export interface ListedItem {
@@ -124,8 +134,7 @@ export function eventItem(cal: CalendarState, ev: StoredEvent, v: EventVersion):
       };
   return {
     resource,
-    start: span.start,
-    end: span.end,
+    ...bounds(cal, span, span.start, span.end),
     updated: v.updated,
     cancelled: resource.status === "cancelled",
   };
@@ -147,7 +156,7 @@ export function instanceItems(
   const length = span.end - span.start;
   const items: ListedItem[] = [];
   for (const at of expandStarts(rec, span.start, zone, w.to, Number.MAX_SAFE_INTEGER)) {
-    if (at + length <= w.from) continue;
+    if (bounds(cal, span, at, at + length).end <= w.from) continue;
     const key = instanceKey(at, span.allDay);
     const id = `${ev.id}_${key}`;
     const link = { recurringEventId: ev.id, originalStartTime: originalStart(span, at) };
@@ -155,8 +164,7 @@ export function instanceItems(
     if (v.deleted || override?.cancelled) {
       items.push({
         resource: deletedResource(v, id, link),
-        start: at,
-        end: at + length,
+        ...bounds(cal, span, at, at + length),
         updated: override?.updated ?? v.updated,
         cancelled: true,
       });
@@ -167,8 +175,7 @@ export function instanceItems(
       if (override) resource.updated = isoUtc(Math.max(override.updated, v.updated));
       items.push({
         resource,
-        start: own.start,
-        end: own.end,
+        ...bounds(cal, own, own.start, own.end),
         updated: override?.updated ?? v.updated,
         cancelled: resource.status === "cancelled",
       });

@@ -61,7 +61,9 @@ export async function startGoogleEmulator(
   const oauth = new GoogleOAuth(clockNow);
   const sender = new PushSender({ ...DEFAULT_PUSH, ...opts.push }, log, () => clock.now());
   const channels = new ChannelRegistry(clockNow, sender);
-  model.onChange((cal) => channels.changed(cal));
+  model.onChange((cal, kind) =>
+    kind === "changed" ? channels.changed(cal) : channels.removed(cal),
+  );
   const faults = new ApiFaults();
   const lister = new EventLister();
   let autoApprove: string | null = opts.autoApprove ?? null;
