@@ -7,6 +7,7 @@ import {
   type StoredEvent,
 } from "./calendar-model";
 import type { ChannelRegistry, ChannelView } from "./channels";
+import { ClientIn, ClockIn, ConsentIn, FaultsIn, readInput, UserIn } from "./control-input";
 import type { ApiFaults, RateLimitFault } from "./faults";
 import { type GoogleRequest, jsonObject, sendJson } from "./http";
 import type { GoogleOAuth, OAuthClient } from "./oauth";
@@ -44,22 +45,11 @@ export class GoogleControl {
   ) {}
 
   addClient(c: OAuthClient): void {
-    const ok =
-      typeof c?.clientId === "string" &&
-      c.clientId !== "" &&
-      typeof c.clientSecret === "string" &&
-      Array.isArray(c.redirectUris) &&
-      c.redirectUris.every((u) => typeof u === "string" && URL.canParse(u));
-    if (!ok)
-      throw new ModelError(
-        400,
-        "a client needs clientId, clientSecret and redirectUris (absolute URLs)",
-      );
-    this.d.oauth.addClient(c);
+    this.d.oauth.addClient(input(ClientIn, c));
   }
 
   addUser(u: { id?: string; email: string; name?: string; timeZone?: string }): GoogleUser {
-    return this.d.model.addUser(u);
+    return this.d.model.addUser(input(UserIn, u));
   }
 
   /** The account approved at once at the consent step (its id or address); null: the page. */
@@ -106,7 +96,8 @@ export class GoogleControl {
     return this.d.sender.flush();
   }
 
-  faults(f: FaultRequest): Record<string, unknown> {
+  faults(request: FaultRequest): Record<string, unknown> {
+    const f = input(FaultsIn, request);
     const out: Record<string, unknown> = {};
     if (f.rateLimit !== undefined) this.d.faults.setRateLimit(f.rateLimit);
     if (f.expireSyncTokens) this.d.model.expireSyncTokens(f.expireSyncTokens.calendar);
@@ -152,6 +143,15 @@ export class GoogleControl {
   }
 }
 
+type UserRequest = Parameters<GoogleControl["addUser"]>[0];
+
+/** The input checked against its schema; a ModelError (400, with the pointer) when it is not. */
+function input<T>(schema: Parameters<typeof readInput<T>>[0], raw: unknown): T {
+  const r = readInput(schema, raw);
+  if (!r.ok) throw new ModelError(400, r.message, r.pointer);
+  return r.value;
+}
+
 const EVENT_PATH = /^\/_control\/calendars\/([^/]+)\/events(?:\/([^/]+)(?:\/(cancel))?)?$/;
 const CALENDAR_PATH = /^\/_control\/calendars\/([^/]+)$/;
 
@@ -189,9 +189,9 @@ export async function handleControl(
         control.addClient(body as unknown as OAuthClient);
         return ok({ ok: true });
       case "POST /_control/users":
-        return ok(control.addUser(body as { email: string }));
+        return ok(control.addUser(body as unknown as UserRequest));
       case "POST /_control/consent":
-        control.setAutoApprove(typeof body.autoApprove === "string" ? body.autoApprove : null);
+        control.setAutoApprove(input(ConsentIn, body).autoApprove);
         return ok({ ok: true });
       case "GET /_control/channels":
         return ok({ channels: control.channels() });
@@ -203,7 +203,7 @@ export async function handleControl(
       case "POST /_control/faults":
         return ok(control.faults(body as FaultRequest));
       case "POST /_control/clock":
-        setNow(typeof body.now === "number" ? body.now : null);
+        setNow(input(ClockIn, body).now);
         return ok({ ok: true });
     }
     sendJson(res, 404, { error: "unknown control route", route });

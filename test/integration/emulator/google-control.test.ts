@@ -46,6 +46,14 @@ describe("Google emulator: control surface over HTTP", () => {
       const user = await c("POST", "users", { email: USER, timeZone: "Europe/Berlin" });
       expect(user.body).toMatchObject({ email: USER, timeZone: "Europe/Berlin" });
       expect((await c("POST", "users", { email: USER })).status).toBe(409);
+      expect(await c("POST", "users", { name: "no address" })).toMatchObject({
+        status: 400,
+        body: { pointer: "/email" },
+      });
+      expect(await c("POST", "faults", { rateLimit: { status: 500 } })).toMatchObject({
+        status: 400,
+        body: { pointer: "/rateLimit/status" },
+      });
       expect((await c("POST", "consent", { autoApprove: USER })).status).toBe(200);
       const { accessToken } = await connect(emu);
       const receiver = await startPushReceiver();
