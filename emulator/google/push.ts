@@ -74,6 +74,8 @@ export class PushSender {
   }
 
   private async run(msg: PushMessage, record: PushRecord): Promise<void> {
+    // Leave after the answer of the call that caused the message (watch, an edit) is written.
+    await new Promise((resolve) => setImmediate(resolve));
     if (this.opts.delayMs > 0) await this.sleep(this.opts.delayMs);
     for (let attempt = 0; !this.closed; attempt++) {
       record.attempts = attempt + 1;
