@@ -30,6 +30,8 @@ export const FaultsIn = z
         reason: z.enum(["rateLimitExceeded", "userRateLimitExceeded"]).optional(),
         times: z.number().int().positive().optional(),
         retryAfterS: z.number().int().nonnegative().optional(),
+        rate: z.number().min(0).max(1).optional(),
+        seed: z.number().int().optional(),
       })
       .strict()
       .nullable()

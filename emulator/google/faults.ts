@@ -1,3 +1,4 @@
+import { seededRandom } from "../faults";
 import { type GoogleApiError, rateLimited } from "./errors";
 
 /**
@@ -14,19 +15,26 @@ export interface RateLimitFault {
   times?: number;
   /** Adds a `Retry-After` header (Google's Calendar docs do not promise one). */
   retryAfterS?: number;
+  /** Refuses each call with this probability (0..1) instead of every call; seeded, so it replays. */
+  rate?: number;
+  /** Seed of `rate`'s draws (default 1). */
+  seed?: number;
 }
 
 export class ApiFaults {
   private rateLimit: RateLimitFault | undefined;
+  private draw: () => number = seededRandom(1);
 
   setRateLimit(f: RateLimitFault | null): void {
     this.rateLimit = f === null ? undefined : { ...f };
+    this.draw = seededRandom(f?.seed ?? 1);
   }
 
   /** The refusal for this call, if a fault is on; counts the call against `times`. */
   take(): GoogleApiError | undefined {
     const f = this.rateLimit;
     if (!f) return undefined;
+    if (f.rate !== undefined && this.draw() >= f.rate) return undefined;
     if (f.times !== undefined) {
       if (f.times <= 0) {
         this.rateLimit = undefined;

@@ -48,6 +48,23 @@ describe("Google emulator: rate-limit faults", () => {
     expect((await listEvents(emu, accessToken, {})).status).toBe(200);
   });
 
+  it("with a rate, about that share of calls is refused, the same ones for the same seed", async () => {
+    const { emu } = await setup();
+    const { accessToken } = await connect(emu);
+    const run = async () => {
+      emu.control.faults({ rateLimit: { status: 429, rate: 0.3, seed: 42 } });
+      const statuses: number[] = [];
+      for (let i = 0; i < 40; i++) statuses.push((await listEvents(emu, accessToken, {})).status);
+      return statuses;
+    };
+    const first = await run();
+    const refused = first.filter((s) => s === 429).length;
+    expect(refused).toBeGreaterThan(4);
+    expect(refused).toBeLessThan(24);
+    expect(first.filter((s) => s !== 429).every((s) => s === 200)).toBe(true);
+    expect(await run()).toEqual(first);
+  });
+
   it("a fault does not hide a missing token: authentication comes first", async () => {
     const { emu } = await setup();
     emu.control.faults({ rateLimit: { status: 429 } });
