@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { demoEventId, seedGoogleDemo } from "../../../emulator/google/demo";
 import { startGoogleEmulator } from "../../../emulator/google/server";
 import { ManualClock } from "../../../lib/core/clock";
 import {
@@ -6,6 +7,7 @@ import {
   CLIENT_SECRET,
   connect,
   ids,
+  items,
   type Json,
   listEvents,
   REDIRECT,
@@ -177,5 +179,55 @@ describe("Google emulator: control surface over HTTP", () => {
       timeMax: "2025-03-03T23:00:01Z",
     });
     expect(ids(touching.body)).toHaveLength(1);
+  });
+});
+
+describe("Google emulator: the demo calendar", () => {
+  it("writes the local stack's demo events as Google events", async () => {
+    const { emu } = await setup();
+    const { accessToken } = await connect(emu);
+    seedGoogleDemo(
+      emu.control,
+      USER,
+      [
+        {
+          uid: "a@demo",
+          summary: "Stand-up",
+          start: T0 + 20_000,
+          end: T0 + 50_000,
+          busyStatus: "BUSY",
+        },
+        {
+          uid: "b@demo",
+          summary: "Lunch?",
+          start: T0 + 60_000,
+          end: T0 + 120_000,
+          busyStatus: "FREE",
+        },
+        {
+          uid: "c@demo",
+          summary: "Out of office",
+          start: 0,
+          end: 0,
+          allDay: { start: "2025-03-04", end: "2025-03-05" },
+          busyStatus: "OOF",
+        },
+      ],
+      "Europe/Berlin",
+    );
+    const r = await listEvents(emu, accessToken, {
+      timeMin: "2025-03-03T00:00:00Z",
+      singleEvents: "true",
+      orderBy: "startTime",
+    });
+    expect(items(r.body).map((e) => [e.id, e.summary, e.eventType, e.transparency])).toEqual([
+      [demoEventId("a@demo"), "Stand-up", "default", undefined],
+      [demoEventId("b@demo"), "Lunch?", "default", "transparent"],
+      [demoEventId("c@demo"), "Out of office", "outOfOffice", undefined],
+    ]);
+    expect(items(r.body)[0]?.start).toEqual({
+      dateTime: "2025-03-03T09:00:20+01:00",
+      timeZone: "Europe/Berlin",
+    });
   });
 });
