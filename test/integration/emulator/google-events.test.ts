@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { connect, ids, items, type Json, listEvents, setup, USER } from "./google-harness";
+import { api, connect, ids, items, type Json, listEvents, setup, USER } from "./google-harness";
 
 // events.list over real HTTP. Expectations restate the Calendar API v3 reference and guides:
 // pages of at most maxResults with nextPageToken, nextSyncToken only on the last page;
@@ -167,6 +167,78 @@ describe("Google emulator: events.list", () => {
       "mothu00001_20250310T100000Z",
       "mothu00001_20250313T100000Z",
     ]);
+  });
+
+  it("a monthly series skips months without its day; an all-day weekly series has date instances", async () => {
+    const { emu } = await setup();
+    const { accessToken } = await connect(emu);
+    emu.control.addEvent(USER, {
+      id: "month00001",
+      start: { dateTime: "2025-01-31T09:00:00Z", timeZone: "UTC" },
+      end: { dateTime: "2025-01-31T10:00:00Z", timeZone: "UTC" },
+      recurrence: ["RRULE:FREQ=MONTHLY;COUNT=3"],
+    });
+    emu.control.addEvent(USER, {
+      id: "fullda0001",
+      start: { date: "2025-03-07" },
+      end: { date: "2025-03-08" },
+      recurrence: ["RRULE:FREQ=WEEKLY;COUNT=2"],
+    });
+    const r = await listEvents(emu, accessToken, {
+      timeMin: "2025-01-01T00:00:00Z",
+      singleEvents: "true",
+      orderBy: "startTime",
+    });
+    // RFC 5545: an invalid date (31 February) is skipped and does not count.
+    expect(ids(r.body)).toEqual([
+      "month00001_20250131T090000Z",
+      "fullda0001_20250307",
+      "fullda0001_20250314",
+      "month00001_20250331T090000Z",
+      "month00001_20250531T090000Z",
+    ]);
+    expect(items(r.body)[2]).toMatchObject({
+      start: { date: "2025-03-14" },
+      end: { date: "2025-03-15" },
+      originalStartTime: { date: "2025-03-14" },
+    });
+  });
+
+  it("without singleEvents, a cancelled instance is listed even without showDeleted", async () => {
+    const { emu } = await setup();
+    const { accessToken } = await connect(emu);
+    emu.control.addEvent(USER, {
+      id: "series0002",
+      start: { dateTime: "2025-03-03T10:00:00Z" },
+      end: { dateTime: "2025-03-03T10:30:00Z" },
+      recurrence: ["RRULE:FREQ=DAILY;COUNT=3"],
+    });
+    emu.control.cancelEvent(USER, "series0002_20250304T100000Z");
+    const r = await listEvents(emu, accessToken, { timeMin: "2025-03-01T00:00:00Z" });
+    expect(items(r.body).map((e) => [e.id, e.status])).toEqual([
+      ["series0002", "confirmed"],
+      ["series0002_20250304T100000Z", "cancelled"],
+    ]);
+    // With singleEvents, the cancelled instance shows only with showDeleted.
+    const single = await listEvents(emu, accessToken, {
+      timeMin: "2025-03-01T00:00:00Z",
+      singleEvents: "true",
+    });
+    expect(ids(single.body)).toEqual([
+      "series0002_20250303T100000Z",
+      "series0002_20250305T100000Z",
+    ]);
+  });
+
+  it("another account's calendar is a 404", async () => {
+    const { emu } = await setup();
+    const { accessToken } = await connect(emu);
+    emu.control.addUser({ email: "bob@example.com" });
+    const r = await api(emu, accessToken, "/calendars/bob%40example.com/events");
+    expect(r.status).toBe(404);
+    expect(
+      (await api(emu, accessToken, `/calendars/${encodeURIComponent(USER)}/events`)).status,
+    ).toBe(200);
   });
 
   it("writes the fields the product maps: eventType, transparency, visibility, attendees' self, all-day dates", async () => {
