@@ -49,7 +49,13 @@ function authenticate(r: GoogleRequest, deps: ApiDeps): GoogleUser {
 }
 
 function calendarOf(deps: ApiDeps, user: GoogleUser, encodedId: string): CalendarState {
-  const cal = deps.model.calendarFor(user, decodeURIComponent(encodedId));
+  let id: string;
+  try {
+    id = decodeURIComponent(encodedId);
+  } catch {
+    throw notFound();
+  }
+  const cal = deps.model.calendarFor(user, id);
   if (!cal) throw notFound();
   return cal;
 }

@@ -236,6 +236,7 @@ describe("Google emulator: events.list", () => {
     emu.control.addUser({ email: "bob@example.com" });
     const r = await api(emu, accessToken, "/calendars/bob%40example.com/events");
     expect(r.status).toBe(404);
+    expect((await api(emu, accessToken, "/calendars/%E0%A4%A/events")).status).toBe(404);
     expect(
       (await api(emu, accessToken, `/calendars/${encodeURIComponent(USER)}/events`)).status,
     ).toBe(200);
