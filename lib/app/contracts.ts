@@ -120,7 +120,8 @@ export interface ChannelBindingInput {
 export interface SourceView {
   /** Which provider reads it (lib/calendar/providers/registry.ts). */
   kind?: SourceKind;
-  url: string;
+  /** The secret address in clear: opened only when called, by the sync, to fetch. */
+  openUrl(): Promise<string>;
   tz: string;
   emails: string[];
   rules: UserRules;
