@@ -96,6 +96,8 @@ export interface StatusView {
   nextTransitionAt?: number;
   needsReauth?: { code: string; at: number; deleteAt?: number };
   pending?: StatusState["pending"];
+  /** The user's calendars, each address redacted (scheme, host, a hint): never whole. */
+  calendars: Array<{ id: string; kind: SourceKind; address: string }>;
 }
 
 export interface ChannelView {

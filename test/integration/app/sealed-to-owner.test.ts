@@ -145,6 +145,10 @@ describe("secrets sealed to their owner, through the store and the use cases", (
     expect(kept).toMatchObject({ etag: '"v1"', urlShown: "https://cal.example/…1706" });
     expect(kept?.url).toBeUndefined();
     expect(moved?.etag).toBeUndefined();
+    // The status view (what `statuspilot status` prints) shows it redacted only.
+    expect((await h.pilot.getStatusView(erin))?.calendars).toEqual([
+      { id: "work", kind: "ics", address: "https://cal.example/…1706" },
+    ]);
   });
 
   it("reads an address stored in clear before sealing, and seals it on the next sync", async () => {
