@@ -185,8 +185,8 @@ function lazyKmsVault(region: string, keyId: string): TokenVault {
     return vault;
   };
   return {
-    seal: async (plain) => (await load()).seal(plain),
-    open: async (sealed) => (await load()).open(sealed),
+    seal: async (plain, owner) => (await load()).seal(plain, owner),
+    open: async (sealed, owner) => (await load()).open(sealed, owner),
   };
 }
 

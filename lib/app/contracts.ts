@@ -96,6 +96,8 @@ export interface StatusView {
   nextTransitionAt?: number;
   needsReauth?: { code: string; at: number; deleteAt?: number };
   pending?: StatusState["pending"];
+  /** The user's calendars, each address redacted (scheme, host, a hint): never whole. */
+  calendars: Array<{ id: string; kind: SourceKind; address: string }>;
 }
 
 export interface ChannelView {
@@ -120,7 +122,8 @@ export interface ChannelBindingInput {
 export interface SourceView {
   /** Which provider reads it (lib/calendar/providers/registry.ts). */
   kind?: SourceKind;
-  url: string;
+  /** The secret address in clear: opened only when called, by the sync, to fetch. */
+  openUrl(): Promise<string>;
   tz: string;
   emails: string[];
   rules: UserRules;

@@ -37,9 +37,12 @@ export async function completeInstall(
   ctx: UseCaseContext,
   input: InstallInput,
 ): Promise<InstallOutcome> {
-  const tokenSealed = await ctx.tokens.seal(input.token);
+  const owner = { team: input.key.team, user: input.key.user };
+  const tokenSealed = await ctx.tokens.seal(input.token, { ...owner, field: "access_token" });
   const refreshTokenSealed =
-    input.refreshToken === undefined ? undefined : await ctx.tokens.seal(input.refreshToken);
+    input.refreshToken === undefined
+      ? undefined
+      : await ctx.tokens.seal(input.refreshToken, { ...owner, field: "refresh_token" });
   const tz = isZone(input.tz) ? input.tz : "UTC";
   if (tz !== input.tz) ctx.log.warn("users.info gave an unknown zone; using UTC", { ...input.key });
   const saved = await retryOnConflict(

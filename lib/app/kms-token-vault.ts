@@ -1,7 +1,16 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
+import type { SealOwner, TokenVault } from "../core/ports";
 
-/** Binds every ciphertext to its purpose, so a token blob cannot be decrypted as anything else. */
-const ENCRYPTION_CONTEXT = { purpose: "statuspilot-user-token" };
+/**
+ * The encryption context: binds every ciphertext to its owner and field, so a blob copied onto
+ * another user's item (or into another field) fails to decrypt, and lets the key policy grant
+ * each function only the fields it seals or opens (infra/resources/iam.yml).
+ */
+export const encryptionContextOf = (owner: SealOwner): Record<string, string> => ({
+  team: owner.team,
+  user: owner.user,
+  field: owner.field,
+});
 const PREFIX = "kms:";
 
 export class TokenVaultError extends Error {
@@ -15,20 +24,20 @@ export class TokenVaultError extends Error {
   }
 }
 
-/** Seals user tokens with a KMS key: only ciphertext is ever stored. */
-export class KmsTokenVault {
+/** Seals secrets with a KMS key, each to its owner: only ciphertext is ever stored. */
+export class KmsTokenVault implements TokenVault {
   constructor(
     private readonly client: KMSClient,
     private readonly keyId: string,
   ) {}
 
-  async seal(plain: string): Promise<string> {
+  async seal(plain: string, owner: SealOwner): Promise<string> {
     try {
       const out = await this.client.send(
         new EncryptCommand({
           KeyId: this.keyId,
           Plaintext: Buffer.from(plain, "utf8"),
-          EncryptionContext: ENCRYPTION_CONTEXT,
+          EncryptionContext: encryptionContextOf(owner),
         }),
       );
       if (!out.CiphertextBlob) throw new Error("KMS returned no ciphertext");
@@ -40,7 +49,7 @@ export class KmsTokenVault {
     }
   }
 
-  async open(sealed: string): Promise<string> {
+  async open(sealed: string, owner: SealOwner): Promise<string> {
     if (!sealed.startsWith(PREFIX)) {
       throw new TokenVaultError("not_sealed_by_kms", "token was not sealed by the KMS vault");
     }
@@ -49,7 +58,7 @@ export class KmsTokenVault {
         new DecryptCommand({
           KeyId: this.keyId,
           CiphertextBlob: Buffer.from(sealed.slice(PREFIX.length), "base64"),
-          EncryptionContext: ENCRYPTION_CONTEXT,
+          EncryptionContext: encryptionContextOf(owner),
         }),
       );
       if (!out.Plaintext) throw new Error("KMS returned no plaintext");

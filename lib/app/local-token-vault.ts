@@ -1,9 +1,14 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import type { TokenVault } from "../core/ports";
+import type { SealOwner, TokenVault } from "../core/ports";
 
 const PREFIX = "aesgcm:";
-/** Binds the ciphertext to its purpose, as the KMS vault's encryption context does. */
-const AAD = Buffer.from("statuspilot-user-token");
+/**
+ * The additional authenticated data: binds the ciphertext to its owner and field, as the KMS
+ * vault's encryption context does, so a value opened under another owner fails as tampered.
+ * JSON, so no two owners give the same bytes.
+ */
+const aadOf = (owner: SealOwner): Buffer =>
+  Buffer.from(JSON.stringify(["statuspilot", owner.team, owner.user, owner.field]));
 
 export class LocalTokenVaultError extends Error {
   override name = "LocalTokenVaultError";
@@ -27,15 +32,15 @@ export class LocalTokenVault implements TokenVault {
     }
   }
 
-  async seal(plain: string): Promise<string> {
+  async seal(plain: string, owner: SealOwner): Promise<string> {
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    cipher.setAAD(AAD);
+    cipher.setAAD(aadOf(owner));
     const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
     return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64");
   }
 
-  async open(sealed: string): Promise<string> {
+  async open(sealed: string, owner: SealOwner): Promise<string> {
     if (!sealed.startsWith(PREFIX)) {
       throw new LocalTokenVaultError(
         "token was not sealed by the local vault",
@@ -45,13 +50,17 @@ export class LocalTokenVault implements TokenVault {
     const raw = Buffer.from(sealed.slice(PREFIX.length), "base64");
     try {
       const decipher = createDecipheriv("aes-256-gcm", this.key, raw.subarray(0, 12));
-      decipher.setAAD(AAD);
+      decipher.setAAD(aadOf(owner));
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
     } catch (error: unknown) {
-      throw new LocalTokenVaultError("sealed token failed authentication", "tampered", {
-        cause: error,
-      });
+      throw new LocalTokenVaultError(
+        "sealed value failed authentication (another key, owner or field)",
+        "tampered",
+        {
+          cause: error,
+        },
+      );
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock";
 import {
+  APP_SEAL_OWNER,
   GatewayError,
   type Log,
   type RefreshedToken,
@@ -82,5 +83,5 @@ async function clientSecretOf(config: Config, tokens: TokenVault): Promise<strin
       "configuration: OAUTH_CLIENT_SECRET is missing (set it or OAUTH_CLIENT_SECRET_SEALED)",
     );
   }
-  return tokens.open(sealed);
+  return tokens.open(sealed, { ...APP_SEAL_OWNER, field: "oauth_client_secret" });
 }

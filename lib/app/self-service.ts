@@ -6,6 +6,7 @@ import type { UseCaseContext } from "./context";
 import { InvalidInputError, UnknownUserError } from "./errors";
 import type { FeedProbe } from "./feed-probe";
 import { parseInput } from "./inputs";
+import { hasAddress, sealAddress, shownAddress } from "./source-address";
 import { mutateUser } from "./status-records";
 import { rulesOf, timelineOf } from "./user-timeline";
 
@@ -42,7 +43,7 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
       reauth === undefined ? "connected" : reauth === "token_expired" ? "expired" : "revoked",
     calendars: user.sources.map((s, i) => ({
       id: s.id,
-      label: `${s.kind === "ics" ? "ICS calendar" : s.kind} ${i + 1} (${hostOf(s.url)})`,
+      label: `${s.kind === "ics" ? "ICS calendar" : s.kind} ${i + 1} (${shownAddress(s)})`,
       ...(s.syncedAt !== undefined ? { lastReadAt: s.syncedAt } : {}),
     })),
     timeline: timelineOf(ctx.log, snap, now),
@@ -54,15 +55,6 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
       .map(({ key: _key, ...entry }) => entry),
   };
 }
-
-/** The host only: the rest of a secret address (its path, its query) is the secret. */
-const hostOf = (url: string): string => {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return "?";
-  }
-};
 
 /**
  * A source without its validators (etag, Last-Modified, content hash): its next sync reads and
@@ -115,14 +107,16 @@ export async function addCalendar(
   const problem = sourceUrlProblem(address, policy) ?? (await probe(address));
   if (problem !== undefined) throw new InvalidInputError(`calendar address ${problem}`, "/url");
   const id = `ics-${ctx.newId()}`;
+  // Checked and fetched above: from here on the address is stored only sealed.
+  const sealed = await sealAddress(ctx.tokens, key, id, address);
   await mutateUser(ctx, key, (u) => {
-    if (u.sources.some((s) => s.url === address)) {
+    if (u.sources.some((s) => hasAddress(key, s, address))) {
       throw new InvalidInputError("this calendar is already there", "/url");
     }
     if (u.sources.length >= MAX_CALENDARS) {
       throw new InvalidInputError(`at most ${MAX_CALENDARS} calendars`, "/url");
     }
-    const source: SourceRecord = { id, url: address, kind: "ics" };
+    const source: SourceRecord = { id, kind: "ics", ...sealed };
     return { ...u, sources: [...u.sources, source] };
   });
   return id;

@@ -18,7 +18,8 @@ export interface SyncSourceView {
    * ICS feeds, as every kind was before providers had reads of their own.
    */
   kind?: SourceKind;
-  url: string;
+  /** The calendar's address, stored sealed: opened here only, right before the fetch. */
+  openUrl(): Promise<string>;
   tz: string;
   emails: string[];
   rules: UserRules;
@@ -175,7 +176,7 @@ export async function syncSource(
   const read = await provider
     .fetchWindow(
       {
-        url: source.url,
+        url: await source.openUrl(),
         tz: source.tz,
         emails: source.emails,
         // Outside the refresh window the calendar is read and expanded in full.

@@ -15,12 +15,14 @@ export async function accessTokenFor(ctx: UseCaseContext, user: UserRecord): Pro
   let current = user;
   for (let round = 0; round < REREADS; round++) {
     const now = ctx.clock.now();
-    if (!needsRefresh(ctx, current, now)) return ctx.tokens.open(current.tokenSealed);
+    if (!needsRefresh(ctx, current, now)) {
+      return ctx.tokens.open(current.tokenSealed, { ...current.key, field: "access_token" });
+    }
     const refresher = ctx.tokenRefresher;
     const refreshSealed = current.refreshTokenSealed;
     if (refresher === undefined || refreshSealed === undefined) {
       // No way to renew it: use it while it lasts; the service says when it no longer works.
-      return ctx.tokens.open(current.tokenSealed);
+      return ctx.tokens.open(current.tokenSealed, { ...current.key, field: "access_token" });
     }
     if ((current.tokenRefreshUntil ?? 0) <= now) {
       const leased = await claimRefresh(ctx, current, now);
@@ -78,7 +80,9 @@ async function refreshWith(
   const ids = { team: key.team, user: key.user };
   let renewed: Awaited<ReturnType<typeof refresher.refresh>>;
   try {
-    renewed = await refresher.refresh(await ctx.tokens.open(refreshSealed));
+    renewed = await refresher.refresh(
+      await ctx.tokens.open(refreshSealed, { ...ids, field: "refresh_token" }),
+    );
   } catch (error: unknown) {
     await releaseLease(ctx, leased);
     ctx.log.warn("token refresh failed", {
@@ -88,8 +92,8 @@ async function refreshWith(
     throw error;
   }
   const [tokenSealed, refreshTokenSealed] = await Promise.all([
-    ctx.tokens.seal(renewed.accessToken),
-    ctx.tokens.seal(renewed.refreshToken),
+    ctx.tokens.seal(renewed.accessToken, { ...ids, field: "access_token" }),
+    ctx.tokens.seal(renewed.refreshToken, { ...ids, field: "refresh_token" }),
   ]);
   // The old refresh token is spent: the new pair must be stored even if the record moved on.
   let base = leased;

@@ -13,8 +13,15 @@ import type {
   UpsertUserInput,
   UserView,
 } from "./contracts";
-import { InvalidInputError } from "./errors";
+import { InvalidInputError, UnknownUserError } from "./errors";
 import { parseInput, upsertUserSchemaFor } from "./inputs";
+import {
+  hasAddress,
+  hasPlainAddress,
+  openAddress,
+  type SealedAddress,
+  sealAddress,
+} from "./source-address";
 import { mutateStatus, mutateUser } from "./status-records";
 import { rulesOf } from "./user-timeline";
 import { retryOnConflict } from "./version-retry";
@@ -34,11 +41,22 @@ export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): P
   const ids = valid.sources.map((s) => s.id);
   if (new Set(ids).size !== ids.length)
     throw new InvalidInputError("source ids must be unique", "/sources");
-  const tokenSealed = await ctx.tokens.seal(valid.token);
+  const owner = valid.key;
+  const tokenSealed = await ctx.tokens.seal(valid.token, { ...owner, field: "access_token" });
   const refreshTokenSealed =
-    valid.refreshToken === undefined ? undefined : await ctx.tokens.seal(valid.refreshToken);
+    valid.refreshToken === undefined
+      ? undefined
+      : await ctx.tokens.seal(valid.refreshToken, { ...owner, field: "refresh_token" });
   const sealedSecrets = await Promise.all(
-    valid.sources.map((s) => (s.secret === undefined ? undefined : ctx.tokens.seal(s.secret))),
+    valid.sources.map((s) =>
+      s.secret === undefined
+        ? undefined
+        : ctx.tokens.seal(s.secret, { ...owner, field: "source_secret" }),
+    ),
+  );
+  // Checked by the input schema (address policy) above; from here on only sealed.
+  const sealedAddresses = await Promise.all(
+    valid.sources.map((s) => sealAddress(ctx.tokens, owner, s.id, s.url)),
   );
   return retryOnConflict(
     ctx.options.maxConflictRetries,
@@ -47,15 +65,19 @@ export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): P
       const snap = await ctx.store.loadUser(valid.key);
       const existing = snap.user;
       const unchanged = (id: string, url: string): boolean =>
-        existing?.sources.some((o) => o.id === id && o.url === url) === true;
+        existing?.sources.some((o) => o.id === id && hasAddress(owner, o, url)) === true;
       const sources: SourceRecord[] = valid.sources.map((s, i) => {
-        const old = existing?.sources.find((o) => o.id === s.id && o.url === s.url);
+        const found = existing?.sources.find((o) => o.id === s.id && hasAddress(owner, o, s.url));
+        // A clear address from before addresses were sealed is replaced by the sealed one.
+        const { url: _clear, ...old } = found ?? { url: undefined };
         const secretSealed = sealedSecrets[i];
+        const address = sealedAddresses[i];
+        if (address === undefined) throw new Error("one sealed address per source");
         return {
-          ...(old ?? {}),
+          ...old,
           id: s.id,
-          url: s.url,
           kind: s.kind,
+          ...address,
           ...(secretSealed !== undefined ? { secretSealed } : {}),
         };
       });
@@ -108,7 +130,9 @@ export async function putChannel(
   binding: ChannelBindingInput,
 ): Promise<void> {
   const secretSealed =
-    binding.secret === undefined ? undefined : await ctx.tokens.seal(binding.secret);
+    binding.secret === undefined
+      ? undefined
+      : await ctx.tokens.seal(binding.secret, { ...binding.key, field: "channel_secret" });
   const existing = await ctx.store.getChannel(channelId);
   const kind = binding.kind ?? existing?.kind;
   await ctx.store.putChannel(
@@ -130,7 +154,10 @@ export async function findChannel(
 ): Promise<ChannelView | undefined> {
   const c = await ctx.store.getChannel(channelId);
   if (c === undefined) return undefined;
-  const secret = c.secretSealed === undefined ? undefined : await ctx.tokens.open(c.secretSealed);
+  const secret =
+    c.secretSealed === undefined
+      ? undefined
+      : await ctx.tokens.open(c.secretSealed, { ...c.key, field: "channel_secret" });
   return {
     team: c.key.team,
     user: c.key.user,
@@ -154,19 +181,25 @@ export async function sourcesDue(ctx: UseCaseContext, now: number): Promise<Sync
   );
 }
 
+/**
+ * One source as the sync reads it. Its address opens only when the sync fetches (`openUrl`), so
+ * a sync that skips costs no decrypt. A user with addresses still in clear (written before
+ * addresses were sealed) has them sealed now: the sync is the one reader of every address.
+ */
 export async function loadSource(
   ctx: UseCaseContext,
   key: UserKey,
   sourceId: string,
 ): Promise<SourceView | undefined> {
-  const user = await ctx.store.getUser(key);
+  let user = await ctx.store.getUser(key);
+  if (user?.sources.some(hasPlainAddress) === true) user = await sealPlainAddresses(ctx, user);
   const src = user?.sources.find((s) => s.id === sourceId);
   if (user === undefined || src === undefined) return undefined;
   // Uninstalled: the team's calendars are no longer read (the data awaits deletion).
   if (user.uninstalledAt !== undefined) return undefined;
   return {
     kind: src.kind,
-    url: src.url,
+    openUrl: () => openAddress(ctx.tokens, key, src),
     tz: user.tz,
     emails: user.emails,
     rules: rulesOf(ctx.log, user),
@@ -175,6 +208,44 @@ export async function loadSource(
     ...(src.hash !== undefined ? { hash: src.hash } : {}),
     ...(src.syncedAt !== undefined ? { syncedAt: src.syncedAt } : {}),
   };
+}
+
+/**
+ * Seals every address of `user` still in clear, and stores them sealed; answers the record as
+ * written (undefined when the user was deleted meanwhile).
+ */
+async function sealPlainAddresses(
+  ctx: UseCaseContext,
+  user: UserRecord,
+): Promise<UserRecord | undefined> {
+  const key = user.key;
+  const sealed = new Map<string, { url: string; address: SealedAddress }>();
+  for (const s of user.sources) {
+    if (s.url !== undefined && hasPlainAddress(s)) {
+      sealed.set(s.id, { url: s.url, address: await sealAddress(ctx.tokens, key, s.id, s.url) });
+    }
+  }
+  let written: UserRecord | undefined;
+  try {
+    await mutateUser(ctx, key, (u) => {
+      written = {
+        ...u,
+        // A source whose address changed meanwhile keeps what it has now.
+        sources: u.sources.map((s) => {
+          const done = sealed.get(s.id);
+          if (done === undefined || s.url !== done.url || !hasPlainAddress(s)) return s;
+          const { url: _clear, ...rest } = s;
+          return { ...rest, ...done.address };
+        }),
+      };
+      return written;
+    });
+  } catch (error: unknown) {
+    if (error instanceof UnknownUserError) return undefined;
+    throw error;
+  }
+  ctx.log.info("calendar addresses sealed", { team: key.team, user: key.user });
+  return written;
 }
 
 /** Records a source's check (its validators and when it ran). */

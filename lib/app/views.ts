@@ -4,6 +4,7 @@ import { desiredAt } from "../core/timeline";
 import type { UserKey } from "../core/types";
 import type { UseCaseContext } from "./context";
 import type { StatusView, UserView } from "./contracts";
+import { shownAddress } from "./source-address";
 import { newStatusRecord } from "./status-records";
 import { rulesOf, timelineOf } from "./user-timeline";
 
@@ -60,5 +61,10 @@ export async function getStatusView(
     ...(rec.nextTransitionAt !== undefined ? { nextTransitionAt: rec.nextTransitionAt } : {}),
     ...(s.needsReauth !== undefined ? { needsReauth: s.needsReauth } : {}),
     ...(s.pending !== undefined ? { pending: s.pending } : {}),
+    calendars: snap.user.sources.map((src) => ({
+      id: src.id,
+      kind: src.kind,
+      address: shownAddress(src),
+    })),
   };
 }

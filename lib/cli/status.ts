@@ -98,8 +98,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   );
   io.out(`  on the profile   ${describeStatus(body.profile)}`);
   for (const [key, value] of Object.entries(view)) {
-    if (key === "key" || key === "team" || key === "user") continue;
+    if (key === "key" || key === "team" || key === "user" || key === "calendars") continue;
     io.out(`  ${key.padEnd(16)} ${describe(key, value)}`);
+  }
+  // Addresses come redacted from the stack (scheme, host, a hint): they are credentials.
+  const calendars = Array.isArray(view.calendars) ? view.calendars.filter(isRecord) : [];
+  for (const [i, c] of calendars.entries()) {
+    const label = i === 0 ? "calendars" : "";
+    io.out(`  ${label.padEnd(16)} ${String(c.id)} (${String(c.kind)}) ${String(c.address)}`);
   }
   return 0;
 }

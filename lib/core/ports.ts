@@ -42,10 +42,40 @@ export interface Metrics {
 
 export const silentMetrics: Metrics = { add() {} };
 
-/** Seals user tokens; only sealed tokens are ever stored. */
+/** Which secret a sealed value holds: a closed list, so a key policy can name each one. */
+export const SEALED_FIELDS = [
+  "access_token",
+  "refresh_token",
+  /** A calendar's secret address (`SourceRecord.urlSealed`). */
+  "source_url",
+  /** A source's channel token / clientState / hook secret given at onboarding. */
+  "source_secret",
+  /** The secret stored with a push channel's binding. */
+  "channel_secret",
+  /** The app's OAuth client secret (`OAUTH_CLIENT_SECRET_SEALED`), owned by APP_SEAL_OWNER. */
+  "oauth_client_secret",
+] as const;
+export type SealedField = (typeof SEALED_FIELDS)[number];
+
+/**
+ * Whose secret a sealed value is, and which of theirs. It is bound into the seal (the KMS
+ * encryption context; the local vault's additional data), so a sealed value copied onto another
+ * user's item, or into another field, does not open.
+ */
+export interface SealOwner {
+  team: string;
+  user: string;
+  field: SealedField;
+}
+
+/** The owner of the app's own secrets, which belong to no team or user. */
+export const APP_SEAL_OWNER = { team: "-", user: "-" } as const;
+
+/** Seals secrets to their owner; only sealed secrets are ever stored. */
 export interface TokenVault {
-  seal(plain: string): Promise<string>;
-  open(sealed: string): Promise<string>;
+  seal(plain: string, owner: SealOwner): Promise<string>;
+  /** Throws when `sealed` was sealed for any other owner or field. */
+  open(sealed: string, owner: SealOwner): Promise<string>;
 }
 
 /** A renewed access token and the refresh token that replaces the spent one. */

@@ -22,8 +22,21 @@ export type UserMode = "auto" | "paused";
 
 export interface SourceRecord {
   id: string;
-  url: string;
   kind: SourceKind;
+  /**
+   * The calendar's secret address, sealed to its owner (field `source_url`): a credential, so
+   * only the sync opens it, to fetch (lib/app/source-address.ts).
+   */
+  urlSealed?: string;
+  /** A fingerprint of the address bound to the user and source: compared without opening. */
+  urlDigest?: string;
+  /** What may be shown of the address: scheme, host and a hint. */
+  urlShown?: string;
+  /**
+   * The address in clear, on records written before addresses were sealed: still read, and
+   * sealed in its place by the next sync of the user's calendars (or change of them).
+   */
+  url?: string;
   /** Channel token / clientState / hook secret, sealed. */
   secretSealed?: string;
   etag?: string;

@@ -86,7 +86,7 @@ describe("installing Statuspilot in a browser", () => {
     await page.reload({ waitUntil: "load" });
     // Assess: the calendar is listed and today's timeline has the stand-up (11:59 in Berlin)
     const calendars = await sectionText("calendars");
-    expect(calendars).toContain("ICS calendar 1 (127.0.0.1");
+    expect(calendars).toContain("ICS calendar 1 (http://127.0.0.1");
     expect(calendars).not.toContain("No calendar yet");
     const today = await sectionText("today");
     expect(today).toContain("11:59–11:59 :spiral_calendar_pad: In a meeting");

@@ -283,7 +283,9 @@ describe("users", () => {
     const stored = await h.store.getUser(key);
     // Assess
     expect(stored?.tokenSealed).not.toContain("xoxp-admin-secret");
-    expect(await h.vault.open(stored?.tokenSealed ?? "")).toBe("xoxp-admin-secret");
+    expect(await h.vault.open(stored?.tokenSealed ?? "", { ...key, field: "access_token" })).toBe(
+      "xoxp-admin-secret",
+    );
     expect(h.gateway.calls[0]?.target).toEqual({
       key,
       token: "xoxp-admin-secret",

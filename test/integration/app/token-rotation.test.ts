@@ -208,7 +208,10 @@ describe("token rotation", () => {
       sourceId: "cal",
     });
     const stored = await s.store.getUser(key);
-    const token = await new LocalTokenVault(Buffer.alloc(32, 7)).open(stored?.tokenSealed ?? "");
+    const token = await new LocalTokenVault(Buffer.alloc(32, 7)).open(stored?.tokenSealed ?? "", {
+      ...key,
+      field: "access_token",
+    });
     await s.oauth.revoke(token);
     s.clock.advance(T0 + 13 * HOUR - s.clock.now());
     // Act

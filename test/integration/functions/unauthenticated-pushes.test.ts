@@ -7,7 +7,7 @@ import { handler as adminHandler } from "../../../functions/http/admin-users";
 import { handler } from "../../../functions/http/calendar";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
 import { getApp } from "../../../lib/app/process-app";
-import type { TokenVault } from "../../../lib/core/ports";
+import type { SealOwner, TokenVault } from "../../../lib/core/ports";
 import { FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 
 /** The harness's signing secret; the token oracle below is the README's formula. */
@@ -26,13 +26,13 @@ class CountingVault implements TokenVault {
   opens = 0;
   seals = 0;
   constructor(private readonly inner: TokenVault) {}
-  async seal(plain: string): Promise<string> {
+  async seal(plain: string, owner: SealOwner): Promise<string> {
     this.seals++;
-    return this.inner.seal(plain);
+    return this.inner.seal(plain, owner);
   }
-  async open(sealed: string): Promise<string> {
+  async open(sealed: string, owner: SealOwner): Promise<string> {
     this.opens++;
-    return this.inner.open(sealed);
+    return this.inner.open(sealed, owner);
   }
 }
 

@@ -68,3 +68,41 @@ describe("statuspilot status wording of where the actual status came from", () =
     expect(line).toContain(`(${words})`);
   });
 });
+
+describe("statuspilot status and calendar addresses", () => {
+  let server: Server;
+  let port = 0;
+
+  beforeAll(async () => {
+    // The stack answers each address redacted; the CLI prints what it is given, one per line.
+    server = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(
+        JSON.stringify({
+          ...answerWith("ours"),
+          view: {
+            ...answerWith("ours").view,
+            calendars: [
+              { id: "cal1", kind: "ics", address: "https://cal.example/…9f3a" },
+              { id: "cal2", kind: "generic", address: "http://127.0.0.1:8080/…" },
+            ],
+          },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("lists each calendar with its redacted address", async () => {
+    const { io, out } = bufferIo();
+    expect(await status(["U001", "--port", String(port)], io)).toBe(0);
+    expect(out.filter((line) => / cal\d /.test(line))).toEqual([
+      `  ${"calendars".padEnd(16)} cal1 (ics) https://cal.example/…9f3a`,
+      `  ${"".padEnd(16)} cal2 (generic) http://127.0.0.1:8080/…`,
+    ]);
+  });
+});

@@ -185,7 +185,7 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
     },
     tokenOf: async (team, user) => {
       const data = await profileData(dynamo, team, user);
-      return data ? vault.open(data.tokenSealed) : undefined;
+      return data ? vault.open(data.tokenSealed, { team, user, field: "access_token" }) : undefined;
     },
     close: async () => {
       resetApp();

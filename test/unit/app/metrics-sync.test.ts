@@ -29,7 +29,7 @@ const ICS = [
 function depsWith(kind: SourceKind, fetchFn: typeof fetch, metrics: MetricsRecorder): SyncDeps {
   const source: SyncSourceView = {
     kind,
-    url: "https://cal.example/work.ics",
+    openUrl: async () => "https://cal.example/work.ics",
     tz: "UTC",
     emails: [],
     rules: DEFAULT_RULES,

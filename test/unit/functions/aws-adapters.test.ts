@@ -55,42 +55,74 @@ describe("SqsQueue", () => {
   });
 });
 
+/**
+ * A stand-in for KMS behind the real client: its ciphertext carries the encryption context it
+ * was made under, and a Decrypt under any other context fails, as KMS's authenticated context does.
+ */
+function fakeKms(client: KMSClient): Array<Record<string, unknown>> {
+  return capture(client, (input) => {
+    const context = JSON.stringify(input.EncryptionContext ?? {});
+    if ("Plaintext" in input) {
+      const plain = Buffer.from(input.Plaintext as Uint8Array).toString();
+      return { CiphertextBlob: Buffer.from(JSON.stringify([context, plain])) };
+    }
+    const [sealedUnder, plain] = JSON.parse(
+      Buffer.from(input.CiphertextBlob as Uint8Array).toString(),
+    ) as [string, string];
+    if (sealedUnder !== context) throw new Error("InvalidCiphertextException");
+    return { Plaintext: Buffer.from(plain) };
+  });
+}
+
 describe("KmsTokenVault", () => {
-  it("seals with the key and purpose context, and opens what it sealed", async () => {
-    // Prepare: a reversible stand-in for the KMS service behind the real client
+  const alice = { team: "T1", user: "U001", field: "access_token" } as const;
+
+  it("seals and opens under the owner's context (team, user, field), and opens what it sealed", async () => {
+    // Prepare
     const client = new KMSClient({ region: "eu-west-1", credentials });
-    const inputs = capture(client, (input) =>
-      "Plaintext" in input
-        ? {
-            CiphertextBlob: Buffer.from(
-              `enc:${Buffer.from(input.Plaintext as Uint8Array).toString()}`,
-            ),
-          }
-        : {
-            Plaintext: Buffer.from(
-              Buffer.from(input.CiphertextBlob as Uint8Array)
-                .toString()
-                .slice(4),
-            ),
-          },
-    );
+    const inputs = fakeKms(client);
     const vault = new KmsTokenVault(client, "alias/statuspilot-tokens");
     // Act
-    const sealed = await vault.seal("xoxp-demo-U001");
-    const opened = await vault.open(sealed);
-    // Assess
+    const sealed = await vault.seal("xoxp-demo-U001", alice);
+    const opened = await vault.open(sealed, alice);
+    // Assess: both requests name the key and carry exactly the owner as encryption context
     expect(sealed).toMatch(/^kms:/);
     expect(sealed).not.toContain("xoxp-demo-U001");
     expect(opened).toBe("xoxp-demo-U001");
-    expect(inputs[0]).toMatchObject({
-      KeyId: "alias/statuspilot-tokens",
-      EncryptionContext: { purpose: "statuspilot-user-token" },
+    const context = { team: "T1", user: "U001", field: "access_token" };
+    expect(inputs).toHaveLength(2);
+    expect(inputs[0]).toMatchObject({ KeyId: "alias/statuspilot-tokens" });
+    expect(inputs[0]?.EncryptionContext).toEqual(context);
+    expect(inputs[1]).toMatchObject({ KeyId: "alias/statuspilot-tokens" });
+    expect(inputs[1]?.EncryptionContext).toEqual(context);
+  });
+
+  it("asks KMS to open a value under the owner it is read for, so a moved value fails", async () => {
+    // Prepare
+    const client = new KMSClient({ region: "eu-west-1", credentials });
+    const inputs = fakeKms(client);
+    const vault = new KmsTokenVault(client, "k");
+    const sealed = await vault.seal("xoxp-demo-U001", alice);
+    // Act / Assess: another user's item, another field, another team
+    await expect(vault.open(sealed, { ...alice, user: "U002" })).rejects.toMatchObject({
+      code: "kms_failed",
+    });
+    await expect(vault.open(sealed, { ...alice, field: "refresh_token" })).rejects.toBeInstanceOf(
+      TokenVaultError,
+    );
+    await expect(vault.open(sealed, { ...alice, team: "T2" })).rejects.toBeInstanceOf(
+      TokenVaultError,
+    );
+    expect(inputs[1]?.EncryptionContext).toEqual({
+      team: "T1",
+      user: "U002",
+      field: "access_token",
     });
   });
 
   it("refuses to open a token another vault sealed", async () => {
     const vault = new KmsTokenVault(new KMSClient({ region: "eu-west-1", credentials }), "k");
-    await expect(vault.open("aesgcm:abc")).rejects.toBeInstanceOf(TokenVaultError);
+    await expect(vault.open("aesgcm:abc", alice)).rejects.toBeInstanceOf(TokenVaultError);
   });
 });
 

@@ -60,7 +60,16 @@ function harness(source: Partial<SyncSourceView> & { url: string }, limits = {})
     clock,
     log: silentLog,
     fetch,
-    loadSource: async () => ({ tz: "Europe/Berlin", emails: [], rules: DEFAULT_RULES, ...source }),
+    loadSource: async () => {
+      const { url, ...view } = source;
+      return {
+        tz: "Europe/Berlin",
+        emails: [],
+        rules: DEFAULT_RULES,
+        ...view,
+        openUrl: async () => url,
+      };
+    },
     recordSourceSync: async (_k: unknown, _s: string, r: SourceSyncRecord) => void records.push(r),
     applyTimeline: async (_k: unknown, blocks: Block[], meta: TimelineMeta) =>
       void applied.push({ blocks, meta }),

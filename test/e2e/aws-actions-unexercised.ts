@@ -1,0 +1,131 @@
+/**
+ * The grants of each role that no flow of test/e2e/aws-actions.test.ts calls, each with the
+ * reason it is still needed. A grant neither called there nor listed here fails that test.
+ */
+
+/** A grant no flow calls, and why it is still needed. `on` omitted: every resource. */
+export interface Unexercised {
+  role: string | "*";
+  action: string;
+  on?: string;
+  reason: string;
+}
+
+const RECONCILERS = [
+  "ServiceEventsRole",
+  "AdminOooRole",
+  "AdminUsersRole",
+  "WebRole",
+  "SyncWorkerRole",
+  "TransitionWorkerRole",
+];
+export const NOT_CALLED_HERE: Unexercised[] = [
+  {
+    role: "*",
+    action: "logs:CreateLogStream",
+    reason: "the Lambda service writes the function's log stream with its role",
+  },
+  {
+    role: "*",
+    action: "logs:PutLogEvents",
+    reason: "the Lambda service writes the function's log stream with its role",
+  },
+  ...["ReceiveMessage", "DeleteMessage", "GetQueueAttributes", "ChangeMessageVisibility"].flatMap(
+    (a) =>
+      ["SyncWorkerRole", "TransitionWorkerRole"].map((role) => ({
+        role,
+        action: `sqs:${a}`,
+        reason: "the SQS event source mapping polls, deletes and extends with the worker's role",
+      })),
+  ),
+  {
+    role: "*",
+    action: "ssm:GetParameter",
+    reason:
+      "the local stack holds the signing secret, OAuth client secret and web key in clear; on AWS they are read from SSM at cold start",
+  },
+  ...RECONCILERS.flatMap((role) => [
+    {
+      role,
+      action: "kms:Decrypt",
+      on: "refresh_token",
+      reason:
+        "token rotation is off in these flows: renewing a rotating token opens the refresh token (test/integration/app/token-rotation.test.ts)",
+    },
+    {
+      role,
+      action: "kms:Encrypt",
+      on: "refresh_token",
+      reason: "token rotation is off in these flows: a renewed pair is sealed",
+    },
+    {
+      role,
+      action: "kms:Decrypt",
+      on: "oauth_client_secret",
+      reason:
+        "the local stack holds the OAuth client secret in clear; on AWS a renewal opens OAUTH_CLIENT_SECRET_SEALED",
+    },
+  ]),
+  ...["ServiceEventsRole", "AdminOooRole", "TransitionWorkerRole"].map((role) => ({
+    role,
+    action: "kms:Encrypt",
+    on: "access_token",
+    reason: "only renewing a rotating token seals an access token here (rotation is off)",
+  })),
+  {
+    role: "SyncWorkerRole",
+    action: "kms:Encrypt",
+    on: "access_token",
+    reason: "only renewing a rotating token seals an access token here (rotation is off)",
+  },
+  {
+    role: "SyncWorkerRole",
+    action: "kms:Encrypt",
+    on: "source_url",
+    reason:
+      "seals a calendar address stored in clear before addresses were sealed (test/integration/app/sealed-to-owner.test.ts)",
+  },
+  // Every reconciler: a reconcile that writes a status first takes the shared rate budget
+  // (UpdateItem) and opens the token; saving a status whose next change comes before the next
+  // tick, or a retry, queues a transition. Whether a flow here gives a function such a
+  // reconcile depends on timing, so these are listed for every reconciler.
+  ...RECONCILERS.flatMap((role) => [
+    {
+      role,
+      action: "sqs:SendMessage",
+      on: "statuspilot-local-transition",
+      reason: "a reconcile queues a transition due before the next tick, or a retry",
+    },
+    {
+      role,
+      action: "dynamodb:UpdateItem",
+      on: "table",
+      reason: "the shared rate budget, taken before a reconcile's status write",
+    },
+    {
+      role,
+      action: "kms:Decrypt",
+      on: "access_token",
+      reason: "a reconcile opens the token when it reads or writes the status",
+    },
+  ]),
+  {
+    role: "ServiceEventsRole",
+    action: "dynamodb:Scan",
+    on: "table",
+    reason: "app_uninstalled finds the team's users (test/integration/app/app-removal.test.ts)",
+  },
+  {
+    role: "TransitionWorkerRole",
+    action: "dynamodb:GetItem",
+    on: "table",
+    reason:
+      "records a user_change deferred to the queue (reads the status item) and, after an uninstall's grace, checks the user is still there",
+  },
+  {
+    role: "TransitionWorkerRole",
+    action: "dynamodb:DeleteItem",
+    reason:
+      "deletes a user's items 7 days after an uninstall (test/integration/app/app-removal.test.ts)",
+  },
+];

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CfnResource, type PackagedStack, packageStack } from "../../support/osls-package";
+
+// Issue 11 §2: the key policy keeps the account-root statement; each function's role may only
+// Encrypt or Decrypt, only what its function seals or opens, and only under an owner's
+// encryption context {team, user, field}. The table below restates what each function does
+// with secrets (from its code paths), written by hand, never read from infra/resources.
+
+/** Reconciling opens the user's tokens (and the app's client secret, to renew a rotating token) and seals a renewed pair. */
+const RECONCILES = {
+  encrypt: ["access_token", "refresh_token"],
+  decrypt: ["access_token", "refresh_token", "oauth_client_secret"],
+};
+const EXPECTED: Record<string, { encrypt: string[]; decrypt: string[] }> = {
+  ServiceEventsRole: RECONCILES,
+  AdminOooRole: RECONCILES,
+  TransitionWorkerRole: RECONCILES,
+  // Onboarding seals tokens, calendar addresses, source and channel secrets; rebinding a
+  // channel without a kind reads the binding (and its secret) back.
+  AdminUsersRole: {
+    encrypt: ["access_token", "refresh_token", "source_url", "source_secret", "channel_secret"],
+    decrypt: [...RECONCILES.decrypt, "channel_secret"],
+  },
+  // Install seals the tokens, adding a calendar seals its address.
+  WebRole: {
+    encrypt: ["access_token", "refresh_token", "source_url"],
+    decrypt: RECONCILES.decrypt,
+  },
+  // The only reader of calendar addresses; it seals those stored in clear before sealing.
+  SyncWorkerRole: {
+    encrypt: [...RECONCILES.encrypt, "source_url"],
+    decrypt: [...RECONCILES.decrypt, "source_url"],
+  },
+  CalendarHooksRole: { encrypt: [], decrypt: ["channel_secret"] },
+  OooCommandRole: { encrypt: [], decrypt: [] },
+  StatuspilotCommandRole: { encrypt: [], decrypt: [] },
+  TickRole: { encrypt: [], decrypt: [] },
+  PollRole: { encrypt: [], decrypt: [] },
+  HealthRole: { encrypt: [], decrypt: [] },
+};
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
+
+let stack: PackagedStack | undefined;
+let resources: Record<string, CfnResource> = {};
+
+const statementsOf = (role: string): Statement[] =>
+  (
+    (resources[role]?.Properties.Policies ?? []) as Array<{
+      PolicyDocument: { Statement: Statement[] };
+    }>
+  ).flatMap((p) => p.PolicyDocument.Statement);
+const actionsOf = (s: Statement): string[] => [s.Action].flat();
+const kmsStatements = (role: string) =>
+  statementsOf(role).filter((s) => actionsOf(s).some((a) => a.startsWith("kms:")));
+const sorted = (xs: unknown): string[] => [xs].flat().map(String).sort();
+
+describe("the packaged stack's KMS key policy and grants", () => {
+  beforeAll(async () => {
+    stack = await packageStack();
+    resources = stack.resources;
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.remove();
+  });
+
+  it("keeps the account-root statement in the key policy", () => {
+    const key = Object.values(resources).find((r) => r.Type === "AWS::KMS::Key");
+    const policy = key?.Properties.KeyPolicy as { Statement: Array<Record<string, unknown>> };
+    const root = policy.Statement.find((s) => JSON.stringify(s.Principal ?? {}).includes(":root"));
+    expect(root).toMatchObject({ Effect: "Allow", Action: "kms:*", Resource: "*" });
+  });
+
+  it("lists a role for every function the table above names, and no other", () => {
+    const roles = Object.entries(resources)
+      .filter(([, r]) => r.Type === "AWS::IAM::Role")
+      .map(([id]) => id)
+      .sort();
+    expect(roles).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  it.each(Object.entries(EXPECTED))(
+    "%s may Encrypt or Decrypt only its fields, only under an owner's context",
+    (role, expected) => {
+      const statements = kmsStatements(role);
+      // One action per statement, only Encrypt or Decrypt, on the stack's key.
+      for (const s of statements) {
+        expect(s.Effect).toBe("Allow");
+        expect(actionsOf(s)).toHaveLength(1);
+        expect(["kms:Encrypt", "kms:Decrypt"]).toContain(actionsOf(s)[0]);
+        expect(s.Resource).toEqual({ "Fn::GetAtt": ["TokenKey", "Arn"] });
+        // The context holds only team, user and field, team and user present, field listed.
+        expect(
+          sorted(s.Condition?.["ForAllValues:StringEquals"]?.["kms:EncryptionContextKeys"]),
+        ).toEqual(["field", "team", "user"]);
+        expect(s.Condition?.Null).toEqual({
+          "kms:EncryptionContext:team": "false",
+          "kms:EncryptionContext:user": "false",
+        });
+      }
+      const fieldsFor = (action: string): string[] =>
+        statements
+          .filter((s) => actionsOf(s)[0] === action)
+          .flatMap((s) => sorted(s.Condition?.StringEquals?.["kms:EncryptionContext:field"]))
+          .sort();
+      expect(fieldsFor("kms:Encrypt")).toEqual([...expected.encrypt].sort());
+      expect(fieldsFor("kms:Decrypt")).toEqual([...expected.decrypt].sort());
+    },
+  );
+});
