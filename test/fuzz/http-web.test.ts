@@ -154,9 +154,9 @@ describe("the front door under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack();
     handler = (await webRoutes[0]?.load())?.handler as AnyHandler;
-    alice = await credentialsOf(ALICE);
-    bob = await credentialsOf(BOB);
-    states = await installStates(stack.clock);
+    alice = await credentialsOf(stack.app, ALICE);
+    bob = await credentialsOf(stack.app, BOB);
+    states = await installStates(stack.app, stack.clock);
   });
   afterAll(async () => stack?.close());
 
