@@ -45,11 +45,11 @@ function injectorOf(app: App | undefined): MiddlewareObj | undefined {
 }
 
 /**
- * Gets the app from the function's source (built once per container) and puts it on the
- * context, then runs
- * Powertools' `injectLambdaContext` on the app's logger: every line of the invocation carries the
- * request id, function and cold start, and the keys a handler appended are dropped afterwards.
- * The logger is the app's (the local stack injects its own), so the middleware is made here.
+ * Gets the app from the function's source (composed once per container) and puts it on the
+ * context, then runs Powertools' `injectLambdaContext` on the app's logger: every line of the
+ * invocation carries the request id, function and cold start, and the keys a handler appended
+ * are dropped afterwards. The logger is the app's (the local stack injects its own), so the
+ * middleware is made here.
  */
 export function withApp<E, R>(source: AppSource): MiddlewareObj<E, R, Error, Context> {
   return {
