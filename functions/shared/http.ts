@@ -69,9 +69,9 @@ const refusals = (): MiddlewareObj<HttpEventIn, HttpResult> => ({
 /**
  * The middy chain every HTTP function shares. The parser middleware checks the event (400 when
  * it is not an HTTP API event, before the app is built), the header normaliser lower-cases
- * header names, `withApp` builds the app and injects the Lambda context into its logger, and
- * `refusals` maps errors to status codes. http-error-handler is the net behind it all: it answers
- * (500) anything thrown where `refusals` could not answer.
+ * header names, `withApp` gets the app from `source` and injects the Lambda context into its
+ * logger, and `refusals` maps errors to status codes. http-error-handler is the net behind it
+ * all: it answers (500) anything thrown where `refusals` could not answer.
  */
 export function httpHandler(source: AppSource, fn: HttpFn) {
   return middy<HttpEventIn, HttpResult, Error, Context>()
