@@ -20,7 +20,7 @@ const banner = {
   js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
 };
 
-/** The baseline: the same handler, unminified, without tree-shaking or lazy-module stubs. */
+/** The baseline: the same handler, unminified, without tree-shaking. */
 async function bundleBaseline(entry: string, outfile: string): Promise<number> {
   await build({
     entryPoints: [path.join(repoRoot, entry)],
@@ -79,10 +79,10 @@ export const TRANSITION_WORKER_ISSUE_12 = {
 
 /**
  * Every function's bundle exactly as infra/build.ts makes it (its `buildBundles`: esbuild,
- * tree-shaken, minified, the composition root's unused lazy modules stubbed out), its size and
+ * tree-shaken, minified, only the modules its factory names), its size and
  * its cold module init in fresh Node processes; against a baseline of the same handler bundled
- * without tree-shaking, minification or stubs, so every @aws-sdk/* client and library it can
- * reach comes in whole.
+ * without tree-shaking or minification, so every @aws-sdk/* client and library it can reach
+ * comes in whole.
  */
 export async function runBundleBench(opts: { quick?: boolean }): Promise<{
   rows: BundleRow[];
@@ -120,7 +120,7 @@ export async function runBundleBench(opts: { quick?: boolean }): Promise<{
         ? ""
         : `\ntransitionWorker against issue 12: bundle ${kib(transition.bytes)} (before ${kib(issue.beforeBytes)}, target ≤ ${kib(issue.targetBytes)}: ${transition.bytes <= issue.targetBytes ? "met" : "NOT met"}), init ${round(transition.initMs, 0)} ms (before about ${issue.beforeInitMs} ms, target ≤ ${issue.targetInitMs} ms, on the machine that measured them)`;
     const table = formatTable(
-      `bundles: infra/build.ts's buildBundles (tree-shaken, minified, unused lazy modules stubbed) vs the same handler unminified without tree-shaking or stubs; init = import in a fresh node, median of ${runs}`,
+      `bundles: infra/build.ts's buildBundles (tree-shaken, minified, only the modules each factory names) vs the same handler unminified without tree-shaking; init = import in a fresh node, median of ${runs}`,
       ["function", "bundle", "init", "baseline bundle", "baseline init", "× smaller", "× faster"],
       rows.map((r) => [
         r.fn,

@@ -1,14 +1,16 @@
 /**
- * The one place the dev stack depends on the app's composition root: it builds the App from
- * an explicit configuration (never `process.env`) and hands it to the handlers, which fetch it
- * through `getApp()`. When the root becomes a pure `compose(config, overrides)`, only this
- * file changes.
+ * The one place the dev stack depends on the app's composition root: it composes the App from
+ * an explicit configuration (never `process.env`), with every module a function may load, and
+ * hands it to the functions' factories as their source (devstack/lambdas.ts).
  */
 
-import { buildApp, provideApp, resetApp } from "../lib/app/process-app";
-import type { App, AppOverrides } from "../lib/app/root";
+import { compose } from "../lib/app/compose";
+import { loadConfig } from "../lib/app/config";
+import { ALL_MODULES } from "../lib/app/modules";
+import type { App, AppOverrides, AppSource } from "../lib/app/root";
+import type { LambdaRuntime } from "./runtime";
 
-export type { App, AppOverrides };
+export type { App, AppOverrides, AppSource };
 
 /** The settings a local stack gives the app, by the names of the app's configuration. */
 export interface LocalAppConfig {
@@ -36,17 +38,13 @@ export interface LocalWebConfig {
   publicBaseUrl: string;
 }
 
-/** Wraps the App at composition (e.g. the live log), before any handler gets it. */
-export type AppDecorator = (app: App) => App;
-
-/** Builds the App, decorated, and makes it the one every handler in this process gets. */
-export async function composeLocalApp(
-  config: LocalAppConfig,
-  overrides: AppOverrides,
-  decorators: readonly AppDecorator[] = [],
-): Promise<App> {
-  const built = await buildApp(
-    {
+/**
+ * The App of a local stack: every function in this process shares it (on AWS each has its own,
+ * holding only the modules its factory names). Overrides first, as `compose` takes them.
+ */
+export function composeLocalApp(config: LocalAppConfig, overrides: AppOverrides = {}): App {
+  return compose(
+    loadConfig({
       TABLE_NAME: config.tableName,
       DYNAMODB_ENDPOINT: config.dynamoEndpoint,
       AWS_REGION: config.region,
@@ -64,15 +62,23 @@ export async function composeLocalApp(
             PUBLIC_BASE_URL: config.web.publicBaseUrl,
           }
         : {}),
-    },
-    overrides,
+    }),
+    { modules: ALL_MODULES, ...overrides },
   );
-  const app = decorators.reduce((decorated, decorate) => decorate(decorated), built);
-  provideApp(app);
-  return app;
 }
 
-/** Forgets the App handed to the handlers (at close). */
-export function releaseLocalApp(): void {
-  resetApp();
+/**
+ * The App's ports a handler reaches (the queues, fetch, DynamoDB), each refusing calls made
+ * after the caller's invocation ended, as Lambda would freeze that work (devstack/runtime.ts).
+ */
+export function frozenAfterReturn(
+  runtime: LambdaRuntime,
+  ports: Required<Pick<AppOverrides, "transitionQueue" | "syncQueue" | "fetch">>,
+): Pick<AppOverrides, "transitionQueue" | "syncQueue" | "fetch" | "beforeDynamoCall"> {
+  return {
+    transitionQueue: runtime.guard("transitionQueue", ports.transitionQueue),
+    syncQueue: runtime.guard("syncQueue", ports.syncQueue),
+    fetch: runtime.guardFetch(ports.fetch),
+    beforeDynamoCall: (operation) => runtime.assertLive(`dynamodb.${operation}`),
+  };
 }

@@ -1,3 +1,16 @@
+import type { AppSource } from "../lib/app/root";
+
+/**
+ * A function's handler module: the deployed `handler` (its App from the environment) and the
+ * factory that makes the same handler over another source (the local stack's, a test's).
+ */
+export interface FunctionModule {
+  // biome-ignore lint/complexity/noBannedTypes: the contract hands back whatever middy built.
+  handler: Function;
+  // biome-ignore lint/complexity/noBannedTypes: likewise.
+  createHandler: (source: AppSource) => Function;
+}
+
 /**
  * Every HTTP API route, its serverless.yml function and its handler module. The local stack
  * serves these; a test proves serverless.yml declares exactly the same routes.
@@ -8,8 +21,7 @@ export interface Route {
   path: string;
   /** The function's name in serverless.yml. */
   function: string;
-  // biome-ignore lint/complexity/noBannedTypes: the contract hands back whatever middy built.
-  load: () => Promise<{ handler: Function }>;
+  load: () => Promise<FunctionModule>;
 }
 
 const events = () => import("./http/events");
@@ -67,9 +79,12 @@ export const routes: Route[] = [
 ];
 
 /** The functions that are not behind HTTP, with their handler modules. */
-export const backgroundFunctions = {
+export const backgroundFunctions: Record<
+  "tick" | "poll" | "syncWorker" | "transitionWorker",
+  () => Promise<FunctionModule>
+> = {
   tick: () => import("./schedule/tick"),
   poll: () => import("./schedule/poll"),
   syncWorker: () => import("./queue/sync"),
   transitionWorker: () => import("./queue/transition"),
-} as const;
+};

@@ -7,14 +7,17 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { build, type Plugin } from "esbuild";
+import { build } from "esbuild";
 import { renderTableJson } from "./table-resource";
 
 export { renderTableJson };
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** serverless.yml function name → handler module. */
+/**
+ * serverless.yml function name → handler module. Each module's factory names the modules its
+ * code paths load (lib/app/modules.ts), so its bundle carries only those: no stub table.
+ */
 export const functionEntries: Record<string, string> = {
   serviceEvents: "functions/http/events.ts",
   oooCommand: "functions/http/ooo-command.ts",
@@ -30,79 +33,6 @@ export const functionEntries: Record<string, string> = {
   transitionWorker: "functions/queue/transition.ts",
 };
 
-/**
- * lib/app/root.ts's lazily imported modules (by their exact specifier there) and the functions
- * whose code paths use them. Every other function gets a stub that throws if ever loaded, so
- * its bundle leaves the module out.
- */
-export const LAZY_MODULES: Record<string, string[]> = {
-  // ical.js, windows-iana, timezones: only the sync expands calendars.
-  "../calendar/expand": ["syncWorker"],
-  // Whoever reconciles (writes a status) or reads a channel secret opens sealed values.
-  "./kms-token-vault": [
-    "serviceEvents",
-    "calendarHooks",
-    "adminOoo",
-    "adminUsers",
-    "syncWorker",
-    "transitionWorker",
-    "web",
-  ],
-  // The service's signing secret (Powertools Parameters over the SSM client): the two endpoints
-  // the service calls, the calendar hooks and channel registration (channel tokens derive from it).
-  // The front door reads its OAuth client secret and key through the same module.
-  "./signing-secret": [
-    "serviceEvents",
-    "oooCommand",
-    "statuspilotCommand",
-    "calendarHooks",
-    "adminUsers",
-    "web",
-  ],
-  // The service's profile client and its schema: whoever sets a status. (Manifests have a client
-  // of their own, lib/service/manifest-client.ts, that no function imports.)
-  // Not oooCommand: it queues its reconcile (lib/app/deferred-reconcile.ts).
-  "../service/client": [
-    "serviceEvents",
-    "adminOoo",
-    "adminUsers",
-    "syncWorker",
-    "transitionWorker",
-    "web",
-  ],
-  // The OAuth client renews rotating tokens before a status call: the same functions.
-  "../service/oauth-client": [
-    "serviceEvents",
-    "adminOoo",
-    "adminUsers",
-    "syncWorker",
-    "transitionWorker",
-  ],
-};
-
-/** Replaces root.ts's lazy imports that `fn` never uses with a module that says so. */
-function omitLazyModules(fn: string): Plugin {
-  const omitted = Object.entries(LAZY_MODULES)
-    .filter(([, users]) => !users.includes(fn))
-    .map(([specifier]) => specifier);
-  return {
-    name: "omit-lazy-modules",
-    setup(b) {
-      b.onResolve({ filter: /.*/ }, (args) =>
-        args.kind === "dynamic-import" &&
-        omitted.includes(args.path) &&
-        args.importer.endsWith(path.join("lib", "app", "root.ts"))
-          ? { path: args.path, namespace: "omitted" }
-          : undefined,
-      );
-      b.onLoad({ filter: /.*/, namespace: "omitted" }, (args) => ({
-        contents: `throw new Error(${JSON.stringify(`${args.path} is not bundled into ${fn}; see infra/build.ts LAZY_MODULES`)});`,
-        loader: "js",
-      }));
-    },
-  };
-}
-
 /** Regenerates infra/resources/table.json; a test fails when the committed file is stale. */
 export async function writeTableResource(root = repoRoot): Promise<void> {
   await writeFile(path.join(root, "infra/resources/table.json"), renderTableJson());
@@ -112,7 +42,7 @@ export interface BundleReport {
   name: string;
   /** Size of index.mjs in bytes. */
   bytes: number;
-  /** npm packages bundled in, e.g. "ical.js", "@aws-sdk/client-kms". */
+  /** npm packages with code in the bundle, e.g. "ical.js", "@aws-sdk/client-kms". */
   packages: string[];
   /**
    * Each file with code in index.mjs and its bytes there, by path from the repository root
@@ -153,7 +83,6 @@ export async function buildBundles(
         // command of DynamoDB and SQS came along. Their ES modules ("module", sideEffects: false)
         // shake down to the commands used. Packages with an "exports" map are unaffected.
         mainFields: ["module", "main"],
-        plugins: [omitLazyModules(name)],
         // Some dependencies are CommonJS and call require(); give the ESM bundle one.
         banner: {
           js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
@@ -162,14 +91,15 @@ export async function buildBundles(
       const output = Object.entries(result.metafile.outputs).find(([file]) =>
         file.endsWith(".mjs"),
       );
+      // Only what has code in the bundle: a module behind a loader its function never names is
+      // parsed (metafile.inputs lists it) but shaken out.
       const packages = new Set<string>();
-      for (const input of Object.keys(result.metafile.inputs)) {
-        const pkg = packageOf(input);
-        if (pkg) packages.add(pkg);
-      }
       const inputs: Record<string, number> = {};
       for (const [input, { bytesInOutput }] of Object.entries(output?.[1].inputs ?? {})) {
-        if (bytesInOutput > 0) inputs[input] = bytesInOutput;
+        if (bytesInOutput <= 0) continue;
+        inputs[input] = bytesInOutput;
+        const pkg = packageOf(input);
+        if (pkg) packages.add(pkg);
       }
       return { name, bytes: output?.[1].bytes ?? 0, packages: [...packages].sort(), inputs };
     }),

@@ -1,17 +1,18 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
-import { createLambdaContext } from "../../devstack/lambda-context";
+import { type App, composeLocalApp, frozenAfterReturn } from "../../devstack/app";
+import { LOCAL_REGION } from "../../devstack/lambda-context";
+import { type LocalLambdas, localLambdas } from "../../devstack/lambdas";
 import { DelayQueue } from "../../devstack/queue";
+import { LambdaRuntime } from "../../devstack/runtime";
+import { every } from "../../devstack/schedules";
 import { parseWorkspace, type RunningEmulator, startEmulator } from "../../emulator/server";
-import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
 import { MetricsRecorder } from "../../lib/app/metrics-recorder";
-import { getApp, resetApp, setAppOverrides } from "../../lib/app/process-app";
-import type { App } from "../../lib/app/root";
 import type { ManualClock } from "../../lib/core/clock";
 import type { StatusValue } from "../../lib/core/types";
-import { type Gateway, type HttpRoute, startGateway } from "../../lib/local/http-gateway";
+import { type Gateway, startGateway } from "../../lib/local/http-gateway";
 import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
 import { channelToken, newChannelId, signV0 } from "../../lib/webhooks";
 import { type SoakDynamo, startSoakDynamo } from "./dynamo";
@@ -72,20 +73,6 @@ export interface HarnessOptions {
 
 const TABLE = "statuspilot-soak";
 const APP_ID = "A0SOAK";
-const ENV_KEYS = [
-  "TABLE_NAME",
-  "DYNAMODB_ENDPOINT",
-  "AWS_REGION",
-  "AWS_ACCESS_KEY_ID",
-  "AWS_SECRET_ACCESS_KEY",
-  "SERVICE_BASE_URL",
-  "SIGNING_SECRET",
-  "TOKEN_KEY",
-  "ADMIN_API_KEY",
-  "LOG_LEVEL",
-  "APP_ID",
-] as const;
-
 const appToken = (user: string) => `xoxp-soak-app-${user}`;
 const clientToken = (user: string) => `xoxp-soak-client-${user}`;
 
@@ -94,7 +81,9 @@ type Invoke<E> = (event: E, context: Context) => Promise<unknown>;
 /**
  * The whole system in one process on a manual clock: dynalite, the emulator, the real HTTP
  * handlers behind the local API gateway, the real queue and schedule handlers fed by in-process
- * delay queues, and an ICS feed server. The service client's fetch is wrapped to record every
+ * delay queues, and an ICS feed server. Every handler is made by its factory over the harness's
+ * App and runs through devstack's Lambda runtime (each function's timeout, no work after it
+ * returns). The service client's fetch is wrapped to record every
  * call and, once, to kill the transition worker right after the service accepted a write.
  */
 export class SoakHarness {
@@ -127,7 +116,8 @@ export class SoakHarness {
   private readonly sweepsAt = new Set<number>();
   private readonly invocation = new AsyncLocalStorage<number>();
   private readonly killers = new Map<number, (error: Error) => void>();
-  private savedEnv: Record<string, string | undefined> = {};
+  private runtime!: LambdaRuntime;
+  private lambdas!: LocalLambdas;
 
   constructor(private readonly options: HarnessOptions) {}
 
@@ -149,7 +139,18 @@ export class SoakHarness {
       onStall: (waitedMs) => this.options.onStall?.(this.describeBusy(waitedMs)),
     });
     this.dynamo = await startSoakDynamo(TABLE);
-    this.gateway = await startGateway({ routes: this.observedRoutes(), clock, port: 0 });
+    this.runtime = new LambdaRuntime({ clock });
+    this.lambdas = localLambdas({
+      source: () => this.app,
+      runtime: this.runtime,
+      wrap: (fn, handler) => (fn === "serviceEvents" ? this.observedEvents(handler) : handler),
+    });
+    this.gateway = await startGateway({
+      routes: this.lambdas.routes,
+      clock,
+      port: 0,
+      invoke: this.lambdas.invokeRoute,
+    });
     this.ics = await startIcsServer({ clock, port: 0 });
     this.relay = await startEventRelay({
       clock,
@@ -171,26 +172,8 @@ export class SoakHarness {
       // A held call drops soon in real time; the client sees it as a failed call either way.
       faultTimeoutMs: 150,
     });
-    this.savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
-    Object.assign(process.env, {
-      TABLE_NAME: TABLE,
-      DYNAMODB_ENDPOINT: this.dynamo.endpoint,
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "local",
-      AWS_SECRET_ACCESS_KEY: "local",
-      SERVICE_BASE_URL: this.emulator.apiBase,
-      SIGNING_SECRET: signingSecret,
-      TOKEN_KEY: randomBytes(32).toString("base64"),
-      ADMIN_API_KEY: this.adminApiKey,
-      LOG_LEVEL: "ERROR",
-      APP_ID,
-    });
-
-    const transitionWorker = this.lambda<SQSEvent>(
-      "transitionWorker",
-      backgroundFunctions.transitionWorker,
-    );
-    const syncWorker = this.lambda<SQSEvent>("syncWorker", backgroundFunctions.syncWorker);
+    const transitionWorker = this.lambdas.background<SQSEvent>("transitionWorker");
+    const syncWorker = this.lambdas.background<SQSEvent>("syncWorker");
     this.queues = {
       transition: new DelayQueue<TransitionMessage>({
         name: "statuspilot-soak-transition",
@@ -207,18 +190,31 @@ export class SoakHarness {
         seed: this.options.seed ^ 0xd0b1f,
       }),
     };
-    resetApp();
-    setAppOverrides({
-      clock,
-      transitionQueue: this.queues.transition,
-      syncQueue: this.queues.sync,
-      fetch: this.recordingFetch,
-      // The feeds are served on 127.0.0.1, as in the local stack.
-      allowPrivateSourceAddresses: true,
-      // Metrics in memory: EMF lines on stdout would bury the report.
-      metrics: new MetricsRecorder(),
-    });
-    this.app = await getApp();
+    this.app = composeLocalApp(
+      {
+        tableName: TABLE,
+        dynamoEndpoint: this.dynamo.endpoint,
+        region: LOCAL_REGION,
+        serviceBaseUrl: this.emulator.apiBase,
+        signingSecret,
+        tokenKey: randomBytes(32).toString("base64"),
+        adminApiKey: this.adminApiKey,
+        logLevel: "ERROR",
+        appId: APP_ID,
+      },
+      {
+        clock,
+        ...frozenAfterReturn(this.runtime, {
+          transitionQueue: this.queues.transition,
+          syncQueue: this.queues.sync,
+          fetch: this.recordingFetch,
+        }),
+        // The feeds are served on 127.0.0.1, as in the local stack.
+        allowPrivateSourceAddresses: true,
+        // Metrics in memory: EMF lines on stdout would bury the report.
+        metrics: new MetricsRecorder(),
+      },
+    );
   }
 
   /** Registers every user with an ICS source and a signed generic hook, then syncs them. */
@@ -265,19 +261,12 @@ export class SoakHarness {
 
   /** Starts the minute tick and the five-minute poll as EventBridge schedules would. */
   startSchedules(): void {
-    const tick = this.lambda<ScheduledEvent>("tick", backgroundFunctions.tick);
-    const poll = this.lambda<ScheduledEvent>("poll", backgroundFunctions.poll);
-    const every = (ms: number, fn: (e: ScheduledEvent) => Promise<unknown>) => {
-      const fire = (at: number) => {
-        this.scheduler.at(at, async () => {
-          fire(at + ms);
-          await fn(this.scheduledEvent());
-        });
-      };
-      fire(Math.ceil(this.clock.now() / ms) * ms);
-    };
-    every(60_000, tick);
-    every(5 * 60_000, poll);
+    const tick = this.lambdas.background<ScheduledEvent>("tick");
+    const poll = this.lambdas.background<ScheduledEvent>("poll");
+    // On the minute and on the five minutes, as EventBridge's rate rules fire.
+    const onThe = (ms: number) => Math.ceil(this.clock.now() / ms) * ms;
+    every(this.scheduler, { ms: 60_000, firstAt: onThe(60_000), rule: "soak-tick" }, tick);
+    every(this.scheduler, { ms: 5 * 60_000, firstAt: onThe(5 * 60_000), rule: "soak-poll" }, poll);
   }
 
   /** A signed push on the source's generic hook, as a calendar provider's relay would send. */
@@ -380,11 +369,6 @@ export class SoakHarness {
     this.queues?.transition.close();
     this.queues?.sync.close();
     this.scheduler?.close();
-    resetApp();
-    for (const k of ENV_KEYS) {
-      if (this.savedEnv[k] === undefined) delete process.env[k];
-      else process.env[k] = this.savedEnv[k];
-    }
     await this.emulator?.close();
     await this.relay?.close();
     await this.gateway?.close();
@@ -437,18 +421,6 @@ export class SoakHarness {
     });
   }
 
-  private lambda<E>(functionName: string, load: () => Promise<{ handler: unknown }>) {
-    let loaded: Promise<Invoke<E>> | undefined;
-    return async (event: E): Promise<unknown> => {
-      loaded ??= load().then((m) => m.handler as Invoke<E>);
-      const handler = await loaded;
-      return handler(
-        event,
-        createLambdaContext({ functionName, clock: this.clock, timeoutMs: 60_000 }),
-      );
-    };
-  }
-
   /** Runs one transition-worker invocation that the crash can kill, as a dead process would be. */
   private crashable(run: () => Promise<unknown>): Promise<unknown> {
     this.invocations += 1;
@@ -469,28 +441,15 @@ export class SoakHarness {
       .finally(() => this.killers.delete(id));
   }
 
-  /** The events route, observed: what each user_change said and how the handler answered. */
-  private observedRoutes(): HttpRoute[] {
-    return routes.map((route) => {
-      if (route.path !== "/service/events") return route;
-      return {
-        ...route,
-        load: async () => {
-          const { handler } = (await route.load()) as {
-            handler: Invoke<{ body?: string; isBase64Encoded?: boolean }>;
-          };
-          const observed = async (
-            event: { body?: string; isBase64Encoded?: boolean },
-            context: Context,
-          ): Promise<unknown> => {
-            const result = (await handler(event, context)) as { statusCode?: number };
-            this.noteEvent(event, result?.statusCode ?? 0);
-            return result;
-          };
-          return { handler: observed };
-        },
-      };
-    });
+  /** The events function's handler, observed: what each user_change said and how it answered. */
+  // biome-ignore lint/complexity/noBannedTypes: the handler is whatever middy built.
+  private observedEvents(handler: Function): Invoke<{ body?: string; isBase64Encoded?: boolean }> {
+    const events = handler as Invoke<{ body?: string; isBase64Encoded?: boolean }>;
+    return async (event, context) => {
+      const result = (await events(event, context)) as { statusCode?: number };
+      this.noteEvent(event, result?.statusCode ?? 0);
+      return result;
+    };
   }
 
   private noteEvent(event: { body?: string; isBase64Encoded?: boolean }, statusCode: number): void {
@@ -614,20 +573,6 @@ export class SoakHarness {
       this.sweepsAt.delete(at);
       await this.emulator.sweepExpired();
     });
-  }
-
-  private scheduledEvent(): ScheduledEvent {
-    return {
-      version: "0",
-      id: `soak-${this.clock.now()}`,
-      "detail-type": "Scheduled Event",
-      source: "aws.events",
-      account: "000000000000",
-      time: new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
-      region: "us-east-1",
-      resources: [],
-      detail: {},
-    };
   }
 
   /** Work in flight that no scheduled task awaits: the soak moves the clock only when it is 0. */

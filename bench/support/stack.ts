@@ -11,21 +11,23 @@
  * It is lib/local's stack assembled from the same parts (dynalite, the emulator with its rate
  * limits, the handlers behind the local API Gateway, the minute tick, the 5-minute poll, the
  * delay queues, the composition root) on a ManualClock, plus a loopback ICS server and meters.
- * Unlike `startStack`, tasks due at the same simulated instant run concurrently (like Lambda
- * consuming a queue), so a 1,000-user herd takes seconds. Every call between the parts is real
- * HTTP on 127.0.0.1. One stack per process at a time: the composition root reads process.env.
+ * The handlers run through devstack's Lambda runtime (each function's timeout, no work after
+ * it returns), each made by its factory over the stack's App. Unlike `startStack`, tasks due at
+ * the same simulated instant run concurrently (like Lambda consuming a queue), so a 1,000-user
+ * herd takes seconds. Every call between the parts is real HTTP on 127.0.0.1.
  */
-import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import type { Context, ScheduledEvent, SQSEvent } from "aws-lambda";
-import { LOCAL_CREDENTIALS, startLocalDynamo } from "../../devstack/dynamo";
-import { createLambdaContext, LOCAL_ACCOUNT_ID, LOCAL_REGION } from "../../devstack/lambda-context";
+import { createHmac, randomBytes } from "node:crypto";
+import type { ScheduledEvent, SQSEvent } from "aws-lambda";
+import { type App, composeLocalApp, frozenAfterReturn } from "../../devstack/app";
+import { startLocalDynamo } from "../../devstack/dynamo";
+import { LOCAL_REGION } from "../../devstack/lambda-context";
+import { localLambdas } from "../../devstack/lambdas";
 import { DelayQueue } from "../../devstack/queue";
+import { LambdaRuntime } from "../../devstack/runtime";
+import { every } from "../../devstack/schedules";
 import { type CallRecord, type RunningEmulator, startEmulator } from "../../emulator/server";
-import { backgroundFunctions, routes } from "../../functions/routes";
 import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
 import { MetricsRecorder } from "../../lib/app/metrics-recorder";
-import { getApp, resetApp, setAppOverrides } from "../../lib/app/process-app";
-import type { App } from "../../lib/app/root";
 import { ManualClock } from "../../lib/core/clock";
 import { pollPhasesEndedBy } from "../../lib/core/poll";
 import type { Log } from "../../lib/core/ports";
@@ -46,7 +48,6 @@ import {
   type Invocation,
   invocationCount,
   invocations,
-  type Loader,
   resetInvocations,
   timed,
 } from "./lambda-meter";
@@ -160,20 +161,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** One turn of the event loop: pending I/O callbacks run before it resolves. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-const scheduledEvent = (now: number, rule: string): ScheduledEvent => ({
-  version: "0",
-  id: randomUUID(),
-  "detail-type": "Scheduled Event",
-  source: "aws.events",
-  account: LOCAL_ACCOUNT_ID,
-  time: new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"),
-  region: LOCAL_REGION,
-  resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${rule}`],
-  detail: {},
-});
-
-type Handler<E> = (event: E, context: Context) => Promise<unknown>;
-
 export async function startBenchStack(options: BenchStackOptions): Promise<BenchStack> {
   installDynamoMeter();
   priceIndexWrites(options.priceIndexWrites ?? false);
@@ -214,11 +201,26 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     );
     closers.push(() => scheduler.close());
 
+    // The App is composed once the emulator and the queues exist; the functions' factories
+    // get it through this source, on their first invocation.
+    let app: App | undefined;
+    const source = (): App => {
+      if (app === undefined) throw new Error("the bench stack's app is not composed yet");
+      return app;
+    };
+    const runtime = new LambdaRuntime({ clock, log });
+    const lambdas = localLambdas({
+      source,
+      runtime,
+      // Each invocation metered: function, simulated start, real handler time.
+      wrap: async (fn, handler) => (await timed(fn, async () => ({ handler }), clock)()).handler,
+    });
     const gateway = await startGateway({
-      routes: routes.map((r) => ({ ...r, load: timed(r.function, r.load, clock) })),
+      routes: lambdas.routes,
       clock,
       port: 0,
       log,
+      invoke: lambdas.invokeRoute,
     });
     closers.push(() => gateway.close());
     const emulator: RunningEmulator = await startEmulator({
@@ -241,40 +243,17 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     });
     closers.push(() => emulator.close());
 
-    Object.assign(process.env, {
-      TABLE_NAME,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      SERVICE_BASE_URL: emulator.apiBase,
-      SIGNING_SECRET: BENCH_SIGNING_SECRET,
-      TOKEN_KEY: randomBytes(32).toString("base64"),
-      ADMIN_API_KEY: randomBytes(16).toString("hex"),
-      LOG_LEVEL: options.handlerLogLevel ?? "ERROR",
-      APP_ID: BENCH_APP,
-    });
-
-    const lambda = <E>(fn: keyof typeof backgroundFunctions) => {
-      let loaded: Promise<Handler<E>> | undefined;
-      const load = timed(fn, backgroundFunctions[fn] as Loader, clock);
-      return async (event: E): Promise<unknown> => {
-        loaded ??= load().then((m) => m.handler as Handler<E>);
-        const handler = await loaded;
-        return handler(event, createLambdaContext({ functionName: fn, clock, timeoutMs: 60_000 }));
-      };
-    };
     const queues = {
       transition: new DelayQueue<TransitionMessage>({
         name: "statuspilot-bench-transition",
         scheduler,
-        consume: lambda<SQSEvent>("transitionWorker"),
+        consume: lambdas.background<SQSEvent>("transitionWorker"),
         log,
       }),
       sync: new DelayQueue<SyncMessage>({
         name: "statuspilot-bench-sync",
         scheduler,
-        consume: lambda<SQSEvent>("syncWorker"),
+        consume: lambdas.background<SQSEvent>("syncWorker"),
         log,
       }),
     };
@@ -283,19 +262,33 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       queues.sync.close();
     });
 
-    resetApp();
-    setAppOverrides({
-      clock,
-      transitionQueue: queues.transition,
-      syncQueue: queues.sync,
-      // The feeds are served on 127.0.0.1, as in the local stack.
-      allowPrivateSourceAddresses: true,
-      // Logging as deployed (the cost bench) includes the metrics' EMF lines; else kept in memory.
-      ...(options.handlerLogLevel === undefined ? { metrics: new MetricsRecorder() } : {}),
-    });
-    closers.push(() => resetApp());
-    const app = await getApp();
-    const pilot = app.pilot;
+    const composed = composeLocalApp(
+      {
+        tableName: TABLE_NAME,
+        dynamoEndpoint: dynamo.endpoint,
+        region: LOCAL_REGION,
+        serviceBaseUrl: emulator.apiBase,
+        signingSecret: BENCH_SIGNING_SECRET,
+        tokenKey: randomBytes(32).toString("base64"),
+        adminApiKey: randomBytes(16).toString("hex"),
+        logLevel: options.handlerLogLevel ?? "ERROR",
+        appId: BENCH_APP,
+      },
+      {
+        clock,
+        ...frozenAfterReturn(runtime, {
+          transitionQueue: queues.transition,
+          syncQueue: queues.sync,
+          fetch: globalThis.fetch,
+        }),
+        // The feeds are served on 127.0.0.1, as in the local stack.
+        allowPrivateSourceAddresses: true,
+        // Logging as deployed (the cost bench) includes the metrics' EMF lines; else kept in memory.
+        ...(options.handlerLogLevel === undefined ? { metrics: new MetricsRecorder() } : {}),
+      },
+    );
+    app = composed;
+    const pilot = composed.pilot;
     if (!pilot) throw new Error("the composition root offers no user administration");
 
     // The service clears a status at its expiration; sweep at those instants of simulated time.
@@ -344,7 +337,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     await eachLimited(options.users, options.setupConcurrency ?? 16, async (u) => {
       const key = { team: BENCH_TEAM, user: u.user };
       // Hooks sign with the channel's token, derived from its id.
-      const secret = channelToken(await app.signingSecret(), `${BENCH_TEAM}.${u.user}.cal1`);
+      const secret = channelToken(await composed.signingSecret(), `${BENCH_TEAM}.${u.user}.cal1`);
       secrets.set(u.user, secret);
       await pilot.upsertUser({
         key,
@@ -358,17 +351,22 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         await pilot.putChannel(`${BENCH_TEAM}.${u.user}.cal1`, { key, sourceId: "cal1", secret });
       }
       // The first sync: the sync worker's own code path, called directly to save setup time.
-      await app.syncSource({ team: BENCH_TEAM, user: u.user, sourceId: "cal1", reason: "manual" });
+      await composed.syncSource({
+        team: BENCH_TEAM,
+        user: u.user,
+        sourceId: "cal1",
+        reason: "manual",
+      });
     });
 
     // The minute tick and the 5-minute poll, as EventBridge schedules them.
-    const runTick = lambda<ScheduledEvent>("tick");
+    const runTick = lambdas.background<ScheduledEvent>("tick");
     let skippedTicks = 0;
     const tick = async (event: ScheduledEvent) => {
       if (options.tickFilter && !options.tickFilter(clock.now())) skippedTicks++;
       else await runTick(event);
     };
-    const runPoll = lambda<ScheduledEvent>("poll");
+    const runPoll = lambdas.background<ScheduledEvent>("poll");
     let skippedPolls = 0;
     // Each user is polled at a fixed phase; a run whose phases hold none of ours finds nothing.
     const phases = options.users.map((u) => pollPhase({ team: BENCH_TEAM, user: u.user }));
@@ -380,17 +378,16 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       if (options.skipIdlePolls && pollCannotFindAnything()) skippedPolls++;
       else await runPoll(event);
     };
-    const every = (ms: number, rule: string, fn: (e: ScheduledEvent) => Promise<unknown>) => {
-      const fire = (at: number) => {
-        scheduler.at(at, async () => {
-          fire(at + ms);
-          await fn(scheduledEvent(clock.now(), rule));
-        });
-      };
-      fire(clock.now() + ms);
-    };
-    every(60_000, "statuspilot-bench-tick", tick);
-    every(5 * 60_000, "statuspilot-bench-poll", poll);
+    every(
+      scheduler,
+      { ms: 60_000, firstAt: clock.now() + 60_000, rule: "statuspilot-bench-tick" },
+      tick,
+    );
+    every(
+      scheduler,
+      { ms: 5 * 60_000, firstAt: clock.now() + 5 * 60_000, rule: "statuspilot-bench-poll" },
+      poll,
+    );
     await scheduler.advanceTo(clock.now());
 
     let callsFrom = 0;
@@ -426,7 +423,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       url: gateway.url,
       emulator,
       ics,
-      app,
+      app: composed,
       setFeed: (user, text) => ics.setFeed(feedPath(user), text),
       push: async (user) => {
         const secret = secrets.get(user);

@@ -1,5 +1,7 @@
+import { fromEnvironment } from "../../lib/app/compose";
+import { kmsModule, oauthModule, parametersModule, serviceModule } from "../../lib/app/modules";
 import { adminUsers } from "../shared/admin-users";
-import { httpHandler } from "../shared/http";
+import { type AppSource, httpHandler } from "../shared/http";
 
 export { CHANNEL_METHODS, USER_METHODS } from "../shared/admin-users";
 
@@ -8,4 +10,13 @@ export { CHANNEL_METHODS, USER_METHODS } from "../shared/admin-users";
  * deployed stack (IAM, or x-api-key locally). A PUT user queues a first sync of every source;
  * a GET never shows the token or source secrets.
  */
-export const handler = httpHandler(adminUsers);
+export const createHandler = (source: AppSource) => httpHandler(source, adminUsers);
+
+export const handler = createHandler(
+  fromEnvironment({
+    kms: kmsModule,
+    parameters: parametersModule,
+    service: serviceModule,
+    oauth: oauthModule,
+  }),
+);

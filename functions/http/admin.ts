@@ -1,7 +1,13 @@
+import { fromEnvironment } from "../../lib/app/compose";
+import { kmsModule, oauthModule, serviceModule } from "../../lib/app/modules";
 import { adminOoo } from "../shared/admin-ooo";
-import { httpHandler } from "../shared/http";
+import { type AppSource, httpHandler } from "../shared/http";
 
 export { COLLECTION_METHODS, ENTRY_METHODS } from "../shared/admin-ooo";
 
 /** GET/POST /admin/users/{team}/{user}/ooo and DELETE …/ooo/{id} (IAM, or x-api-key locally). */
-export const handler = httpHandler(adminOoo);
+export const createHandler = (source: AppSource) => httpHandler(source, adminOoo);
+
+export const handler = createHandler(
+  fromEnvironment({ kms: kmsModule, service: serviceModule, oauth: oauthModule }),
+);

@@ -1,5 +1,7 @@
+import { fromEnvironment } from "../../lib/app/compose";
+import { kmsModule, parametersModule } from "../../lib/app/modules";
 import { handleGenericHook, handleGooglePush, handleGraphNotification } from "../../lib/webhooks";
-import { type HttpRoute, httpHandler, replying, routed } from "../shared/http";
+import { type AppSource, type HttpRoute, httpHandler, replying, routed } from "../shared/http";
 
 /** The hooks, by route: the table the router dispatches on (a test holds it to routes.ts). */
 export const HOOK_ROUTES: readonly HttpRoute[] = [
@@ -9,10 +11,15 @@ export const HOOK_ROUTES: readonly HttpRoute[] = [
 ];
 
 /**
- * POST /hooks/google, /hooks/graph, /hooks/generic/{sourceId}: each push enqueues a re-sync.
- * Routed on the route key (method included), never the decoded path: the path of
- * `/hooks/generic/x%2Fhooks%2Fgraph` ends like the Graph hook's, but it is a generic push.
+ * The calendar pushes: each enqueues a re-sync. Routed on the route key, never the decoded path
+ * (`/hooks/generic/x%2Fhooks%2Fgraph` ends like the Graph hook's, but it is a generic push).
  */
-export const handler = httpHandler(
-  routed(HOOK_ROUTES, { notFound: "no calendar hook on this route", byRouteKey: true }),
+export const createHandler = (source: AppSource) =>
+  httpHandler(
+    source,
+    routed(HOOK_ROUTES, { notFound: "no calendar hook on this route", byRouteKey: true }),
+  );
+
+export const handler = createHandler(
+  fromEnvironment({ kms: kmsModule, parameters: parametersModule }),
 );

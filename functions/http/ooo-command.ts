@@ -1,5 +1,9 @@
+import { fromEnvironment } from "../../lib/app/compose";
+import { parametersModule } from "../../lib/app/modules";
 import { handleOooCommand } from "../../lib/webhooks";
-import { httpHandler, replying } from "../shared/http";
+import { type AppSource, httpHandler, replying } from "../shared/http";
 
 /** POST /service/commands/ooo: the `/ooo` slash command, a signed form POST. */
-export const handler = httpHandler(replying(handleOooCommand));
+export const createHandler = (source: AppSource) => httpHandler(source, replying(handleOooCommand));
+
+export const handler = createHandler(fromEnvironment({ parameters: parametersModule }));

@@ -1,5 +1,10 @@
+import { fromEnvironment } from "../../lib/app/compose";
+import { parametersModule } from "../../lib/app/modules";
 import { handleStatuspilotCommand } from "../../lib/webhooks";
-import { httpHandler, replying } from "../shared/http";
+import { type AppSource, httpHandler, replying } from "../shared/http";
 
 /** POST /service/commands/statuspilot: the `/statuspilot` slash command, a signed form POST. */
-export const handler = httpHandler(replying(handleStatuspilotCommand));
+export const createHandler = (source: AppSource) =>
+  httpHandler(source, replying(handleStatuspilotCommand));
+
+export const handler = createHandler(fromEnvironment({ parameters: parametersModule }));

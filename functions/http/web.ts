@@ -1,4 +1,6 @@
-import { httpHandler } from "../shared/http";
+import { fromEnvironment } from "../../lib/app/compose";
+import { kmsModule, parametersModule, serviceModule } from "../../lib/app/modules";
+import { type AppSource, httpHandler } from "../shared/http";
 import { web } from "../shared/web";
 
 /**
@@ -6,4 +8,8 @@ import { web } from "../shared/web";
  * is created or updated, signed in by a session cookie), GET /settings and the settings page's
  * forms (POST /settings/…, each checking the session and its CSRF token). Server-rendered HTML.
  */
-export const handler = httpHandler(web);
+export const createHandler = (source: AppSource) => httpHandler(source, web);
+
+export const handler = createHandler(
+  fromEnvironment({ kms: kmsModule, parameters: parametersModule, service: serviceModule }),
+);

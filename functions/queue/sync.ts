@@ -1,17 +1,18 @@
+import { fromEnvironment } from "../../lib/app/compose";
+import { calendarModule, kmsModule, oauthModule, serviceModule } from "../../lib/app/modules";
+import type { AppSource } from "../shared/app-context";
 import { queueHandler, syncMessageSchema } from "../shared/queue";
+import { syncOne } from "../shared/workers";
 
-/**
- * SQS sync queue: re-fetch, expand and apply one calendar source per message. The message id
- * claims the source's sync gate, so a redelivery after a crash takes it back at once.
- */
-export const handler = queueHandler(
-  syncMessageSchema,
-  async ({ message, messageId, sentAt }, app) => {
-    app.log.appendKeys({ user: message.user, sourceId: message.sourceId });
-    const outcome = await app.syncSource(message, sentAt, messageId);
-    app.log.info("sync done", {
-      outcome: outcome.kind,
-      ...("reason" in outcome ? { why: outcome.reason } : {}),
-    });
-  },
+/** SQS sync queue: re-fetch, expand and apply one calendar source per message. */
+export const createHandler = (source: AppSource) =>
+  queueHandler(source, syncMessageSchema, syncOne);
+
+export const handler = createHandler(
+  fromEnvironment({
+    calendar: calendarModule,
+    kms: kmsModule,
+    service: serviceModule,
+    oauth: oauthModule,
+  }),
 );

@@ -1,22 +1,13 @@
-import { eventOnceOf } from "../shared/idempotency";
+import { fromEnvironment } from "../../lib/app/compose";
+import { kmsModule, oauthModule, serviceModule } from "../../lib/app/modules";
+import type { AppSource } from "../shared/app-context";
 import { queueHandler, transitionMessageSchema } from "../shared/queue";
+import { transitionOne } from "../shared/transition-worker";
 
-/**
- * SQS transition queue: reconcile the user at (about) the second the message was delayed to.
- * A message carrying a `user_change` records it first, once per event_id (recording reconciles,
- * unless stale); a redelivery after that only reconciles.
- */
-export const handler = queueHandler(transitionMessageSchema, async ({ message }, app) => {
-  app.log.appendKeys({ user: message.user });
-  const { change } = message;
-  const once = eventOnceOf(app, "deferred-user-change");
-  if (
-    change &&
-    (await once.run(change.eventId, () => app.useCases.recordUserChange(change)))?.value
-  ) {
-    app.log.info("deferred user_change recorded", { lateMs: app.clock.now() - message.at });
-    return;
-  }
-  const outcome = await app.useCases.reconcileUser({ team: message.team, user: message.user });
-  app.log.info("reconciled", { outcome: outcome.kind, lateMs: app.clock.now() - message.at });
-});
+/** SQS transition queue: reconcile each user at (about) the second its message was due. */
+export const createHandler = (source: AppSource) =>
+  queueHandler(source, transitionMessageSchema, transitionOne);
+
+export const handler = createHandler(
+  fromEnvironment({ kms: kmsModule, service: serviceModule, oauth: oauthModule }),
+);

@@ -1,8 +1,9 @@
+import { fromEnvironment } from "../../lib/app/compose";
+import type { AppSource } from "../shared/app-context";
 import { scheduleHandler } from "../shared/schedule";
+import { tickOnce } from "../shared/workers";
 
 /** Every minute: enqueue each transition due in the next 70 s with its exact-second delay. */
-export const handler = scheduleHandler(async (app) => {
-  const enqueued = await app.useCases.tick();
-  app.log.info("tick", { enqueued });
-  return { enqueued };
-});
+export const createHandler = (source: AppSource) => scheduleHandler(source, tickOnce);
+
+export const handler = createHandler(fromEnvironment({}));

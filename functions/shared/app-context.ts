@@ -4,8 +4,9 @@ import type { Metrics as PowertoolsMetrics } from "@aws-lambda-powertools/metric
 import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
-import { getApp } from "../../lib/app/process-app";
-import type { App } from "../../lib/app/root";
+import type { App, AppSource } from "../../lib/app/root";
+
+export type { AppSource };
 
 /** The Lambda context once `withApp` ran: the app rides on it, as middy's own `setToContext`. */
 interface AppContext extends Context {
@@ -60,16 +61,17 @@ function flusherOf(app: App | undefined): MiddlewareObj | undefined {
 }
 
 /**
- * Builds the app once per process (getApp caches it) and puts it on the context, then runs
- * Powertools' `injectLambdaContext` on the app's logger: every line of the invocation carries the
- * request id, function and cold start, and the keys a handler appended are dropped afterwards.
- * The logger is the app's (the local stack injects its own), so the middleware is made here.
- * Likewise Powertools' `logMetrics` on the app's metrics: every chain flushes them per invocation.
+ * Gets the app from the function's source (composed once per container) and puts it on the
+ * context, then runs Powertools' `injectLambdaContext` on the app's logger: every line of the
+ * invocation carries the request id, function and cold start, and the keys a handler appended
+ * are dropped afterwards. The logger is the app's (the local stack injects its own), so the
+ * middleware is made here. Likewise Powertools' `logMetrics` on the app's metrics: every chain
+ * flushes them per invocation.
  */
-export function withApp<E, R>(): MiddlewareObj<E, R, Error, Context> {
+export function withApp<E, R>(source: AppSource): MiddlewareObj<E, R, Error, Context> {
   return {
     before: async (request) => {
-      const app = await getApp();
+      const app = source();
       (request.context as AppContext).app = app;
       invocations.set(app, request.context);
       app.log.resetKeys();

@@ -12,7 +12,7 @@ import {
   WebhookError,
   type WebhookReply,
 } from "../../lib/webhooks";
-import { appIn, appOf, withApp } from "./app-context";
+import { type AppSource, appIn, appOf, withApp } from "./app-context";
 import { errorToResult, type HttpResult, json } from "./http-errors";
 import {
   type HttpEvent,
@@ -22,6 +22,7 @@ import {
   toRequest,
 } from "./http-event";
 
+export type { AppSource } from "./app-context";
 export { errorToResult, type HttpResult, isStoreValidationFailure, json } from "./http-errors";
 export { type HttpRequest, httpEventSchema, toRequest } from "./http-event";
 
@@ -68,16 +69,16 @@ const refusals = (): MiddlewareObj<HttpEventIn, HttpResult> => ({
 /**
  * The middy chain every HTTP function shares. The parser middleware checks the event (400 when
  * it is not an HTTP API event, before the app is built), the header normaliser lower-cases
- * header names, `withApp` builds the app and injects the Lambda context into its logger, and
- * `refusals` maps errors to status codes. http-error-handler is the net behind it all: it answers
- * (500) anything thrown where `refusals` could not answer.
+ * header names, `withApp` gets the app from `source` and injects the Lambda context into its
+ * logger, and `refusals` maps errors to status codes. http-error-handler is the net behind it
+ * all: it answers (500) anything thrown where `refusals` could not answer.
  */
-export function httpHandler(fn: HttpFn) {
+export function httpHandler(source: AppSource, fn: HttpFn) {
   return middy<HttpEventIn, HttpResult, Error, Context>()
     .use(httpErrorHandler({ logger: false, fallbackMessage: '{"error":"internal_error"}' }))
     .use(parser({ schema: httpEventSchema }) as unknown as MiddlewareObj<HttpEventIn, HttpResult>)
     .use(httpHeaderNormalizer())
-    .use(withApp())
+    .use(withApp(source))
     .use(refusals())
     .handler(async (event, context) => {
       const app = appIn(context);

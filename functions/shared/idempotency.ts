@@ -5,6 +5,7 @@ import {
   makeIdempotent,
 } from "@aws-lambda-powertools/idempotency";
 import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
 import type { App } from "../../lib/app/root";
 import { TTL_ATTRIBUTE } from "../../lib/store/table";
@@ -30,6 +31,7 @@ export function powertoolsEventOnce(
   config: Pick<App["config"], "TABLE_NAME" | "AWS_REGION" | "DYNAMODB_ENDPOINT">,
   gate: string,
   invocation: () => Context | undefined = () => undefined,
+  client?: DynamoDBClient,
 ): EventOnce {
   const persistenceStore = new DynamoDBPersistenceLayer({
     tableName: config.TABLE_NAME,
@@ -37,12 +39,17 @@ export function powertoolsEventOnce(
     sortKeyAttr: "SK",
     staticPkValue: `IDEMPOTENCY#${gate}`,
     expiryAttr: TTL_ATTRIBUTE,
-    clientConfig: {
-      region: config.AWS_REGION,
-      ...(config.DYNAMODB_ENDPOINT
-        ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: LOCAL_CREDENTIALS }
-        : {}),
-    },
+    // The app's own client when there is one: configured, and guarded locally, like its store.
+    ...(client
+      ? { awsSdkV3Client: client }
+      : {
+          clientConfig: {
+            region: config.AWS_REGION,
+            ...(config.DYNAMODB_ENDPOINT
+              ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: LOCAL_CREDENTIALS }
+              : {}),
+          },
+        }),
   });
   const idempotencyConfig = new IdempotencyConfig({
     eventKeyJmesPath: "eventId",
@@ -91,7 +98,7 @@ export function eventOnceOf(app: App, gate: string): EventOnce {
   }
   let once = byName.get(gate);
   if (once === undefined) {
-    once = powertoolsEventOnce(app.config, gate, () => invocationOf(app));
+    once = powertoolsEventOnce(app.config, gate, () => invocationOf(app), app.dynamoClient);
     byName.set(gate, once);
   }
   return once;

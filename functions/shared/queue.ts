@@ -5,7 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import * as z from "zod";
 import { countDeadLetter } from "../../lib/app/metrics";
 import type { App } from "../../lib/app/root";
-import { appIn, withApp } from "./app-context";
+import { type AppSource, appIn, withApp } from "./app-context";
 
 /**
  * The SQS event, for the parser middleware: what the handlers read of each record. Not
@@ -77,6 +77,7 @@ function readRecord<S extends z.ZodType>(record: SQSRecord, schema: S, app: App)
  * maxReceiveCount, land in the dead-letter queue, where an unreadable one can be inspected.
  */
 export function queueHandler<S extends z.ZodType>(
+  source: AppSource,
   schema: S,
   fn: (record: QueueRecord<z.infer<S>>, app: App) => Promise<void>,
 ) {
@@ -104,7 +105,7 @@ export function queueHandler<S extends z.ZodType>(
     }
   };
   return middy<SQSEvent, SQSBatchResponse, Error, Context>()
-    .use(withApp())
+    .use(withApp(source))
     .use(
       parser({ schema: sqsEventSchema, safeParse: true }) as unknown as MiddlewareObj<
         SQSEvent,

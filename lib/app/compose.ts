@@ -8,7 +8,7 @@ import { DynamoOneTimeMarks } from "../store/dynamo-one-time-marks";
 import { DynamoRateBudget } from "../store/dynamo-rate-budget";
 import { DynamoStore } from "../store/dynamo-store";
 import { DynamoSyncGate } from "../store/dynamo-sync-gate";
-import { type Config, ConfigError } from "./config";
+import { type Config, ConfigError, configFromEnvironment } from "./config";
 import type { SyncMessage, TransitionMessage } from "./contracts";
 import { createDeferredReconcileUseCases } from "./deferred-reconcile";
 import { createFrontDoorParts } from "./front-door-parts";
@@ -16,8 +16,9 @@ import { LocalTokenVault } from "./local-token-vault";
 import { createLog } from "./logger";
 import { withCountedPorts } from "./metrics-ports";
 import { createPowertoolsMetrics } from "./metrics-powertools";
+import { type AppModules, loaderOf } from "./modules";
 import { tokenRefresherFor } from "./oauth-token-refresher";
-import { type App, type AppOverrides, lazy } from "./root";
+import type { App, AppOverrides, AppSource } from "./root";
 import { ServiceStatusGateway } from "./service-gateway";
 import { SqsQueue } from "./sqs-queue";
 import type { ExpandFn, Expansion, SyncDeps } from "./sync";
@@ -26,11 +27,25 @@ import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "./sync-co
 import { systemClock } from "./system-clock";
 import { createUseCases, type UseCaseDeps } from "./use-cases";
 /**
+ * A deployed function's App: the environment read once and composed on the first invocation,
+ * then kept for the container's life. A failure is not kept: the next invocation tries again
+ * (and fails with the same message while the configuration is wrong).
+ */
+export function fromEnvironment(modules: AppModules): AppSource {
+  let app: App | undefined;
+  return () => {
+    app ??= compose(configFromEnvironment(), { modules });
+    return app;
+  };
+}
+
+/**
  * The composition root: real adapters from the configuration, overrides first. Pure and
  * synchronous: it constructs clients and adapters but performs no I/O and reads no environment
- * (clients connect, and lazy modules load, on first use).
+ * (clients connect, and modules load, on first use).
  */
 export function compose(config: Config, parts: AppOverrides = {}): App {
+  const modules = parts.modules ?? {};
   const clock = parts.clock ?? systemClock;
   const log = parts.log ?? createLog({ level: config.LOG_LEVEL });
   const metrics = parts.metrics ?? createPowertoolsMetrics(log);
@@ -46,6 +61,16 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     ...local,
     requestHandler: { connectionTimeout: 2_000, requestTimeout: 5_000 },
   });
+  const beforeDynamoCall = parts.beforeDynamoCall;
+  if (beforeDynamoCall) {
+    dynamo.middlewareStack.add(
+      (next, context) => async (args) => {
+        beforeDynamoCall(context.commandName ?? "DynamoDB");
+        return next(args);
+      },
+      { step: "initialize", name: "beforeDynamoCall" },
+    );
+  }
   const store = new DynamoStore(dynamo, config.TABLE_NAME);
 
   const transitionQueue =
@@ -57,18 +82,16 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     parts.tokens ??
     (config.TOKEN_KEY
       ? new LocalTokenVault(config.TOKEN_KEY)
-      : lazyKmsVault(region, config.TOKEN_KMS_KEY_ID ?? ""));
+      : lazyKmsVault(loaderOf(modules, "kms"), region, config.TOKEN_KMS_KEY_ID ?? ""));
   const fetchFn = parts.fetch ?? fetch;
   let service: Promise<ServiceStatusGateway> | undefined;
   const serviceGateway = (): Promise<ServiceStatusGateway> => {
-    service ??= lazy
-      .service()
-      .then(
-        ({ ServiceClient }) =>
-          new ServiceStatusGateway(
-            new ServiceClient({ baseUrl: config.SERVICE_BASE_URL, clock, fetch: fetchFn, log }),
-          ),
-      );
+    service ??= loaderOf(modules, "service")().then(
+      ({ ServiceClient }) =>
+        new ServiceStatusGateway(
+          new ServiceClient({ baseUrl: config.SERVICE_BASE_URL, clock, fetch: fetchFn, log }),
+        ),
+    );
     return service;
   };
   const gateway: StatusGateway = {
@@ -89,15 +112,20 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     // Spec 8.1's per-token limits across every worker, not just this Lambda's own calls.
     rateBudget: new DynamoRateBudget(dynamo, config.TABLE_NAME),
     // Token rotation (issue 13): renews expiring user tokens with the app's OAuth client.
-    tokenRefresher: tokenRefresherFor(config, { clock, fetch: fetchFn, log, tokens }, lazy.oauth),
+    tokenRefresher: tokenRefresherFor(
+      config,
+      { clock, fetch: fetchFn, log, tokens },
+      loaderOf(modules, "oauth"),
+    ),
   });
-  const pilot = createUseCases(pilotDeps);
+  const pilot = createUseCases(pilotDeps, parts.decorateReconcile);
   const deferredCommands = createDeferredReconcileUseCases(pilotDeps);
 
   // Powertools Parameters caches the value (lib/app/signing-secret.ts), failures excepted.
+  const parameters = loaderOf(modules, "parameters");
   const signingSecret = async (): Promise<string> =>
     config.SIGNING_SECRET ??
-    (await lazy.signingSecret()).readSigningSecret(region, config.SIGNING_SECRET_PARAM ?? "");
+    (await parameters()).readSigningSecret(region, config.SIGNING_SECRET_PARAM ?? "");
 
   const feedGuard = {
     policy: { allowPrivate: allowPrivateSourceAddresses },
@@ -110,7 +138,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     loadSource: (key, sourceId) => pilot.loadSource(key, sourceId),
     recordSourceSync: (key, sourceId, record) => pilot.recordSourceSync(key, sourceId, record),
     applyTimeline: (key, blocks, meta) => pilot.applyTimeline(key, blocks, meta),
-    expand: lazyExpand,
+    expand: lazyExpand(loaderOf(modules, "calendar")),
     buildTimeline,
     addressGuard: feedGuard,
     metrics,
@@ -144,6 +172,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
         ...(requestedAt !== undefined ? { requestedAt } : {}),
       }),
     signingSecret,
+    dynamoClient: dynamo,
     // --- Front door (install, settings page): lib/app/front-door-parts.ts ---
     frontDoor: createFrontDoorParts({
       config,
@@ -153,7 +182,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       feedGuard,
       marks: new DynamoOneTimeMarks(dynamo, config.TABLE_NAME),
       readParameter: async (name, variable) =>
-        (await lazy.signingSecret()).readSecureParameter(region, name, variable),
+        (await parameters()).readSecureParameter(region, name, variable),
     }),
     // --- end front door ---
   };
@@ -178,10 +207,14 @@ function sqsQueue<M>(url: string | undefined, variable: string, region: string):
 }
 
 /** Seals and opens with KMS, loading the KMS client on first use. */
-function lazyKmsVault(region: string, keyId: string): TokenVault {
+function lazyKmsVault(
+  loadKms: NonNullable<AppModules["kms"]>,
+  region: string,
+  keyId: string,
+): TokenVault {
   let vault: Promise<TokenVault> | undefined;
   const load = () => {
-    vault ??= lazy.kms().then(({ createKmsTokenVault }) => createKmsTokenVault(region, keyId));
+    vault ??= loadKms().then(({ createKmsTokenVault }) => createKmsTokenVault(region, keyId));
     return vault;
   };
   return {
@@ -191,8 +224,12 @@ function lazyKmsVault(region: string, keyId: string): TokenVault {
 }
 
 /** lib/calendar's expand, loaded on the first sync (ical.js is most of the sync's bundle). */
-let expandFn: ExpandFn | undefined;
-async function lazyExpand(...args: Parameters<ExpandFn>): Promise<Expansion> {
-  expandFn ??= (await lazy.calendar()).expand;
-  return expandFn(...args);
+function lazyExpand(
+  loadCalendar: NonNullable<AppModules["calendar"]>,
+): (...args: Parameters<ExpandFn>) => Promise<Expansion> {
+  let expandFn: ExpandFn | undefined;
+  return async (...args) => {
+    expandFn ??= (await loadCalendar()).expand;
+    return expandFn(...args);
+  };
 }

@@ -97,6 +97,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** The deployed function's configuration: its environment, read once per call. */
+export const configFromEnvironment = (): Config => loadConfig(process.env);
+
 /** Parses the environment. Values are never echoed in errors: some of them are secrets. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   // Empty strings count as unset, as `FOO= cmd` does in a shell.

@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { ResolveHost } from "../calendar/feed-fetch";
 import type { Clock } from "../core/clock";
 import type { Queue, TokenVault } from "../core/ports";
@@ -6,6 +7,7 @@ import type { UserKey } from "../core/types";
 import type { Config } from "./config";
 import type {
   ChannelBindingInput,
+  ReconcileOutcome,
   StatusUseCases,
   StatusView,
   SyncMessage,
@@ -17,21 +19,9 @@ import type { DeferredCommandUseCases } from "./deferred-reconcile";
 import type { FrontDoorParts } from "./front-door-parts";
 import type { AppLog } from "./logger";
 import type { AppMetrics } from "./metrics-powertools";
+import type { AppModules } from "./modules";
 import type { SyncOutcome } from "./sync";
 import type { UseCases } from "./use-cases";
-
-/**
- * Modules only some functions need, loaded on first use. infra/build.ts replaces each one with
- * a stub in the bundles of functions that never call it (its LAZY_MODULES table names them by
- * these exact specifiers), so the tick's bundle carries no ical.js, KMS, SSM or service client.
- */
-export const lazy = {
-  calendar: () => import("../calendar/expand"),
-  kms: () => import("./kms-token-vault"),
-  signingSecret: () => import("./signing-secret"),
-  service: () => import("../service/client"),
-  oauth: () => import("../service/oauth-client"),
-};
 
 /** A calendar push channel (Google channel id, Graph subscription id, or generic source id). */
 export interface ChannelBinding {
@@ -93,11 +83,28 @@ export interface App {
   syncSource(msg: SyncMessage, requestedAt?: number, owner?: string): Promise<SyncOutcome>;
   /** The service's signing secret (an SSM SecureString on AWS, cached a few minutes). */
   signingSecret(): Promise<string>;
+  /**
+   * The app's DynamoDB client, for the idempotency layer to share (so it is guarded and
+   * configured alike); absent in handler tests over fakes.
+   */
+  dynamoClient?: DynamoDBClient;
   /** The front door's parts (install, settings page); lib/web/front-door.ts builds on them. */
   frontDoor?: FrontDoorParts;
 }
 
+/** Where a Lambda's handler gets its App: built once per container, on first use. */
+export type AppSource = () => App;
+
+/** One user's reconcile, as the use cases run it. */
+export type ReconcileFn = (key: UserKey) => Promise<ReconcileOutcome>;
+
 export interface AppOverrides {
+  /**
+   * The modules only some functions need (calendar engine, KMS, SSM, service and OAuth
+   * clients). Each function's factory names its own, so its bundle carries only those; a use
+   * case reaching for one it was not given fails with `ModuleNotBundledError`.
+   */
+  modules?: AppModules;
   clock?: Clock;
   transitionQueue?: Queue<TransitionMessage>;
   syncQueue?: Queue<SyncMessage>;
@@ -114,4 +121,14 @@ export interface AppOverrides {
   allowPrivateSourceAddresses?: boolean;
   /** How feed host names are resolved for the address check (tests); DNS by default. */
   resolveHost?: ResolveHost;
+  /**
+   * Wraps every reconcile the use cases run (the handlers' and their own internal ones), e.g.
+   * the local stack's live log reporting each outcome.
+   */
+  decorateReconcile?: (reconcile: ReconcileFn) => ReconcileFn;
+  /**
+   * Called before every DynamoDB request the app sends, with the operation's name; throwing
+   * refuses it (the local runtime refuses calls from a handler that already returned).
+   */
+  beforeDynamoCall?: (operation: string) => void;
 }

@@ -1,6 +1,7 @@
+import type { UserKey } from "../core/types";
 import { recordAppUninstalled, recordTokensRevoked } from "./app-removal";
 import { contextOf, type UseCaseDeps } from "./context";
-import type { StatusUseCases, UserAdministration } from "./contracts";
+import type { ReconcileOutcome, StatusUseCases, UserAdministration } from "./contracts";
 import { outOfOfficeUseCases } from "./out-of-office";
 import { reconcileUser } from "./reconcile";
 import { applyTimeline, tick } from "./timelines";
@@ -21,19 +22,26 @@ export { DEFAULT_OPTIONS } from "./context";
 /** Every use case, as handlers, the local stack, benchmarks and tests call them. */
 export type UseCases = StatusUseCases & UserAdministration;
 
+/** One user's reconcile (root.ts's ReconcileFn, restated here so use-cases imports no root). */
+type ReconcileFn = (key: UserKey) => Promise<ReconcileOutcome>;
+
 /**
  * The use cases over the store, the status gateway, the transition queue and the clock.
  * Writes to one user's status item are conditional on its version; a lost race retries from a
  * fresh read. A status write is claimed on the item before it is sent, so concurrent reconciles
  * send it once.
  */
-export function createUseCases(deps: UseCaseDeps): UseCases {
+export function createUseCases(
+  deps: UseCaseDeps,
+  decorateReconcile: (reconcile: ReconcileFn) => ReconcileFn = (reconcile) => reconcile,
+): UseCases {
   // Every reconcile a use case starts (after an event, a timeline, an out-of-office change, a
-  // re-authorisation, a recheck) goes through the object's own reconcileUser, late-bound, so a
-  // wrapper set on it sees them all.
-  const ctx = contextOf(deps, (key) => useCases.reconcileUser(key));
+  // re-authorisation, a recheck) goes through the one decorated reconcile, so a decorator given
+  // at composition (the local stack's live log) sees them all.
+  const reconcile = decorateReconcile((key) => reconcileUser(ctx, key));
+  const ctx = contextOf(deps, reconcile);
   const useCases: UseCases = {
-    reconcileUser: (key) => reconcileUser(ctx, key),
+    reconcileUser: reconcile,
     recordUserChange: (change) => recordUserChange(ctx, change),
     applyTimeline: (key, blocks, meta) => applyTimeline(ctx, key, blocks, meta),
     tick: () => tick(ctx),

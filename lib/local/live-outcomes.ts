@@ -1,19 +1,15 @@
-import type { App } from "../../devstack/app";
 import type { Scheduler } from "../../devstack/scheduler";
 import type { RunningEmulator } from "../../emulator/server";
 import type { ReconcileOutcome } from "../app/contracts";
+import type { ReconcileFn } from "../app/root";
 import type { Clock } from "../core/clock";
 import type { UserKey } from "../core/types";
 import { type LiveEvent, ourProfileSets } from "./live-log";
 
 /**
- * The live log as a decorator of the App, given to the dev stack's composition: it reports
- * what each reconcile decided. The handlers themselves are unchanged.
- *
- * The use cases call `this.reconcileUser` internally and the sync closures hold the use-case
- * object itself, so the decoration has to replace the method on that object; a wrapper
- * object would miss those calls. The composition root's rewrite should take an outcome
- * observer instead, and this file then just passes it (devstack/app.ts is the one place).
+ * The live log as a decorator of the reconcile, given to the dev stack's composition
+ * (`decorateReconcile`): it reports what each reconcile decided, the use cases' own internal
+ * reconciles included. The handlers themselves are unchanged.
  */
 export function liveLogDecorator(deps: {
   clock: Clock;
@@ -23,16 +19,14 @@ export function liveLogDecorator(deps: {
   appId: string | undefined;
   scheduler: Scheduler;
   expiryGraceMs: number;
-}): (app: App) => App {
-  return (app) => {
-    observeOutcomes(app, deps);
-    return app;
-  };
+}): (reconcile: ReconcileFn) => ReconcileFn {
+  return (reconcile) => observeOutcomes(reconcile, deps);
 }
 
-function observeOutcomes(app: App, deps: Parameters<typeof liveLogDecorator>[0]): void {
-  const useCases = app.useCases;
-  const reconcile = useCases.reconcileUser.bind(useCases);
+function observeOutcomes(
+  reconcile: ReconcileFn,
+  deps: Parameters<typeof liveLogDecorator>[0],
+): ReconcileFn {
   const lastSeq = new Map<string, number>();
   const lastLine = new Map<string, string>();
   /** Bumped on every line about a user, so an expiry check knows nothing happened since. */
@@ -60,7 +54,7 @@ function observeOutcomes(app: App, deps: Parameters<typeof liveLogDecorator>[0])
     if (last) lastSeq.set(user, last.seq);
     return Math.max(1, ours);
   };
-  useCases.reconcileUser = async (key: UserKey): Promise<ReconcileOutcome> => {
+  return async (key: UserKey): Promise<ReconcileOutcome> => {
     const outcome = await reconcile(key);
     const at = deps.clock.now();
     const user = key.user;

@@ -35,7 +35,11 @@ const notIam = fc.constantFrom<unknown>(
 describe("admin API without an API key (IAM authorization) under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack({ adminApiKey: false });
-    for (const route of adminRoutes) handlers.set(route, (await route.load()).handler);
+    for (const route of adminRoutes)
+      handlers.set(
+        route,
+        (await route.load()).createHandler(() => stack.app),
+      );
   });
   afterAll(async () => stack?.close());
 

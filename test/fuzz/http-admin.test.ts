@@ -102,7 +102,11 @@ const wrongKey = fc.oneof(
 describe("admin API under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack();
-    for (const route of adminRoutes) handlers.set(route, (await route.load()).handler);
+    for (const route of adminRoutes)
+      handlers.set(
+        route,
+        (await route.load()).createHandler(() => stack.app),
+      );
   });
   afterAll(async () => stack?.close());
 

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler } from "../../functions/http/calendar";
-import { getApp } from "../../lib/app/process-app";
+import { createHandler } from "../../functions/http/calendar";
 import {
   apiEvent,
   contentType,
@@ -18,6 +17,7 @@ import { ALICE, CHANNELS, type FuzzStack, SECRETS, startFuzzStack } from "./supp
 import { contentTypeOf, fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
 let stack: FuzzStack;
+const handler = createHandler(() => stack.app);
 
 /** The segment as a client would encode it; a lone surrogate cannot be, so it goes raw. */
 function pathSegment(value: string): string {
@@ -46,7 +46,7 @@ describe("calendar hooks under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack();
     // Bound again as admin PUT now binds new channels: each for the hook it belongs to.
-    const pilot = (await getApp()).pilot;
+    const pilot = stack.app.pilot;
     if (!pilot) throw new Error("the composition root built no StatusPilot");
     const source = { key: ALICE, sourceId: "office" };
     await pilot.putChannel(CHANNELS.google, {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler } from "../../functions/http/ooo-command";
+import { createHandler } from "../../functions/http/ooo-command";
 import {
   apiEvent,
   contentType,
@@ -17,6 +17,7 @@ import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
 const SIG = { timestamp: "x-svc-request-timestamp", signature: "x-svc-signature" };
 let stack: FuzzStack;
+const handler = createHandler(() => stack.app);
 
 const eventOf = (
   body: string | undefined,

@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Route, routes } from "../../functions/routes";
-import { getApp } from "../../lib/app/process-app";
 import {
   type AnyHandler,
   apiEvent,
@@ -86,13 +85,17 @@ const notAnEvent = fc.oneof(
 describe("every HTTP route under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack();
-    for (const route of routes) handlers.set(route, (await route.load()).handler);
+    for (const route of routes)
+      handlers.set(
+        route,
+        (await route.load()).createHandler(() => stack.app),
+      );
   });
   afterAll(async () => stack?.close());
 
   it("sees a secret the app's logger writes, so the no-secret check can fail", async () => {
     // Prepare
-    const app = await getApp();
+    const app = stack.app;
     const mark = stack.logs.lines.length;
     // Act: a key the redactor does not know, so the value goes out as it is.
     app.log.info("canary", { note: SECRETS.userToken });
@@ -103,7 +106,7 @@ describe("every HTTP route under fuzzing", () => {
 
   it("sees a changed item and a queued message, so the no-state-change check can fail", async () => {
     // Prepare
-    const app = await getApp();
+    const app = stack.app;
     const before = await stack.observe();
     // Act
     await app.pilot?.putChannel("canary-channel", { key: ALICE, sourceId: "office" });

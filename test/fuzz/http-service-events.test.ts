@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler } from "../../functions/http/events";
+import { createHandler } from "../../functions/http/events";
 import {
   apiEvent,
   contentType,
@@ -17,6 +17,7 @@ import { contentTypeOf, fuzz, type NoOp, sendAndExpectRefusal } from "./support/
 
 const SIG = { timestamp: "x-svc-request-timestamp", signature: "x-svc-signature" };
 let stack: FuzzStack;
+const handler = createHandler(() => stack.app);
 
 const eventOf = (
   body: string | undefined,

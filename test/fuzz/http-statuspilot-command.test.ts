@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler } from "../../functions/http/statuspilot-command";
+import { createHandler } from "../../functions/http/statuspilot-command";
 import {
   apiEvent,
   contentType,
@@ -19,6 +19,7 @@ import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
 const SIG = { timestamp: "x-svc-request-timestamp", signature: "x-svc-signature" };
 let stack: FuzzStack;
+const handler = createHandler(() => stack.app);
 
 const eventOf = (
   body: string | undefined,

@@ -153,10 +153,10 @@ const isPage = (res: APIGatewayProxyStructuredResultV2, status: number) => {
 describe("the front door under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack();
-    handler = (await webRoutes[0]?.load())?.handler as AnyHandler;
-    alice = await credentialsOf(ALICE);
-    bob = await credentialsOf(BOB);
-    states = await installStates(stack.clock);
+    handler = (await webRoutes[0]?.load())?.createHandler(() => stack.app) as AnyHandler;
+    alice = await credentialsOf(stack.app, ALICE);
+    bob = await credentialsOf(stack.app, BOB);
+    states = await installStates(stack.app, stack.clock);
   });
   afterAll(async () => stack?.close());
 
@@ -358,7 +358,7 @@ describe("the front door when it is not configured", () => {
 
   it("answers every web route 503 with a page naming the settings to set, logged once", async () => {
     // Prepare
-    const web = (await webRoutes[0]?.load())?.handler as AnyHandler;
+    const web = (await webRoutes[0]?.load())?.createHandler(() => bare.app) as AnyHandler;
     const mark = bare.logs.lines.length;
     // Act: every route twice.
     const answers = [];

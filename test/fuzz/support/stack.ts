@@ -3,10 +3,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
-import { releaseLocalApp } from "../../../devstack/app";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
+import { compose } from "../../../lib/app/compose";
+import { loadConfig } from "../../../lib/app/config";
 import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
-import { buildApp, provideApp } from "../../../lib/app/process-app";
+import { ALL_MODULES } from "../../../lib/app/modules";
+import type { App } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
@@ -78,6 +80,8 @@ export interface Observation {
 }
 
 export interface FuzzStack {
+  /** The App the handlers under test get: pass `() => stack.app` to their factories. */
+  app: App;
   dynamo: LocalDynamo;
   emulator: RunningEmulator;
   clock: ManualClock;
@@ -130,8 +134,8 @@ export async function startFuzzStack(
   const logs = startLogCapture();
   // The settings a deployment gives (devstack/app.ts's LocalAppConfig has no front door yet, so
   // the same names are passed to the composition root here), with the front door configured.
-  const app = await buildApp(
-    {
+  const app = compose(
+    loadConfig({
       TABLE_NAME: dynamo.tableName,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       AWS_REGION: "us-east-1",
@@ -151,10 +155,9 @@ export async function startFuzzStack(
             WEB_KEY: SECRETS.webKey,
             PUBLIC_BASE_URL: FRONT_DOOR.publicBaseUrl,
           }),
-    },
-    { clock, syncQueue: syncs, transitionQueue: transitions },
+    }),
+    { modules: ALL_MODULES, clock, syncQueue: syncs, transitionQueue: transitions },
   );
-  provideApp(app);
 
   const pilot = app.pilot;
   if (!pilot) throw new Error("the composition root built no StatusPilot");
@@ -197,6 +200,7 @@ export async function startFuzzStack(
   await useCases.completeInstall({ key: BOB, token: SECRETS.bobToken, tz: "UTC" });
 
   return {
+    app,
     dynamo,
     emulator,
     clock,
@@ -211,7 +215,6 @@ export async function startFuzzStack(
     }),
     close: async () => {
       logs.stop();
-      releaseLocalApp();
       await emulator.close();
       await dynamo.close();
     },

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { type Route, routes } from "../../../functions/routes";
-import { getApp } from "../../../lib/app/process-app";
+import type { App } from "../../../lib/app/root";
 import { frontDoorOf } from "../../../lib/web/front-door";
 import { installBindingSetCookie, newInstallBinding } from "../../../lib/web/install-binding";
 import type { ALICE, BOB } from "./stack";
@@ -48,8 +48,10 @@ export interface Credentials {
 }
 
 /** Signs `who` in as the OAuth callback would, with the epoch their install gave them. */
-export async function credentialsOf(who: typeof ALICE | typeof BOB): Promise<Credentials> {
-  const app = await getApp();
+export async function credentialsOf(
+  app: App,
+  who: typeof ALICE | typeof BOB,
+): Promise<Credentials> {
   const door = await frontDoorOf(app);
   const view = await door.parts.useCases.selfView(who);
   if (view?.sessionEpoch === undefined) throw new Error(`${who.user} has no session epoch`);
@@ -65,8 +67,8 @@ export const SESSION_COOKIE_NAME = "__Host-statuspilot_session";
  * Install states as GET /install issues them, each bound to a browser by its cookie: `fresh`
  * (good once), `expired` (issued 11 minutes ago) and `replayed` (already spent, at setup).
  */
-export async function installStates(clock: { now(): number; set(ms: number): void }) {
-  const door = await frontDoorOf(await getApp());
+export async function installStates(app: App, clock: { now(): number; set(ms: number): void }) {
+  const door = await frontDoorOf(app);
   const bound = () => {
     const binding = newInstallBinding();
     const [cookie = ""] = installBindingSetCookie(binding, true).split(";");

@@ -102,22 +102,29 @@ export interface Harness {
 
 let counter = 0;
 
-export function harness(dynamo: LocalDynamo, options: Partial<UseCaseOptions> = {}): Harness {
+export function harness(
+  dynamo: LocalDynamo,
+  options: Partial<UseCaseOptions> = {},
+  decorateReconcile?: Parameters<typeof createUseCases>[1],
+): Harness {
   const store = new DynamoStore(dynamo.client, dynamo.tableName);
   const gateway = new RecordingGateway();
   const queue = new MemoryQueue();
   const clock = new ManualClock(T0);
   const vault = new LocalTokenVault(Buffer.alloc(32, 7));
-  const pilot = createUseCases({
-    store,
-    gateway,
-    transitionQueue: queue,
-    clock,
-    log: silentLog,
-    tokens: vault,
-    newId: () => `ooo-${++counter}`,
-    options,
-  });
+  const pilot = createUseCases(
+    {
+      store,
+      gateway,
+      transitionQueue: queue,
+      clock,
+      log: silentLog,
+      tokens: vault,
+      newId: () => `ooo-${++counter}`,
+      options,
+    },
+    decorateReconcile,
+  );
   const team = `T${++counter}`;
   return {
     pilot,

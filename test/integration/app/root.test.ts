@@ -4,6 +4,7 @@ import { compose } from "../../../lib/app/compose";
 import { loadConfig } from "../../../lib/app/config";
 import type { SyncMessage } from "../../../lib/app/contracts";
 import type { AppLog } from "../../../lib/app/logger";
+import { ALL_MODULES } from "../../../lib/app/modules";
 import type { Queue } from "../../../lib/core/ports";
 import { budgetCallsKeys, keyItem, windowOf } from "../../../lib/store/items/budget";
 import { useEmulatorStack } from "./emulator-harness";
@@ -46,6 +47,7 @@ describe("the composition root", () => {
     // Prepare
     const log = keepingLog();
     const app = compose(loadConfig(env()), {
+      modules: ALL_MODULES,
       clock,
       log,
       transitionQueue: new MemoryQueue(),

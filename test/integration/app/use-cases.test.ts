@@ -13,17 +13,15 @@ afterAll(async () => {
 });
 
 describe("createUseCases", () => {
-  it("runs every reconcile a use case starts through the object's reconcileUser, so a wrapper sees them all", async () => {
-    // Prepare: a wrapper on reconcileUser, as the local stack's live log sets one.
-    const h = harness(dynamo);
-    const key = await h.addUser("W1");
+  it("runs every reconcile a use case starts through the decorated reconcile, so a decorator sees them all", async () => {
+    // Prepare: a decorator of the reconcile, as the local stack's live log gives one.
     const seen: ReconcileOutcome["kind"][] = [];
-    const inner = h.pilot.reconcileUser;
-    h.pilot.reconcileUser = async (k: UserKey) => {
+    const h = harness(dynamo, {}, (inner) => async (k: UserKey) => {
       const outcome = await inner(k);
       seen.push(outcome.kind);
       return outcome;
-    };
+    });
+    const key = await h.addUser("W1");
     // Act: a timeline, then an out-of-office entry and its cancellation, none called directly.
     await h.pilot.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
     const entry = await h.pilot.scheduleOutOfOffice(key, { start: T0, end: T0 + 60 * MIN });

@@ -1,12 +1,13 @@
 import { createHmac } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler as adminUsers } from "../../../functions/http/admin-users";
-import { handler as calendarHooks } from "../../../functions/http/calendar";
-import { getApp } from "../../../lib/app/process-app";
+import { createHandler as createAdminUsers } from "../../../functions/http/admin-users";
+import { createHandler as createCalendarHooks } from "../../../functions/http/calendar";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 let stack: Stack;
+const adminUsers = createAdminUsers(() => stack.app);
+const calendarHooks = createCalendarHooks(() => stack.app);
 const ctx = lambdaContext("statuspilot-test-adminUsers");
 const call = async (
   handler: typeof adminUsers,
@@ -120,7 +121,7 @@ describe("admin onboarding routes against dynalite and the emulator", () => {
   it("re-binds a channel stored before kinds existed without asking for one", async () => {
     // Prepare
     await call(adminUsers, eventFixture("admin-put-user.json"));
-    const pilot = (await getApp()).pilot;
+    const pilot = stack.app.pilot;
     await pilot?.putChannel("chan-work-old", {
       key: { team: "T0DEMO", user: "U002" },
       sourceId: "work",

@@ -9,13 +9,12 @@ import type {
   SQSEvent,
 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler as adminHandler } from "../../../functions/http/admin";
-import { handler as calendarHandler } from "../../../functions/http/calendar";
-import { handler as syncHandler } from "../../../functions/queue/sync";
-import { handler as transitionHandler } from "../../../functions/queue/transition";
-import { handler as pollHandler } from "../../../functions/schedule/poll";
-import { handler as tickHandler } from "../../../functions/schedule/tick";
-import { getApp } from "../../../lib/app/process-app";
+import { createHandler as createAdminHandler } from "../../../functions/http/admin";
+import { createHandler as createCalendarHandler } from "../../../functions/http/calendar";
+import { createHandler as createSyncHandler } from "../../../functions/queue/sync";
+import { createHandler as createTransitionHandler } from "../../../functions/queue/transition";
+import { createHandler as createPollHandler } from "../../../functions/schedule/poll";
+import { createHandler as createTickHandler } from "../../../functions/schedule/tick";
 import {
   eventFixture,
   FIXTURE_NOW_MS,
@@ -28,6 +27,12 @@ import {
 const alice = { team: "T0DEMO", user: "U001" };
 const ctx = lambdaContext("statuspilot-test");
 let stack: Stack;
+const adminHandler = createAdminHandler(() => stack.app);
+const calendarHandler = createCalendarHandler(() => stack.app);
+const syncHandler = createSyncHandler(() => stack.app);
+const transitionHandler = createTransitionHandler(() => stack.app);
+const pollHandler = createPollHandler(() => stack.app);
+const tickHandler = createTickHandler(() => stack.app);
 let feed: Server;
 let feedRequests: Array<{ path: string; ifNoneMatch?: string }> = [];
 
@@ -60,7 +65,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
   beforeAll(async () => {
     const feedBase = await startFeed();
     stack = await startStack();
-    const pilot = (await getApp()).pilot;
+    const pilot = stack.app.pilot;
     await pilot?.upsertUser({
       key: alice,
       tz: "Europe/Berlin",
@@ -199,7 +204,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
         { itemIdentifier: "22222222-2222-4222-8222-222222222222" },
         { itemIdentifier: "33333333-3333-4333-8333-333333333333" },
       ]);
-      const view = await (await getApp()).pilot?.getStatusView(alice);
+      const view = await stack.app.pilot?.getStatusView(alice);
       expect(view?.nextTransitionAt).toBe(Date.UTC(2026, 0, 1, 13, 0));
       expect(feedRequests.map((r) => r.path)).toEqual(["/team.ics", "/broken"]);
     });
@@ -270,7 +275,7 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       const now = FIXTURE_NOW_MS + 16 * 60_000;
       stack.clock.set(now);
       feedRequests = [];
-      const app = await getApp();
+      const app = stack.app;
       const before = await app.admin.getUser(alice);
       const dueIn = async () =>
         (await Promise.all([0, 1, 2].map((k) => app.admin.sourcesDue(now + k * 5 * 60_000))))

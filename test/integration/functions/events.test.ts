@@ -6,15 +6,17 @@ import type {
   SQSEvent,
 } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { handler as eventsHandler } from "../../../functions/http/events";
-import { handler as oooHandler } from "../../../functions/http/ooo-command";
-import { handler as transitionHandler } from "../../../functions/queue/transition";
-import { getApp } from "../../../lib/app/process-app";
+import { createHandler as createEventsHandler } from "../../../functions/http/events";
+import { createHandler as createOooHandler } from "../../../functions/http/ooo-command";
+import { createHandler as createTransitionHandler } from "../../../functions/queue/transition";
 import { signV0 } from "../../../lib/webhooks";
 import { eventFixture, FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 
 const alice = { team: "T0DEMO", user: "U001" };
 let stack: Stack;
+const eventsHandler = createEventsHandler(() => stack.app);
+const oooHandler = createOooHandler(() => stack.app);
+const transitionHandler = createTransitionHandler(() => stack.app);
 
 async function invoke(
   handler: typeof eventsHandler,
@@ -40,7 +42,7 @@ function resigned(name: string, body: string): APIGatewayProxyEventV2 {
 describe("POST /service/events against dynalite and the emulator", () => {
   beforeAll(async () => {
     stack = await startStack();
-    const app = await getApp();
+    const app = stack.app;
     await app.pilot?.upsertUser({
       key: alice,
       tz: "Europe/Berlin",
@@ -66,7 +68,7 @@ describe("POST /service/events against dynalite and the emulator", () => {
     // Assess
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body ?? "{}")).toMatchObject({ ok: true, duplicate: false });
-    const view = await (await getApp()).pilot?.getStatusView(alice);
+    const view = await stack.app.pilot?.getStatusView(alice);
     expect(view?.actual).toMatchObject({
       source: "manual",
       status: { text: "Lunch", emoji: ":sandwich:" },
@@ -91,7 +93,7 @@ describe("POST /service/events against dynalite and the emulator", () => {
   it("answers a retry from the idempotency record in the table, without recording again", async () => {
     // Prepare: the first delivery is handled; then recording would fail if it ran again
     await invoke(eventsHandler, eventFixture("service-user-change.json"));
-    const app = await getApp();
+    const app = stack.app;
     const record = vi.spyOn(app.useCases, "recordUserChange").mockRejectedValue(new Error("ran"));
     // Act
     const retry = await invoke(eventsHandler, eventFixture("service-user-change-retry.json"));
@@ -164,16 +166,14 @@ describe("POST /service/events against dynalite and the emulator", () => {
     const res = await invoke(eventsHandler, resigned("service-user-change.json", body));
     expect(res.statusCode).toBe(200);
     expect(JSON.parse(res.body ?? "{}")).toEqual({ ok: true, ignored: "unknown_user" });
-    expect(
-      await (await getApp()).pilot?.getStatusView({ team: "T0DEMO", user: "U999" }),
-    ).toBeUndefined();
+    expect(await stack.app.pilot?.getStatusView({ team: "T0DEMO", user: "U999" })).toBeUndefined();
   });
 });
 
 describe("a user_change deferred to the transition queue", () => {
   beforeAll(async () => {
     stack = await startStack();
-    await (await getApp()).pilot?.upsertUser({
+    await stack.app.pilot?.upsertUser({
       key: alice,
       tz: "Europe/Berlin",
       token: "xoxp-demo-U001",
@@ -202,7 +202,7 @@ describe("a user_change deferred to the transition queue", () => {
     // Assess
     expect(first.batchItemFailures).toEqual([]);
     expect(again.batchItemFailures).toEqual([]);
-    const view = await (await getApp()).pilot?.getStatusView(alice);
+    const view = await stack.app.pilot?.getStatusView(alice);
     expect(view?.actual).toMatchObject({
       source: "manual",
       status: { text: "In the garden", emoji: ":seedling:" },
@@ -214,7 +214,7 @@ describe("a user_change deferred to the transition queue", () => {
 describe("POST /service/commands/ooo against dynalite and the emulator", () => {
   beforeAll(async () => {
     stack = await startStack();
-    const app = await getApp();
+    const app = stack.app;
     await app.pilot?.upsertUser({
       key: alice,
       tz: "Europe/Berlin",
@@ -233,7 +233,7 @@ describe("POST /service/commands/ooo against dynalite and the emulator", () => {
     expect(JSON.parse(res.body ?? "{}").text).toMatch(
       /^Scheduled .*2026-01-05 00:00 → 2026-01-10 00:00/,
     );
-    const entries = await (await getApp()).useCases.listOutOfOffice(alice);
+    const entries = await stack.app.useCases.listOutOfOffice(alice);
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({
       start: Date.UTC(2026, 0, 4, 23, 0),
@@ -244,7 +244,7 @@ describe("POST /service/commands/ooo against dynalite and the emulator", () => {
 
   it("lists and cancels through the same command", async () => {
     // Prepare
-    const [entry] = await (await getApp()).useCases.listOutOfOffice(alice);
+    const [entry] = await stack.app.useCases.listOutOfOffice(alice);
     const form = (text: string) =>
       new URLSearchParams({ team_id: "T0DEMO", user_id: "U001", command: "/ooo", text }).toString();
     // Act
@@ -256,7 +256,7 @@ describe("POST /service/commands/ooo against dynalite and the emulator", () => {
     // Assess
     expect(JSON.parse(listed.body ?? "{}").text).toContain(entry?.id);
     expect(JSON.parse(cancelled.body ?? "{}").text).toBe(`Cancelled ${entry?.id}.`);
-    expect(await (await getApp()).useCases.listOutOfOffice(alice)).toEqual([]);
+    expect(await stack.app.useCases.listOutOfOffice(alice)).toEqual([]);
   });
 
   it("explains a command it cannot read instead of failing", async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
-import { type AppOverrides, composeLocalApp, releaseLocalApp } from "../../../devstack/app";
+import { type App, type AppOverrides, composeLocalApp } from "../../../devstack/app";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
 import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
 import type { ResolveHost } from "../../../lib/calendar/feed-fetch";
@@ -44,6 +44,8 @@ export class RecordingQueue<M> implements Queue<M> {
 }
 
 export interface Stack {
+  /** The App the handlers under test get: pass `() => stack.app` to their factories. */
+  app: App;
   dynamo: LocalDynamo;
   emulator: RunningEmulator;
   clock: ManualClock;
@@ -68,8 +70,8 @@ export interface StackOptions {
 }
 
 /**
- * dynalite + the emulator over real HTTP, and the App the handlers get composed for them
- * (through the dev stack, from explicit settings: the environment is left alone).
+ * dynalite + the emulator over real HTTP, and the App for the handlers under test, composed
+ * through the dev stack from explicit settings (the environment is left alone).
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const dynamo = await startDynalite();
@@ -82,7 +84,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   });
   const transitions = new RecordingQueue<TransitionMessage>();
   const syncs = new RecordingQueue<SyncMessage>();
-  await composeLocalApp(
+  const app = composeLocalApp(
     {
       tableName: dynamo.tableName,
       dynamoEndpoint: options.dynamoVia
@@ -106,13 +108,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
   );
   return {
+    app,
     dynamo,
     emulator,
     clock,
     transitions,
     syncs,
     close: async () => {
-      releaseLocalApp();
       await emulator.close();
       await dynamo.close();
     },

@@ -2,9 +2,13 @@ import { createHmac } from "node:crypto";
 import { request } from "node:http";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler as calendarHooks, HOOK_ROUTES } from "../../../functions/http/calendar";
+import { localLambdas } from "../../../devstack/lambdas";
+import { LambdaRuntime } from "../../../devstack/runtime";
+import {
+  createHandler as createCalendarHooks,
+  HOOK_ROUTES,
+} from "../../../functions/http/calendar";
 import { routes } from "../../../functions/routes";
-import { getApp } from "../../../lib/app/process-app";
 import { type Gateway, startGateway } from "../../../lib/local/http-gateway";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
@@ -57,11 +61,12 @@ function rawPost(base: string, path: string): Promise<{ status: number; body: st
 }
 
 let stack: Stack;
+const calendarHooks = createCalendarHooks(() => stack.app);
 let gateway: Gateway;
 
 beforeAll(async () => {
   stack = await startStack();
-  const pilot = (await getApp()).pilot;
+  const pilot = stack.app.pilot;
   await pilot?.upsertUser({
     key: ALICE,
     tz: "Europe/Berlin",
@@ -75,7 +80,12 @@ beforeAll(async () => {
     secret: GOOGLE.token,
     kind: "google",
   });
-  gateway = await startGateway({ routes, clock: stack.clock, port: 0 });
+  // The real routes, each handler made by its factory over this stack's App.
+  const lambdas = localLambdas({
+    source: () => stack.app,
+    runtime: new LambdaRuntime({ clock: stack.clock }),
+  });
+  gateway = await startGateway({ routes: lambdas.routes, clock: stack.clock, port: 0 });
 });
 afterAll(async () => {
   await gateway?.close();

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler as admin } from "../../../functions/http/admin";
-import { handler as adminUsers } from "../../../functions/http/admin-users";
+import { createHandler as createAdmin } from "../../../functions/http/admin";
+import { createHandler as createAdminUsers } from "../../../functions/http/admin-users";
 import { routes } from "../../../functions/routes";
 import { errorToResult } from "../../../functions/shared/http-errors";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
@@ -57,6 +57,8 @@ describe("errorToResult against a real store", () => {
 
 describe("admin handlers refuse undeclared methods", () => {
   let stack: Stack;
+  const admin = createAdmin(() => stack.app);
+  const adminUsers = createAdminUsers(() => stack.app);
   const ctx = lambdaContext("statuspilot-test-admin");
   const call = async (
     handler: typeof admin,

@@ -1,10 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler as adminUsers } from "../../../functions/http/admin-users";
+import { createHandler as createAdminUsers } from "../../../functions/http/admin-users";
 import { CHANNEL_KINDS, SOURCE_KINDS } from "../../../lib/calendar/providers/registry";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 let stack: Stack;
+const adminUsers = createAdminUsers(() => stack.app);
 const ctx = lambdaContext("statuspilot-test-adminUsers");
 const call = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> =>
   (await adminUsers(event, ctx)) as APIGatewayProxyStructuredResultV2;

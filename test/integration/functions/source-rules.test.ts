@@ -5,11 +5,15 @@ import type {
   SQSEvent,
 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler as adminUsers } from "../../../functions/http/admin-users";
-import { handler as syncWorker } from "../../../functions/queue/sync";
+import { createHandler as createAdminUsers } from "../../../functions/http/admin-users";
+import { createHandler as createSyncWorker } from "../../../functions/queue/sync";
 import { DynamoStore } from "../../../lib/store/dynamo-store";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
+/** The stack of the describe block running now (each starts its own). */
+let stack: Stack;
+const adminUsers = createAdminUsers(() => stack.app);
+const syncWorker = createSyncWorker(() => stack.app);
 const ctx = lambdaContext("statuspilot-test-sourceRules");
 const call = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> =>
   (await adminUsers(event, ctx)) as APIGatewayProxyStructuredResultV2;
@@ -99,7 +103,6 @@ describe("admin PUT of a user's sources, as on AWS", () => {
     const host = new URL(url).hostname;
     return (dns[host] ?? [host]).some((address) => INSIDE.has(address));
   };
-  let stack: Stack;
 
   /** A fetch that follows redirects as fetch does, unless told not to; feeds are recorded. */
   const feedFetch: typeof fetch = async (input, init) => {
@@ -231,7 +234,6 @@ describe("admin PUT of a user's sources, as on AWS", () => {
 });
 
 describe("admin PUT of a user's sources, in the local stack", () => {
-  let stack: Stack;
   beforeAll(async () => {
     stack = await startStack({ allowPrivateSourceAddresses: true });
   });

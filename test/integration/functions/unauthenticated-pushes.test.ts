@@ -3,10 +3,9 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { handler as adminHandler } from "../../../functions/http/admin-users";
-import { handler } from "../../../functions/http/calendar";
+import { createHandler as createAdminHandler } from "../../../functions/http/admin-users";
+import { createHandler } from "../../../functions/http/calendar";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { getApp } from "../../../lib/app/process-app";
 import type { SealOwner, TokenVault } from "../../../lib/core/ports";
 import { FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 
@@ -125,6 +124,8 @@ const send = async (e: APIGatewayProxyEventV2) =>
   (await handler(e, lambdaContext("calendar"))) as APIGatewayProxyStructuredResultV2;
 
 let stack: Stack;
+const adminHandler = createAdminHandler(() => stack.app);
+const handler = createHandler(() => stack.app);
 let vault: CountingVault;
 let dynamo: Awaited<ReturnType<typeof countingProxy>>;
 
@@ -138,7 +139,7 @@ beforeAll(async () => {
       return dynamo.url;
     },
   });
-  const app = await getApp();
+  const app = stack.app;
   const pilot = app.pilot;
   if (!pilot) throw new Error("the composition root built no StatusPilot");
   await pilot.upsertUser({

@@ -7,9 +7,11 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { type RunningEmulator, startEmulator } from "../../../emulator/server";
 import { loadWorkspace } from "../../../emulator/workspace";
 import { routes } from "../../../functions/routes";
+import { compose } from "../../../lib/app/compose";
+import { loadConfig } from "../../../lib/app/config";
 import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
 import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { buildApp, provideApp, resetApp } from "../../../lib/app/process-app";
+import { ALL_MODULES } from "../../../lib/app/modules";
 import type { App } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
@@ -82,7 +84,7 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
 export async function startFrontDoor(): Promise<FrontDoorStack> {
   const clock = new ManualClock(T0);
   const dynamo = await startDynalite();
-  const { handler } = await import("../../../functions/http/web");
+  const { createHandler } = await import("../../../functions/http/web");
   const webServer = createServer((req, res) => {
     void serve(req, res).catch((error: unknown) => {
       res.statusCode = 599;
@@ -109,8 +111,8 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
   });
   const calendarBase = await listen(calendar);
   const syncs = new RecordingQueue<SyncMessage>();
-  const built = await buildApp(
-    {
+  const built = compose(
+    loadConfig({
       TABLE_NAME: dynamo.tableName,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       SERVICE_BASE_URL: emulator.apiBase,
@@ -121,15 +123,17 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
       OAUTH_CLIENT_SECRET: CLIENT_SECRET,
       WEB_KEY: "front-door-test-key-0123456789abcdef",
       PUBLIC_BASE_URL: web,
-    },
+    }),
     {
+      modules: ALL_MODULES,
       clock,
       syncQueue: syncs,
       transitionQueue: new RecordingQueue<TransitionMessage>(),
       allowPrivateSourceAddresses: true,
     },
   );
-  provideApp(built);
+  // The web function over this App, as its factory makes it for any source.
+  const handler = createHandler(() => built);
 
   /** The web function's routes, by exact path (none of them has parameters). */
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -188,7 +192,6 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
       return data ? vault.open(data.tokenSealed, { team, user, field: "access_token" }) : undefined;
     },
     close: async () => {
-      resetApp();
       await Promise.all([
         new Promise((r) => webServer.close(r)),
         new Promise((r) => calendar.close(r)),

@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { queueHandler } from "../../../functions/shared/queue";
 import { createLog } from "../../../lib/app/logger";
-import { provideApp, resetApp } from "../../../lib/app/process-app";
 import type { App } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 
@@ -55,18 +54,21 @@ async function linesOf(run: () => Promise<unknown>): Promise<Array<Record<string
 
 describe("the queue chain", () => {
   afterEach(() => {
-    resetApp();
     vi.unstubAllEnvs();
   });
 
   it("reports every record as a failure when none can be read or handled, instead of throwing", async () => {
     // Prepare: one body that is not JSON, one of the wrong shape, one whose handling throws
-    provideApp(logOnlyApp());
+    const app = logOnlyApp();
     const handled: string[] = [];
-    const handler = queueHandler(z.object({ n: z.number() }), async ({ message, messageId }) => {
-      handled.push(messageId);
-      if (message.n === 3) throw new Error("store down");
-    });
+    const handler = queueHandler(
+      () => app,
+      z.object({ n: z.number() }),
+      async ({ message, messageId }) => {
+        handled.push(messageId);
+        if (message.n === 3) throw new Error("store down");
+      },
+    );
     const event = {
       Records: [record("m-1", "{not json"), record("m-2", '{"n":"two"}'), record("m-3", '{"n":3}')],
     } as unknown as SQSEvent;
@@ -92,13 +94,17 @@ describe("the queue chain", () => {
 
   it("handles the records one at a time, in order", async () => {
     // Prepare
-    provideApp(logOnlyApp());
+    const app = logOnlyApp();
     const events: string[] = [];
-    const handler = queueHandler(z.object({ n: z.number() }), async ({ messageId }) => {
-      events.push(`start ${messageId}`);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      events.push(`end ${messageId}`);
-    });
+    const handler = queueHandler(
+      () => app,
+      z.object({ n: z.number() }),
+      async ({ messageId }) => {
+        events.push(`start ${messageId}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        events.push(`end ${messageId}`);
+      },
+    );
     const event = {
       Records: [record("a", '{"n":1}'), record("b", '{"n":2}')],
     } as unknown as SQSEvent;
@@ -111,11 +117,15 @@ describe("the queue chain", () => {
   it("puts the request id, function and cold start on every line, and drops per-record keys", async () => {
     // Prepare: a logger made in an on-demand Lambda environment (elsewhere nothing is cold)
     vi.stubEnv("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
-    provideApp(logOnlyApp());
-    const handler = queueHandler(z.object({ user: z.string() }), async ({ message }, app) => {
-      app.log.appendKeys({ user: message.user });
-      app.log.info("handled");
-    });
+    const app = logOnlyApp();
+    const handler = queueHandler(
+      () => app,
+      z.object({ user: z.string() }),
+      async ({ message }, app) => {
+        app.log.appendKeys({ user: message.user });
+        app.log.info("handled");
+      },
+    );
     const event = {
       Records: [record("a", '{"user":"U001"}'), record("b", "{}")],
     } as unknown as SQSEvent;

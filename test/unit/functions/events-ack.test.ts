@@ -1,9 +1,8 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ACK_DEADLINE_MS, handler } from "../../../functions/http/events";
+import { ACK_DEADLINE_MS, createHandler } from "../../../functions/http/events";
 import type { StatusUseCases, TransitionMessage } from "../../../lib/app/contracts";
 import { createLog } from "../../../lib/app/logger";
-import { provideApp, resetApp } from "../../../lib/app/process-app";
 import type { App } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 import { signV0 } from "../../../lib/webhooks";
@@ -32,14 +31,14 @@ function slowApp(sent: TransitionMessage[]): App {
 describe("POST /service/events acknowledgement", () => {
   afterEach(() => {
     vi.useRealTimers();
-    resetApp();
   });
 
   it("answers 200 before the service's 3 s limit and queues the whole change when recording is slow", async () => {
     // Prepare
     vi.useFakeTimers();
     const sent: TransitionMessage[] = [];
-    provideApp(slowApp(sent));
+    const app = slowApp(sent);
+    const handler = createHandler(() => app);
     const body = JSON.stringify({
       type: "event_callback",
       team_id: "T0DEMO",

@@ -1,10 +1,9 @@
 import type { Context, SQSEvent } from "aws-lambda";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { queueHandler } from "../../../functions/shared/queue";
 import { createLog } from "../../../lib/app/logger";
 import { createPowertoolsMetrics } from "../../../lib/app/metrics-powertools";
-import { provideApp, resetApp } from "../../../lib/app/process-app";
 import type { App } from "../../../lib/app/root";
 import { ManualClock } from "../../../lib/core/clock";
 
@@ -59,14 +58,16 @@ async function emfOf(run: () => Promise<unknown>): Promise<Array<Record<string, 
 }
 
 describe("the queue chain's metrics", () => {
-  afterEach(() => resetApp());
-
   it("counts a dead letter for each record failing on its last receive, flushed with the invocation", async () => {
     // Prepare: failures on the 4th and 5th receive, an unreadable body on the 5th, a success
-    provideApp(appWithEmf());
-    const handler = queueHandler(z.object({ fail: z.boolean() }), async ({ message }) => {
-      if (message.fail) throw new Error("service down");
-    });
+    const app = appWithEmf();
+    const handler = queueHandler(
+      () => app,
+      z.object({ fail: z.boolean() }),
+      async ({ message }) => {
+        if (message.fail) throw new Error("service down");
+      },
+    );
     const event = {
       Records: [
         record("early", '{"fail":true}', MAX_RECEIVE_COUNT - 1),
@@ -92,10 +93,14 @@ describe("the queue chain's metrics", () => {
 
   it("writes no metrics for an invocation whose records all succeed or will be received again", async () => {
     // Prepare
-    provideApp(appWithEmf());
-    const handler = queueHandler(z.object({ fail: z.boolean() }), async ({ message }) => {
-      if (message.fail) throw new Error("service down");
-    });
+    const app = appWithEmf();
+    const handler = queueHandler(
+      () => app,
+      z.object({ fail: z.boolean() }),
+      async ({ message }) => {
+        if (message.fail) throw new Error("service down");
+      },
+    );
     const event = {
       Records: [record("a", '{"fail":true}', 1), record("b", '{"fail":false}', MAX_RECEIVE_COUNT)],
     } as unknown as SQSEvent;

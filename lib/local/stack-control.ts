@@ -1,0 +1,175 @@
+import type { IncomingMessage } from "node:http";
+import * as z from "zod";
+import type { DelayQueue } from "../../devstack/queue";
+import { ManualScheduler, type Scheduler } from "../../devstack/scheduler";
+import type { RunningEmulator } from "../../emulator/server";
+import type { SyncMessage, TransitionMessage } from "../app/contracts";
+import type { Clock } from "../core/clock";
+import type { LocalEndpoint } from "./http-gateway";
+import type { LiveEvent } from "./live-log";
+import type { LocalUserConfig } from "./stack-types";
+import type { LocalUserAdmin } from "./stack-users";
+
+const DAY_MS = 86_400_000;
+
+/** `POST /_local/clock`: move a manual clock by an amount or to an instant (epoch ms). */
+const clockMove = z.union([
+  z
+    .object({
+      advanceMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(366 * DAY_MS),
+    })
+    .strict(),
+  z.object({ to: z.number().int().min(0) }).strict(),
+]);
+
+type LocalAnswer = { status: number; body: unknown };
+
+const badRequest = (message: string): LocalAnswer => ({
+  status: 400,
+  body: { error: "invalid_request", message },
+});
+
+/** What the control surface reads and moves of a running stack. */
+export interface ControlDeps {
+  clock: Clock;
+  mode: "real" | "manual";
+  scheduler: Scheduler;
+  /** Waits until nothing is in flight and the scheduler is idle. */
+  settle(): Promise<void>;
+  /** The generic hooks of every registered source. */
+  hooks(): ReadonlyArray<{
+    team: string;
+    user: string;
+    sourceId: string;
+    channelId: string;
+    secret: string;
+  }>;
+  /** The handlers' base URL. */
+  url: string;
+  liveEvents(): readonly LiveEvent[];
+  users: readonly LocalUserConfig[];
+  admin: LocalUserAdmin;
+  emulator: RunningEmulator | undefined;
+  queues: { transition: DelayQueue<TransitionMessage>; sync: DelayQueue<SyncMessage> };
+}
+
+/**
+ * The local control surface (`/_local/...`): loopback only, outside the API Gateway routes.
+ * Move a manual clock, wait for quiet, list the hooks, read the live log, a user's status and
+ * the queues.
+ */
+export function controlEndpoint(deps: ControlDeps): LocalEndpoint {
+  const { clock, scheduler } = deps;
+  return async function localEndpoint(
+    req: IncomingMessage,
+    url: URL,
+    rawBody: string,
+  ): Promise<LocalAnswer | undefined> {
+    if (url.pathname === "/_local/clock") {
+      if (req.method === "GET") return { status: 200, body: { now: clock.now(), mode: deps.mode } };
+      if (req.method !== "POST") return undefined;
+      if (!(scheduler instanceof ManualScheduler)) {
+        return {
+          status: 409,
+          body: {
+            error: "not_manual_clock",
+            message: "the clock can be moved only in a stack started with manual time",
+          },
+        };
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(rawBody);
+      } catch {
+        return badRequest('body must be JSON: {"advanceMs": N} or {"to": epochMs}');
+      }
+      const move = clockMove.safeParse(json);
+      if (!move.success) {
+        return badRequest(
+          'body must be {"advanceMs": N} (0 to 366 days) or {"to": epochMs}, nothing else',
+        );
+      }
+      const to = "to" in move.data ? move.data.to : clock.now() + move.data.advanceMs;
+      if (to < clock.now()) {
+        return badRequest(`the clock only moves forward; it is ${clock.now()} now`);
+      }
+      await scheduler.advanceTo(to);
+      return { status: 200, body: { now: clock.now() } };
+    }
+    if (url.pathname === "/_local/settle" && req.method === "POST") {
+      await deps.settle();
+      return { status: 200, body: { now: clock.now() } };
+    }
+    if (url.pathname === "/_local/hooks" && req.method === "GET") {
+      // The generic hooks' secrets, for tools on this machine that push calendar changes.
+      return {
+        status: 200,
+        body: {
+          hooks: deps.hooks().map((h) => ({
+            ...h,
+            url: `${deps.url}/hooks/generic/${encodeURIComponent(h.channelId)}`,
+          })),
+        },
+      };
+    }
+    if (url.pathname === "/_local/live" && req.method === "GET") {
+      const from = Number(url.searchParams.get("from") ?? "0");
+      if (!Number.isInteger(from) || from < 0) return badRequest("from must be an integer >= 0");
+      return {
+        status: 200,
+        body: { events: deps.liveEvents().slice(from), next: deps.liveEvents().length },
+      };
+    }
+    const status = /^\/_local\/status\/([^/]+)$/.exec(url.pathname);
+    if (req.method === "GET" && status?.[1]) {
+      const user = decodeURIComponent(status[1]);
+      const askedTeam = url.searchParams.get("team");
+      const team = askedTeam ?? deps.users.find((u) => u.user === user)?.team;
+      if (!team)
+        return {
+          status: 404,
+          body: { error: "unknown_user", message: `no user ${user} in this stack` },
+        };
+      const admin = deps.admin;
+      const view = await admin.getStatusView?.({ team, user });
+      if (admin.getStatusView && view === undefined) {
+        return {
+          status: 404,
+          body: { error: "unknown_user", message: `no user ${user} in team ${team}` },
+        };
+      }
+      const profile = deps.emulator?.state().profiles[user];
+      return {
+        status: 200,
+        body: {
+          team,
+          user,
+          now: clock.now(),
+          view: view ?? null,
+          profile: profile
+            ? {
+                text: profile.status_text,
+                emoji: profile.status_emoji,
+                expiration: profile.status_expiration,
+              }
+            : null,
+        },
+      };
+    }
+    if (req.method === "GET" && url.pathname === "/_local/queues") {
+      return {
+        status: 200,
+        body: {
+          transition: deps.queues.transition.stats(),
+          sync: deps.queues.sync.stats(),
+          deadLetters: [...deps.queues.transition.deadLetters(), ...deps.queues.sync.deadLetters()],
+        },
+      };
+    }
+    return undefined;
+  };
+}
