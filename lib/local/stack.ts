@@ -612,6 +612,8 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
                   expiration: profile.status_expiration,
                 }
               : null,
+            // Connected calendars' push channels: state and expiry (issue 14).
+            pushes: (await app.connect?.pushStates({ team, user })) ?? [],
           },
         };
       }

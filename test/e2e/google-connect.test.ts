@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/app/system-clock";
+import { run as status } from "../../lib/cli/status";
 import {
   addGoogleEvent,
   cancelGoogleEvent,
@@ -50,6 +51,13 @@ describe("Google connected over HTTP", () => {
     expect(page).toContain("Google calendar (connected)");
     expect(page).toContain("pushed as they happen");
     expect(page).not.toContain("Connect Google");
+    // `statuspilot status` shows the push state and expiry too.
+    const out: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t) };
+    expect(await status(["U001", "--team", "T0DEMO", "--port", String(stack.stack.port)], io)).toBe(
+      0,
+    );
+    expect(out.join("\n")).toMatch(/push google-\S+ +live, expires \d{4}-/);
 
     // Act: a meeting that started a minute ago appears in Google.
     const now = systemClock.now();
@@ -78,4 +86,23 @@ describe("Google connected over HTTP", () => {
     expect(clear.at - cancelledAt).toBeLessThan(3 * S);
     expect(await profileOf(stack, "U001")).toMatchObject({ status_text: "" });
   }, 60_000);
+
+  it("a meeting created 1 minute ahead shows within 3 s of its start", async () => {
+    e = await startGoogleE2e();
+    const stack = e;
+    await installAs(stack, "U001");
+    await connectGoogle(stack);
+    // Act: whole seconds, a minute from now.
+    const start = Math.ceil((systemClock.now() + 60 * S) / S) * S;
+    await addGoogleEvent(stack, { summary: "Standup", start, end: start + 15 * 60 * S });
+    const shown = await waitFor(75 * S, async () =>
+      (await setCalls(stack, "U001")).find(
+        (c) => c.outcome === "ok" && JSON.stringify(c.params?.profile ?? "").includes("meeting"),
+      ),
+    );
+    // Assess
+    console.log(`e2e google: start to status ${shown.at - start} ms (wall time)`);
+    expect(shown.at - start).toBeGreaterThanOrEqual(0);
+    expect(shown.at - start).toBeLessThan(3 * S);
+  }, 120_000);
 });
