@@ -3,6 +3,7 @@ import { type RunningGoogleEmulator, startGoogleEmulator } from "../../emulator/
 import type { Clock } from "../core/clock";
 import type { Log } from "../core/ports";
 import { connectCallbackPath } from "../web/connect";
+import type { DemoEvent } from "./demo-feed";
 
 /**
  * Google for a local stack: the `--config` file's `providers.google` when it is given (a real
@@ -39,6 +40,8 @@ export async function startLocalGoogle(opts: {
   autoApprove?: boolean;
   /** The demo account's zone. */
   timeZone?: string;
+  /** Put in the demo account's calendar at start (the demo's meetings, as Google events). */
+  events?: readonly DemoEvent[];
 }): Promise<LocalGoogle> {
   if (opts.given !== undefined) return { settings: opts.given, close: async () => {} };
   const clientId = "statuspilot-local.apps.googleusercontent.com";
@@ -62,6 +65,10 @@ export async function startLocalGoogle(opts: {
     ],
     ...(opts.autoApprove === true ? { autoApprove: DEMO_GOOGLE_ACCOUNT } : {}),
   });
+  for (const event of opts.events ?? []) {
+    if (event.cancelled) continue;
+    emulator.control.addEvent(DEMO_GOOGLE_ACCOUNT, googleEventOf(event));
+  }
   return {
     settings: {
       clientId,
@@ -72,5 +79,18 @@ export async function startLocalGoogle(opts: {
     },
     emulator,
     close: () => emulator.close(),
+  };
+}
+
+/** A demo event as the Event resource's writable fields (OOF → outOfOffice, FREE → available). */
+function googleEventOf(event: DemoEvent): Record<string, unknown> {
+  const time = (at: number, date: string | undefined) =>
+    date !== undefined ? { date } : { dateTime: new Date(at).toISOString() };
+  return {
+    summary: event.summary,
+    start: time(event.start, event.allDay?.start),
+    end: time(event.end, event.allDay?.end),
+    ...(event.busyStatus === "OOF" ? { eventType: "outOfOffice" } : {}),
+    ...(event.busyStatus === "FREE" ? { transparency: "transparent" } : {}),
   };
 }

@@ -22,6 +22,7 @@ import type { UserKey } from "../core/types";
 import { channelToken, newChannelId } from "../http/channel-token";
 import { createTableInput } from "../store/table";
 import { sinkAppLog } from "./app-log";
+import type { DemoEvent } from "./demo-feed";
 import { type LocalGoogle, type LocalGoogleSettings, startLocalGoogle } from "./google";
 import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
@@ -89,7 +90,10 @@ export interface StackOptions {
    * Google Calendar (`/connect/google`): these settings (`--config`'s `providers.google`), or
    * by default the Google emulator (lib/local/google.ts); `false`: none. Needs the front door.
    */
-  google?: LocalGoogleSettings | { emulator: { autoApprove?: boolean } } | false;
+  google?:
+    | LocalGoogleSettings
+    | { emulator: { autoApprove?: boolean; events?: readonly DemoEvent[] } }
+    | false;
   /** The lifetime asked for push channels (soaks use short ones). */
   pushTtlMs?: number;
 }
@@ -431,7 +435,12 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
             log,
             ...(options.google !== undefined && "clientId" in options.google
               ? { given: options.google }
-              : { autoApprove: options.google?.emulator.autoApprove === true }),
+              : {
+                  autoApprove: options.google?.emulator.autoApprove === true,
+                  ...(options.google?.emulator.events !== undefined
+                    ? { events: options.google.emulator.events }
+                    : {}),
+                }),
           })
         : undefined;
     if (google) closers.push(() => google.close());
