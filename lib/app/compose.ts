@@ -9,6 +9,9 @@ import { DynamoRateBudget } from "../store/dynamo-rate-budget";
 import { DynamoStore } from "../store/dynamo-store";
 import { DynamoSyncGate } from "../store/dynamo-sync-gate";
 import { type Config, ConfigError, configFromEnvironment } from "./config";
+import { createConnectParts } from "./connect-parts";
+import { configuredProviders } from "./connect-providers";
+import { contextOf } from "./context";
 import type { SyncMessage, TransitionMessage } from "./contracts";
 import { createDeferredReconcileUseCases } from "./deferred-reconcile";
 import { createFrontDoorParts } from "./front-door-parts";
@@ -127,6 +130,19 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     config.SIGNING_SECRET ??
     (await parameters()).readSigningSecret(region, config.SIGNING_SECRET_PARAM ?? "");
 
+  const readParameter = async (name: string, variable: string) =>
+    (await parameters()).readSecureParameter(region, name, variable);
+  // Calendars connected through OAuth (issue 14): lib/app/connect-parts.ts.
+  const connect = createConnectParts({
+    ctx: contextOf(pilotDeps, (key) => pilot.reconcileUser(key)),
+    config,
+    fetch: fetchFn,
+    readParameter,
+    signingSecret,
+    ...(parts.pushTtlMs !== undefined ? { pushTtlMs: parts.pushTtlMs } : {}),
+  });
+  const anyConnectable = configuredProviders(config).length > 0;
+
   const feedGuard = {
     policy: { allowPrivate: allowPrivateSourceAddresses },
     resolveHost: parts.resolveHost ?? resolveWithDns,
@@ -142,6 +158,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     buildTimeline,
     addressGuard: feedGuard,
     metrics,
+    ...(anyConnectable ? { connected: connect.sync } : {}),
   };
 
   const syncGate = new DynamoSyncGate(dynamo, config.TABLE_NAME);
@@ -181,10 +198,10 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       fetch: fetchFn,
       feedGuard,
       marks: new DynamoOneTimeMarks(dynamo, config.TABLE_NAME),
-      readParameter: async (name, variable) =>
-        (await parameters()).readSecureParameter(region, name, variable),
+      readParameter,
     }),
     // --- end front door ---
+    connect: connect.parts,
   };
 }
 

@@ -5,6 +5,7 @@ import type { Queue, TokenVault } from "../core/ports";
 import type { ChannelKind } from "../core/records";
 import type { UserKey } from "../core/types";
 import type { Config } from "./config";
+import type { ConnectParts } from "./connect-parts";
 import type {
   ChannelBindingInput,
   ReconcileOutcome,
@@ -90,6 +91,8 @@ export interface App {
   dynamoClient?: DynamoDBClient;
   /** The front door's parts (install, settings page); lib/web/front-door.ts builds on them. */
   frontDoor?: FrontDoorParts;
+  /** Calendars connected through OAuth (Google): connect flow, push states (issue 14). */
+  connect?: ConnectParts;
 }
 
 /** Where a Lambda's handler gets its App: built once per container, on first use. */
@@ -131,4 +134,6 @@ export interface AppOverrides {
    * refuses it (the local runtime refuses calls from a handler that already returned).
    */
   beforeDynamoCall?: (operation: string) => void;
+  /** The lifetime asked for push channels (soaks use short ones); the providers' default else. */
+  pushTtlMs?: number;
 }

@@ -52,6 +52,8 @@ export const SEALED_FIELDS = [
   "source_secret",
   /** The secret stored with a push channel's binding. */
   "channel_secret",
+  /** A calendar account's refresh token (Google, Microsoft), connected from the settings page. */
+  "calendar_refresh_token",
   /** The app's OAuth client secret (`OAUTH_CLIENT_SECRET_SEALED`), owned by APP_SEAL_OWNER. */
   "oauth_client_secret",
 ] as const;

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
 import { ConfigError } from "../../devstack/errors";
+import { localProvidersSchema } from "./config-providers";
 import type { LocalUserConfig } from "./stack";
 
 const zoneSchema = z.string().refine((tz) => {
@@ -26,7 +27,7 @@ const userSchema = z
 
 /** `statuspilot start --config FILE`: the users to automate and their calendars. */
 export const localConfigSchema = z
-  .object({ users: z.array(userSchema).min(1) })
+  .object({ users: z.array(userSchema).min(1), providers: localProvidersSchema.optional() })
   .strict()
   .superRefine((config, ctx) => {
     const seen = new Set<string>();

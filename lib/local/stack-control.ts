@@ -53,6 +53,8 @@ export interface ControlDeps {
   liveEvents(): readonly LiveEvent[];
   users: readonly LocalUserConfig[];
   admin: LocalUserAdmin;
+  /** Connected calendars' push channels of a user: state and expiry (issue 14). */
+  pushStates(key: { team: string; user: string }): Promise<unknown[]>;
   emulator: RunningEmulator | undefined;
   queues: { transition: DelayQueue<TransitionMessage>; sync: DelayQueue<SyncMessage> };
 }
@@ -157,6 +159,8 @@ export function controlEndpoint(deps: ControlDeps): LocalEndpoint {
                 expiration: profile.status_expiration,
               }
             : null,
+          // Connected calendars' push channels: state and expiry (issue 14).
+          pushes: await deps.pushStates({ team, user }),
         },
       };
     }

@@ -5,6 +5,8 @@ import type { RunningEmulator, Workspace } from "../../emulator/server";
 import type { SyncMessage, TransitionMessage } from "../app/contracts";
 import type { Clock, ManualClock } from "../core/clock";
 import type { Log } from "../core/ports";
+import type { DemoEvent } from "./demo-feed";
+import type { LocalGoogle, LocalGoogleSettings } from "./google";
 import type { LiveEvent } from "./live-log";
 
 /** One user the stack registers at start, as in the `--config` file. */
@@ -65,6 +67,16 @@ export interface StackOptions {
   duplicateRate?: number;
   /** Seed of the queues' duplicate draw. */
   seed?: number;
+  /**
+   * Google Calendar (`/connect/google`): these settings (`--config`'s `providers.google`), or
+   * by default the Google emulator (lib/local/google.ts); `false`: none. Needs the front door.
+   */
+  google?:
+    | LocalGoogleSettings
+    | { emulator: { autoApprove?: boolean; events?: readonly DemoEvent[] } }
+    | false;
+  /** The lifetime asked for push channels (soaks use short ones). */
+  pushTtlMs?: number;
 }
 
 export interface LocalStack {
@@ -74,6 +86,8 @@ export interface LocalStack {
   installUrl?: string;
   port: number;
   emulator?: RunningEmulator;
+  /** Google: the settings the app uses, and the emulator when the stack runs it. */
+  google?: LocalGoogle;
   /** The service API base the handlers call. */
   serviceBase: string;
   dynamoEndpoint: string;

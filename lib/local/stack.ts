@@ -18,6 +18,7 @@ import type { Clock } from "../core/clock";
 import { silentLog } from "../core/ports";
 import { createTableInput } from "../store/table";
 import { sinkAppLog } from "./app-log";
+import { startLocalGoogle } from "./google";
 import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
@@ -191,6 +192,24 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       queues.sync.close();
     });
 
+    const google =
+      oauthClient && options.google !== false
+        ? await startLocalGoogle({
+            publicBaseUrl: gateway.url,
+            clock,
+            log,
+            ...(options.google !== undefined && "clientId" in options.google
+              ? { given: options.google }
+              : {
+                  autoApprove: options.google?.emulator.autoApprove === true,
+                  ...(options.google?.emulator.events !== undefined
+                    ? { events: options.google.emulator.events }
+                    : {}),
+                }),
+          })
+        : undefined;
+    if (google) closers.push(() => google.close());
+
     app = composeLocalApp(
       {
         tableName: TABLE_NAME,
@@ -212,6 +231,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
               },
             }
           : {}),
+        ...(google ? { google: google.settings } : {}),
       },
       {
         clock,
@@ -223,6 +243,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
         allowPrivateSourceAddresses: true,
         metrics: metrics.recorder,
+        ...(options.pushTtlMs !== undefined ? { pushTtlMs: options.pushTtlMs } : {}),
         ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
         decorateReconcile: liveLogDecorator({
           clock,
@@ -290,6 +311,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       liveEvents: () => liveEvents,
       users: options.users,
       admin: adminOf(app),
+      pushStates: (key) => app?.connect?.pushStates(key) ?? Promise.resolve([]),
       emulator,
       queues,
     };
@@ -334,6 +356,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       ...(oauthClient ? { installUrl: `${gateway.url}/install` } : {}),
       port: gateway.port,
       ...(emulator ? { emulator } : {}),
+      ...(google ? { google } : {}),
       serviceBase,
       dynamoEndpoint: dynamo.endpoint,
       adminApiKey,

@@ -20,6 +20,15 @@ const RECONCILERS = [
   "TransitionWorkerRole",
 ];
 export const NOT_CALLED_HERE: Unexercised[] = [
+  ...["WebRole", "SyncWorkerRole"].flatMap((role) =>
+    ["kms:Encrypt", "kms:Decrypt"].map((action) => ({
+      role,
+      action,
+      on: "calendar_refresh_token",
+      reason:
+        "no calendar is connected through a provider's API in these flows: the Google connect, read and renewal run in test/e2e/google-*.test.ts",
+    })),
+  ),
   {
     role: "*",
     action: "logs:CreateLogStream",

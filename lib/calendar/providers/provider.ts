@@ -22,6 +22,31 @@ export interface CalendarProvider {
   fetchWindow(source: WindowSource, window: SyncWindow, deps: FetchDeps): Promise<WindowFetch>;
   /** Why `address` cannot be a source of this kind under `policy`; undefined when it can. */
   sourceAddressProblem(address: string, policy: SourceAddressPolicy): string | undefined;
+  /**
+   * Reads a source connected through the provider's API (OAuth) over `window`, incrementally
+   * from `source.cursor` when it is given. Only providers with an API have it; their sources
+   * without a connection are still read by `fetchWindow`.
+   */
+  readApi?(source: ApiSource, window: SyncWindow, deps: ApiReadDeps): Promise<ApiWindowFetch>;
+}
+
+/** What an API read knows about a connected source. */
+export interface ApiSource {
+  tz: string;
+  emails: string[];
+  /** The cursor the last read stored (Google nextSyncToken, Graph deltaLink). */
+  cursor?: string;
+  /** The hash of the occurrences the last full read found, to answer "unchanged". */
+  hash?: string;
+  /** Read the window in full even when the cursor says nothing changed (the horizon slid). */
+  refresh?: boolean;
+}
+
+/** An API read's deps: the shared ones, the provider's configured base URL, and a re-login. */
+export interface ApiReadDeps extends ApiDeps {
+  apiBaseUrl: string;
+  /** Forces a new access token after a 401. */
+  refreshAccessToken?(): Promise<string>;
 }
 
 /** What a provider reads about a source. */
@@ -152,4 +177,73 @@ export interface PushHook {
     request: WebhookRequest,
     deps: PushDeps<C>,
   ): Promise<PushVerdict<C>>;
+}
+
+/** A live push channel (Google watch channel) or subscription (Graph). */
+export interface PushSubscription {
+  /** Ours for Google (unguessable), Graph's subscription id. */
+  channelId: string;
+  /** Google's resourceId (channels.stop needs it). */
+  resourceId?: string;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+/** What an API-backed provider's calls may use. */
+export interface ApiDeps {
+  fetch: typeof fetch;
+  /** A valid access token for the source's connected account (refreshed by the app layer). */
+  accessToken(): Promise<string>;
+  clock: Clock;
+}
+
+/** What a channel or subscription is created (or renewed) with. */
+export interface PushRequest {
+  notificationUrl: string;
+  lifecycleUrl?: string;
+  token: string;
+  channelId: string;
+  ttlMs: number;
+}
+
+/** How an API-backed provider's push channel is created, renewed and ended. */
+export interface PushLifecycle {
+  /** Creates a channel/subscription that pushes to `notificationUrl` for the source's calendar. */
+  subscribe(req: PushRequest, deps: ApiDeps): Promise<PushSubscription>;
+  /** Google: a new channel first, then channels.stop the old one. Graph: PATCH expirationDateTime. */
+  renew(current: PushSubscription, req: PushRequest, deps: ApiDeps): Promise<PushSubscription>;
+  unsubscribe(current: PushSubscription, deps: ApiDeps): Promise<void>;
+}
+
+/** OAuth 2.0 authorization-code client of a calendar provider. */
+export interface CalendarOAuth {
+  authorizeUrl(p: {
+    clientId: string;
+    redirectUri: string;
+    state: string;
+    authUrl: string;
+  }): string;
+  /** Exchanges a code, or a refresh token, at tokenUrl; throws ProviderError code "invalid_grant" when dead. */
+  exchange(
+    p: {
+      grant: { code: string; redirectUri: string } | { refreshToken: string };
+      clientId: string;
+      clientSecret: string;
+      tokenUrl: string;
+    },
+    // Named fetchFn: a parameter named `fetch` would be its own type (`typeof fetch`).
+    fetchFn: typeof fetch,
+  ): Promise<{ accessToken: string; refreshToken?: string; expiresInS: number }>;
+}
+
+/**
+ * An API read's result: the window's occurrences (or unchanged/skipped, as for ICS) and the
+ * cursor (Google nextSyncToken, Graph deltaLink) the app stores on the source for the next
+ * incremental read.
+ */
+export interface ApiWindowFetch {
+  fetch: WindowFetch;
+  cursor?: string;
+  /** The incremental read from the stored cursor found changes (a push should have said so). */
+  changedSinceCursor?: boolean;
 }

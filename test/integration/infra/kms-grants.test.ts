@@ -21,15 +21,17 @@ const EXPECTED: Record<string, { encrypt: string[]; decrypt: string[] }> = {
     encrypt: ["access_token", "refresh_token", "source_url", "source_secret", "channel_secret"],
     decrypt: [...RECONCILES.decrypt, "channel_secret"],
   },
-  // Install seals the tokens, adding a calendar seals its address.
+  // Install seals the tokens, adding a calendar seals its address, connecting a calendar seals
+  // the account's refresh token (and disconnecting opens it to stop the push channel).
   WebRole: {
-    encrypt: ["access_token", "refresh_token", "source_url"],
-    decrypt: RECONCILES.decrypt,
+    encrypt: ["access_token", "refresh_token", "source_url", "calendar_refresh_token"],
+    decrypt: [...RECONCILES.decrypt, "calendar_refresh_token"],
   },
-  // The only reader of calendar addresses; it seals those stored in clear before sealing.
+  // The only reader of calendar addresses; it seals those stored in clear before sealing. It
+  // opens a connected account's refresh token to read its calendar, and seals a rotated one.
   SyncWorkerRole: {
-    encrypt: [...RECONCILES.encrypt, "source_url"],
-    decrypt: [...RECONCILES.decrypt, "source_url"],
+    encrypt: [...RECONCILES.encrypt, "source_url", "calendar_refresh_token"],
+    decrypt: [...RECONCILES.decrypt, "source_url", "calendar_refresh_token"],
   },
   CalendarHooksRole: { encrypt: [], decrypt: ["channel_secret"] },
   OooCommandRole: { encrypt: [], decrypt: [] },

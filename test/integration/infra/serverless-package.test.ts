@@ -229,17 +229,20 @@ describe("serverless.yml packaged offline with osls", () => {
       .filter((s) => s.role === "WebRole" && s.statement.Action === "ssm:GetParameter")
       .flatMap(({ statement }) => [statement.Resource].flat())
       .map((r) => JSON.stringify(r));
-    // Assess: secrets by SSM name only, never in clear; the signing secret is not the web's.
+    // Assess: secrets by SSM name only, never in clear. Besides its own two, the web reads the
+    // Google client secret (a connect's code exchange) and the signing secret (the first push
+    // channel's token derives from it).
     expect(env?.OAUTH_CLIENT_SECRET_PARAM).toBe("/statuspilot/test/oauth-client-secret");
     expect(env?.WEB_KEY_PARAM).toBe("/statuspilot/test/web-key");
     expect(env?.OAUTH_CLIENT_SECRET).toBeUndefined();
     expect(env?.WEB_KEY).toBeUndefined();
     expect(env?.OAUTH_CLIENT_ID).toBeDefined();
     expect(env?.PUBLIC_BASE_URL).toBeDefined();
-    expect(ssm).toHaveLength(2);
+    expect(ssm).toHaveLength(4);
     expect(ssm.join(" ")).toContain("/statuspilot/test/oauth-client-secret");
     expect(ssm.join(" ")).toContain("/statuspilot/test/web-key");
-    expect(ssm.join(" ")).not.toContain("signing-secret");
+    expect(ssm.join(" ")).toContain("google-client-secret");
+    expect(ssm.join(" ")).toContain("signing-secret");
   });
 
   it("schedules the tick every minute and the poll every five, on the five", () => {
