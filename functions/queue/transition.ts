@@ -1,13 +1,12 @@
 import { eventOnceOf } from "../shared/idempotency";
-import { queueHandler, transitionMessageSchema } from "../shared/queue";
+import { transitionQueueHandler } from "../shared/queue";
 
 /**
  * SQS transition queue: reconcile the user at (about) the second the message was delayed to.
  * A message carrying a `user_change` records it first, once per event_id (recording reconciles,
  * unless stale); a redelivery after that only reconciles.
  */
-export const handler = queueHandler(transitionMessageSchema, async ({ message }, app) => {
-  app.log.appendKeys({ user: message.user });
+export const handler = transitionQueueHandler(async ({ message }, app) => {
   const { change } = message;
   const once = eventOnceOf(app, "deferred-user-change");
   if (

@@ -1,9 +1,9 @@
-import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import { parser } from "@aws-lambda-powertools/parser/middleware";
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as z from "zod";
 import type { App } from "../../lib/app/root";
+import { withCallDeadline } from "../../lib/service/call-deadline";
 import { appIn, withApp } from "./app-context";
 
 /**
@@ -23,11 +23,22 @@ const sqsEventSchema = z.object({
   ),
 });
 
+/** Options of a queue function's chain. */
+export interface QueueHandlerOptions {
+  /**
+   * Records of a batch handled at once (1: one after another). Above 1, the handler must not
+   * set per-record log keys: the records share the logger.
+   */
+  concurrency?: number;
+}
+
 /**
- * Records are handled one after another. Bounded concurrency is `true` here plus a limit on
- * the batch size; per-record log keys would then need a child logger per record.
+ * Kept back from the Lambda's remaining time: a message whose calls are cut off at its deadline
+ * still records the failure and the handler answers before the timeout.
  */
-const PROCESS_IN_PARALLEL = false;
+const DEADLINE_RESERVE_MS = 3_000;
+/** A record not started with this little time left is handed back to the queue untouched. */
+const MIN_START_MS = 2_000;
 
 export interface QueueRecord<M> {
   message: M;
@@ -58,17 +69,20 @@ function readRecord<S extends z.ZodType>(record: SQSRecord, schema: S, app: App)
 }
 
 /**
- * The middy chain the queue functions share. The parser middleware checks the event; Powertools'
- * BatchProcessor hands each record to `fn` and reports every record that could not be read, or
- * whose handling threw, in `batchItemFailures`: only those are received again and, after
- * maxReceiveCount, land in the dead-letter queue, where an unreadable one can be inspected.
+ * The middy chain the queue functions share. The parser middleware checks the event;
+ * `handleBatch` hands each record to `fn` (with a deadline from the Lambda's remaining time) and
+ * reports every record that could not be read, whose handling threw, or that had no time left,
+ * in `batchItemFailures`: only those are received again and, after maxReceiveCount, land in
+ * the dead-letter queue, where an unreadable one can be inspected.
  */
 export function queueHandler<S extends z.ZodType>(
   schema: S,
   fn: (record: QueueRecord<z.infer<S>>, app: App) => Promise<void>,
+  options: QueueHandlerOptions = {},
 ) {
+  const concurrency = Math.max(1, options.concurrency ?? 1);
   const handleRecord = async (record: SQSRecord, app: App): Promise<void> => {
-    app.log.resetKeys();
+    if (concurrency === 1) app.log.resetKeys();
     const message = readRecord(record, schema, app);
     const sent = Number(record.attributes?.SentTimestamp);
     try {
@@ -100,15 +114,59 @@ export function queueHandler<S extends z.ZodType>(
         app.log.error("not an SQS event; nothing done");
         return { batchItemFailures: [] };
       }
-      // A processor per invocation: it holds the batch's state, and the local stack may run
-      // several invocations of one function at once in one process.
-      return processPartialResponse(
-        event.data,
-        (record: SQSRecord) => handleRecord(record, app),
-        new BatchProcessor(EventType.SQS),
-        { context, processInParallel: PROCESS_IN_PARALLEL, throwOnFullBatchFailure: false },
-      );
+      return handleBatch(event.data.Records, (record) => handleRecord(record, app), {
+        concurrency,
+        timeLeftMs: () => context.getRemainingTimeInMillis() - DEADLINE_RESERVE_MS,
+        onUnstarted: (record) =>
+          app.log.warn("no time left for the message; handed back to the queue", {
+            messageId: record.messageId,
+          }),
+      });
     });
+}
+
+/**
+ * Handles a batch's records, `concurrency` at a time, each with its service calls cut off when
+ * the batch's time runs out. Every record that could not be read, whose handling threw, or
+ * that was never started for want of time is reported in `batchItemFailures`: only those are
+ * received again and, after maxReceiveCount, land in the dead-letter queue.
+ */
+export async function handleBatch(
+  records: SQSRecord[],
+  handle: (record: SQSRecord) => Promise<void>,
+  opts: {
+    concurrency: number;
+    timeLeftMs: () => number;
+    onUnstarted: (record: SQSRecord) => void;
+  },
+): Promise<SQSBatchResponse> {
+  const failed = new Set<string>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < records.length; i = next++) {
+      const record = records[i] as SQSRecord;
+      const left = opts.timeLeftMs();
+      if (left < MIN_START_MS) {
+        opts.onUnstarted(record);
+        failed.add(record.messageId);
+        continue;
+      }
+      try {
+        await withCallDeadline(left, () => handle(record));
+      } catch {
+        failed.add(record.messageId);
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(opts.concurrency, records.length) }, () => worker()),
+  );
+  // In the batch's order, as the queue received them.
+  return {
+    batchItemFailures: records
+      .filter((r) => failed.has(r.messageId))
+      .map((r) => ({ itemIdentifier: r.messageId })),
+  };
 }
 
 export const syncMessageSchema = z.object({
@@ -138,3 +196,36 @@ export const transitionMessageSchema = z.object({
   reason: z.enum(["transition", "retry", "timeline", "user_change", "ooo"]),
   change: userChangeSchema.optional(),
 });
+
+/** A transition batch's records all at once: a batch holds at most 10 (serverless.yml). */
+const TRANSITION_CONCURRENCY = 10;
+
+/**
+ * The transition queue's chain: its records run concurrently, so the handler logs the user in
+ * each line's data instead of as a log key (`withUser` below adds it).
+ */
+export const transitionQueueHandler = (
+  fn: (record: QueueRecord<z.infer<typeof transitionMessageSchema>>, app: App) => Promise<void>,
+) =>
+  queueHandler(transitionMessageSchema, (record, app) => fn(record, withUser(app, record)), {
+    concurrency: TRANSITION_CONCURRENCY,
+  });
+
+/** The app with each of the handler's own log lines naming the message's user. */
+function withUser(app: App, record: QueueRecord<{ user: string }>): App {
+  const user = record.message.user;
+  const log = app.log;
+  const add = (data?: Record<string, unknown>) => ({ user, ...data });
+  return {
+    ...app,
+    log: {
+      logger: log.logger,
+      appendKeys: (keys) => log.appendKeys(keys),
+      resetKeys: () => log.resetKeys(),
+      debug: (message, data) => log.debug(message, add(data)),
+      info: (message, data) => log.info(message, add(data)),
+      warn: (message, data) => log.warn(message, add(data)),
+      error: (message, data) => log.error(message, add(data)),
+    },
+  };
+}
