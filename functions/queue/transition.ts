@@ -7,15 +7,15 @@ import { transitionQueueHandler } from "../shared/queue";
  * unless stale); a redelivery after that only reconciles.
  */
 export const handler = transitionQueueHandler(async ({ message }, app) => {
-  const { change } = message;
+  const { change, user } = message;
   const once = eventOnceOf(app, "deferred-user-change");
   if (
     change &&
     (await once.run(change.eventId, () => app.useCases.recordUserChange(change)))?.value
   ) {
-    app.log.info("deferred user_change recorded", { lateMs: app.clock.now() - message.at });
+    app.log.info("deferred user_change recorded", { user, lateMs: app.clock.now() - message.at });
     return;
   }
   const outcome = await app.useCases.reconcileUser({ team: message.team, user: message.user });
-  app.log.info("reconciled", { outcome: outcome.kind, lateMs: app.clock.now() - message.at });
+  app.log.info("reconciled", { user, outcome: outcome.kind, lateMs: app.clock.now() - message.at });
 });

@@ -201,31 +201,9 @@ export const transitionMessageSchema = z.object({
 const TRANSITION_CONCURRENCY = 10;
 
 /**
- * The transition queue's chain: its records run concurrently, so the handler logs the user in
- * each line's data instead of as a log key (`withUser` below adds it).
+ * The transition queue's chain: its records run concurrently, so the handler names the user in
+ * each line's data instead of as a log key.
  */
 export const transitionQueueHandler = (
   fn: (record: QueueRecord<z.infer<typeof transitionMessageSchema>>, app: App) => Promise<void>,
-) =>
-  queueHandler(transitionMessageSchema, (record, app) => fn(record, withUser(app, record)), {
-    concurrency: TRANSITION_CONCURRENCY,
-  });
-
-/** The app with each of the handler's own log lines naming the message's user. */
-function withUser(app: App, record: QueueRecord<{ user: string }>): App {
-  const user = record.message.user;
-  const log = app.log;
-  const add = (data?: Record<string, unknown>) => ({ user, ...data });
-  return {
-    ...app,
-    log: {
-      logger: log.logger,
-      appendKeys: (keys) => log.appendKeys(keys),
-      resetKeys: () => log.resetKeys(),
-      debug: (message, data) => log.debug(message, add(data)),
-      info: (message, data) => log.info(message, add(data)),
-      warn: (message, data) => log.warn(message, add(data)),
-      error: (message, data) => log.error(message, add(data)),
-    },
-  };
-}
+) => queueHandler(transitionMessageSchema, fn, { concurrency: TRANSITION_CONCURRENCY });
