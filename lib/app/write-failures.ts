@@ -42,7 +42,14 @@ export async function deferForBudget(
 ): Promise<ReconcileOutcome> {
   const key = known.key;
   const queued = at - ctx.clock.now() <= MAX_DELAY_S * 1000;
+  // The same slot handed out again (a duplicate message): its retry is queued already.
+  const queuedAlready = (rec: StatusRecord) =>
+    queued && rec.enqueuedFor === at && rec.state.retry?.at === at;
+  let requeue = !queuedAlready(known);
+  if (!requeue) return { kind: "rescheduled", at, code: "rate_budget" };
   await updateStatus(ctx, known, (rec, now) => {
+    requeue = !queuedAlready(rec);
+    if (!requeue) return rec;
     // Not a failure: the backoff attempt count stays as it was.
     const attempt = rec.state.retry?.attempt ?? 0;
     // A wake-up already passed is this very transition: the retry at `at` covers it.
@@ -56,7 +63,7 @@ export async function deferForBudget(
       ...(queued && next === at ? { enqueuedFor: at } : {}),
     };
   });
-  await enqueueRetry(ctx, key, at);
+  if (requeue) await enqueueRetry(ctx, key, at);
   ctx.log.info("status write waits for the rate budget", { team: key.team, user: key.user, at });
   return { kind: "rescheduled", at, code: "rate_budget" };
 }

@@ -80,10 +80,25 @@ export function describeRateBudgetContract(
       const budget = await budgetWith();
       // Act
       const slots = [];
-      for (let i = 0; i < 11; i++) slots.push(await budget.take("T1#A", "U1", MINUTE + i * 1_000));
+      for (let i = 0; i < 11; i++) slots.push(await budget.take("T1#A", "U1", MINUTE + i * 2_000));
       // Assess
       expect(slots.slice(0, 10).every((s) => s.ok)).toBe(true);
       expect(slots[10]).toEqual({ ok: false, retryAt: MINUTE + SPACING });
+    });
+
+    it("admits a user again within its slot's first second (a duplicate delivery) without using another slot", async () => {
+      // Prepare: one user per rolling minute
+      const budget = await budgetWith({ usersPerWindow: 1, marginMs: 2_000 });
+      await budget.take("T1#A", "U1", MINUTE);
+      const waiting = await budget.take("T1#A", "U2", MINUTE);
+      // Act
+      const duplicate = await budget.take("T1#A", "U2", MINUTE + SPACING);
+      const again = await budget.take("T1#A", "U2", MINUTE + SPACING + 1_000);
+      const third = await budget.take("T1#A", "U3", MINUTE + SPACING + 1_000);
+      // Assess
+      expect(waiting).toEqual({ ok: false, retryAt: MINUTE + SPACING });
+      expect([duplicate.ok, again.ok]).toEqual([true, true]);
+      expect(third).toEqual({ ok: false, retryAt: MINUTE + 2 * SPACING });
     });
 
     it("counts each token apart", async () => {
