@@ -21,6 +21,17 @@ export type DynamoRateBudgetOptions = Partial<SlotLimits>;
 
 /** Lost races before a take gives up (each loser re-reads; every round one taker wins). */
 const MAX_ATTEMPTS = 100;
+/** The longest pause between two attempts. */
+const MAX_PAUSE_MS = 100;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A small stable number from a user id, to stagger concurrent takers. */
+const hashOf = (text: string): number => {
+  let h = 0;
+  for (let i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) >>> 0;
+  return h;
+};
 
 /**
  * The spec 8.1 budget in DynamoDB, shared by every worker: one item per token holds its book of
@@ -61,6 +72,9 @@ export class DynamoRateBudget implements RateBudget {
       if (!next.changed) return next.slot;
       const written = await this.putBook(keys, bookToJson(next.book), version, next, now);
       if (written) return next.slot;
+      // Lost a race: let the winners' writes land before reading again, a little longer (and
+      // staggered by user) each time, so many takers do not keep colliding.
+      await sleep(Math.min(MAX_PAUSE_MS, attempt * 5 + (hashOf(user) % 10)));
     }
     throw new StoreError(`rate budget of ${tokenId}: too many concurrent takes`, "conflict");
   }
