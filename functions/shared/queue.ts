@@ -40,6 +40,12 @@ const DEADLINE_RESERVE_MS = 3_000;
 /** A record not started with this little time left is handed back to the queue untouched. */
 const MIN_START_MS = 2_000;
 
+/** The Lambda's time left for the batch's work; unbounded for a context that cannot tell. */
+const timeLeftOf = (context: Context): number =>
+  typeof context.getRemainingTimeInMillis === "function"
+    ? context.getRemainingTimeInMillis() - DEADLINE_RESERVE_MS
+    : Number.POSITIVE_INFINITY;
+
 export interface QueueRecord<M> {
   message: M;
   messageId: string;
@@ -116,7 +122,7 @@ export function queueHandler<S extends z.ZodType>(
       }
       return handleBatch(event.data.Records, (record) => handleRecord(record, app), {
         concurrency,
-        timeLeftMs: () => context.getRemainingTimeInMillis() - DEADLINE_RESERVE_MS,
+        timeLeftMs: () => timeLeftOf(context),
         onUnstarted: (record) =>
           app.log.warn("no time left for the message; handed back to the queue", {
             messageId: record.messageId,
