@@ -1,9 +1,9 @@
 import type { CliIo } from "../lib/cli/io";
-import { type BundleRow, runBundleBench } from "./bundles";
+import { type BundleRow, runBundleBench, TRANSITION_WORKER_ISSUE_12 } from "./bundles";
 import { runCalendarBench } from "./calendar";
 import { runConvergence } from "./convergence";
 import { costTable, runCostBench } from "./cost";
-import { herdTable, runHerd } from "./herd";
+import { ADMIN_HERD_TARGET_S, HERD_P99_TARGET_S, herdTable, runHerd } from "./herd";
 
 export type BenchSize = "quick" | "default" | "full";
 
@@ -18,18 +18,24 @@ export const SIZES: Record<
 };
 
 const usage =
-  "usage: statuspilot bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N]";
+  "usage: statuspilot bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N] [--json]";
 const PARTS = ["calendar", "herd", "cost", "bundles", "convergence"] as const;
 type Part = (typeof PARTS)[number];
 
-/** `statuspilot bench [--quick|--full]`: every benchmark, each beside its baseline, as tables. */
+/**
+ * `statuspilot bench [--quick|--full] [--json]`: every benchmark, each beside its baseline, as
+ * tables; with `--json`, the tables go to stderr and stdout gets every figure as one JSON
+ * object (its keys are documented in bench/README.md), to compare runs.
+ */
 export async function run(args: string[], io: CliIo): Promise<number> {
   let size: BenchSize = "default";
   let only: Set<Part> = new Set(PARTS);
   let seeds: number | undefined;
+  let json = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--quick") size = "quick";
+    else if (arg === "--json") json = true;
     else if (arg === "--seeds") {
       const value = args[++i] ?? "";
       seeds = Number(value);
@@ -53,40 +59,69 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const s = SIZES[size];
   const started = performance.now();
-  io.out(`statuspilot bench (${size}) on node ${process.version}`);
+  // With --json, stdout carries the JSON object alone.
+  const say = (text: string) => (json ? io.err(text) : io.out(text));
+  say(`statuspilot bench (${size}) on node ${process.version}`);
+  const figures: Record<string, unknown> = { size, node: process.version };
   let failed = false;
   const part = async (name: Part, fn: () => Promise<string>) => {
     if (!only.has(name)) return;
     const t0 = performance.now();
     try {
-      io.out(`\n${await fn()}\n(${name}: ${Math.round((performance.now() - t0) / 100) / 10} s)`);
+      say(`\n${await fn()}\n(${name}: ${Math.round((performance.now() - t0) / 100) / 10} s)`);
     } catch (error: unknown) {
       failed = true;
-      io.err(`bench ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      const message = error instanceof Error ? error.message : String(error);
+      figures[name] = { failed: message };
+      io.err(`bench ${name} failed: ${message}`);
     }
   };
   let bundles: BundleRow[] = [];
-  await part("calendar", async () => (await runCalendarBench({ quick: size === "quick" })).table);
+  await part("calendar", async () => {
+    const { table, ...result } = await runCalendarBench({ quick: size === "quick" });
+    figures.calendar = result;
+    return table;
+  });
   await part("bundles", async () => {
     const result = await runBundleBench({ quick: size === "quick" });
     bundles = result.rows;
+    figures.bundles = { rows: result.rows, transitionWorkerIssue12: TRANSITION_WORKER_ISSUE_12 };
     return result.table;
   });
   await part("herd", async () => {
-    const perUser = await runHerd({ users: s.herd });
-    const admin = await runHerd({ users: s.adminHerd, adminToken: true, oooEvery: 5 });
+    const init = bundles.find((b) => b.fn === "transitionWorker")?.initMs;
+    const coldStart = init !== undefined ? { coldStartMs: init } : {};
+    const perUser = await runHerd({ users: s.herd, ...coldStart });
+    const admin = await runHerd({
+      users: s.adminHerd,
+      adminToken: true,
+      oooEvery: 5,
+      ...coldStart,
+    });
+    figures.herd = {
+      perUser,
+      admin,
+      targets: { modelledAwsP99S: HERD_P99_TARGET_S, adminAllSetAfterS: ADMIN_HERD_TARGET_S },
+    };
     return herdTable([perUser, admin]);
   });
   await part("cost", async () => {
     const initMs = Object.fromEntries(bundles.map((b) => [b.fn, b.initMs]));
     const result = await runCostBench({ users: s.costUsers, days: s.costDays, initMs });
+    figures.cost = result;
     return costTable(result);
   });
   await part("convergence", async () => {
-    const result = runConvergence({ size, ...(seeds !== undefined ? { seeds } : {}) });
-    if (result.failures > 0) throw new Error(`a reconcile property failed\n${result.table}`);
-    return result.table;
+    const { table, ...result } = runConvergence({
+      size,
+      ...(seeds !== undefined ? { seeds } : {}),
+    });
+    figures.convergence = result;
+    if (result.failures > 0) throw new Error(`a reconcile property failed\n${table}`);
+    return table;
   });
-  io.out(`\ntotal ${Math.round((performance.now() - started) / 1000)} s`);
+  const totalS = Math.round((performance.now() - started) / 1000);
+  say(`\ntotal ${totalS} s`);
+  if (json) io.out(JSON.stringify({ ...figures, totalS, failed }, null, 2));
   return failed ? 1 : 0;
 }

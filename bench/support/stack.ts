@@ -77,6 +77,8 @@ export interface BenchStackOptions {
   adminToken?: boolean;
   /** Bind a signed generic hook to each calendar, so `push` works. */
   hooks?: boolean;
+  /** Share of transition messages delivered twice, as SQS standard may (0 by default). */
+  transitionDuplicateRate?: number;
   /** Queue messages due at one instant that are handled at once (Lambda concurrency). */
   concurrency?: number;
   /** Registrations and first syncs run this many at a time (setup only, not measured). */
@@ -248,6 +250,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         name: "statuspilot-bench-transition",
         scheduler,
         consume: lambdas.background<SQSEvent>("transitionWorker"),
+        duplicateRate: options.transitionDuplicateRate ?? 0,
         log,
       }),
       sync: new DelayQueue<SyncMessage>({

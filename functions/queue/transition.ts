@@ -1,12 +1,11 @@
 import { fromEnvironment } from "../../lib/app/compose";
 import { kmsModule, oauthModule, serviceModule } from "../../lib/app/modules";
 import type { AppSource } from "../shared/app-context";
-import { queueHandler, transitionMessageSchema } from "../shared/queue";
+import { transitionQueueHandler } from "../shared/queue";
 import { transitionOne } from "../shared/transition-worker";
 
 /** SQS transition queue: reconcile each user at (about) the second its message was due. */
-export const createHandler = (source: AppSource) =>
-  queueHandler(source, transitionMessageSchema, transitionOne);
+export const createHandler = (source: AppSource) => transitionQueueHandler(source, transitionOne);
 
 export const handler = createHandler(
   fromEnvironment({ kms: kmsModule, service: serviceModule, oauth: oauthModule }),

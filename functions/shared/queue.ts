@@ -5,6 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import * as z from "zod";
 import { countDeadLetter } from "../../lib/app/metrics";
 import type { App } from "../../lib/app/root";
+import { withCallDeadline } from "../../lib/service/call-deadline";
 import { type AppSource, appIn, withApp } from "./app-context";
 
 /**
@@ -24,11 +25,35 @@ const sqsEventSchema = z.object({
   ),
 });
 
+/** Options of a queue function's chain. */
+export interface QueueHandlerOptions {
+  /**
+   * Handle a batch's records at once (Powertools' `processInParallel`); the bound is the
+   * function's batch size in serverless.yml. The handler must then not set per-record log
+   * keys: the records share the logger.
+   */
+  parallel?: boolean;
+}
+
 /**
- * Records are handled one after another. Bounded concurrency is `true` here plus a limit on
- * the batch size; per-record log keys would then need a child logger per record.
+ * Kept back from the Lambda's remaining time: a message whose calls are cut off at its deadline
+ * still records the failure, and the handler answers before the timeout.
  */
-const PROCESS_IN_PARALLEL = false;
+const DEADLINE_RESERVE_MS = 3_000;
+/** A record not started with this little time left is handed back to the queue untouched. */
+const MIN_START_MS = 2_000;
+
+/** The Lambda's time left for the batch's work; unbounded for a context that cannot tell. */
+const timeLeftOf = (context: Context): number =>
+  typeof context.getRemainingTimeInMillis === "function"
+    ? context.getRemainingTimeInMillis() - DEADLINE_RESERVE_MS
+    : Number.POSITIVE_INFINITY;
+
+/** A record the batch had no time left to start: reported as a failure, received again. */
+export class NoTimeLeft extends Error {
+  override name = "NoTimeLeft";
+  readonly code = "no_time_left";
+}
 
 /**
  * Receives before SQS moves a message to its dead-letter queue: both queues' `maxReceiveCount`
@@ -72,22 +97,34 @@ function readRecord<S extends z.ZodType>(record: SQSRecord, schema: S, app: App)
 
 /**
  * The middy chain the queue functions share. The parser middleware checks the event; Powertools'
- * BatchProcessor hands each record to `fn` and reports every record that could not be read, or
- * whose handling threw, in `batchItemFailures`: only those are received again and, after
- * maxReceiveCount, land in the dead-letter queue, where an unreadable one can be inspected.
+ * BatchProcessor hands each record to `fn`, with its service calls cut off at a deadline taken
+ * from the Lambda's remaining time, and reports every record that could not be read, whose
+ * handling threw, or that had no time left to start, in `batchItemFailures`: only those are
+ * received again and, after maxReceiveCount, land in the dead-letter queue, where an unreadable
+ * one can be inspected.
  */
 export function queueHandler<S extends z.ZodType>(
   source: AppSource,
   schema: S,
   fn: (record: QueueRecord<z.infer<S>>, app: App) => Promise<void>,
+  options: QueueHandlerOptions = {},
 ) {
-  const handleRecord = (record: SQSRecord, app: App): Promise<void> =>
-    handleOne(record, app).catch((error: unknown) => {
+  const parallel = options.parallel === true;
+  const handleRecord = (record: SQSRecord, app: App, context: Context): Promise<void> => {
+    const left = timeLeftOf(context);
+    if (left < MIN_START_MS) {
+      app.log.warn("no time left for the message; handed back to the queue", {
+        messageId: record.messageId,
+      });
+      return Promise.reject(new NoTimeLeft(`${left} ms left, under ${MIN_START_MS}`));
+    }
+    return withCallDeadline(left, () => handleOne(record, app)).catch((error: unknown) => {
       countIfDeadLetter(record, app);
       throw error;
     });
+  };
   const handleOne = async (record: SQSRecord, app: App): Promise<void> => {
-    app.log.resetKeys();
+    if (!parallel) app.log.resetKeys();
     const message = readRecord(record, schema, app);
     const sent = Number(record.attributes?.SentTimestamp);
     try {
@@ -123,9 +160,9 @@ export function queueHandler<S extends z.ZodType>(
       // several invocations of one function at once in one process.
       return processPartialResponse(
         event.data,
-        (record: SQSRecord) => handleRecord(record, app),
+        (record: SQSRecord) => handleRecord(record, app, context),
         new BatchProcessor(EventType.SQS),
-        { context, processInParallel: PROCESS_IN_PARALLEL, throwOnFullBatchFailure: false },
+        { context, processInParallel: parallel, throwOnFullBatchFailure: false },
       );
     });
 }
@@ -157,3 +194,12 @@ export const transitionMessageSchema = z.object({
   reason: z.enum(["transition", "retry", "timeline", "user_change", "ooo"]),
   change: userChangeSchema.optional(),
 });
+
+/**
+ * The transition queue's chain: a batch's records (at most 10, serverless.yml) run at once, so
+ * the handler names the user in each line's data instead of as a log key.
+ */
+export const transitionQueueHandler = (
+  source: AppSource,
+  fn: (record: QueueRecord<z.infer<typeof transitionMessageSchema>>, app: App) => Promise<void>,
+) => queueHandler(source, transitionMessageSchema, fn, { parallel: true });

@@ -6,22 +6,22 @@ import type { QueueRecord, transitionMessageSchema } from "./queue";
 /**
  * One transition message: reconcile the user at (about) the second it was delayed to. A message
  * carrying a `user_change` records it first, once per event_id (recording reconciles, unless
- * stale); a redelivery after that only reconciles.
+ * stale); a redelivery after that only reconciles. A batch's messages run at once and share the
+ * logger, so the user goes in each line's data, not in a log key.
  */
 export async function transitionOne(
   { message }: QueueRecord<z.infer<typeof transitionMessageSchema>>,
   app: App,
 ): Promise<void> {
-  app.log.appendKeys({ user: message.user });
-  const { change } = message;
+  const { change, user } = message;
   const once = eventOnceOf(app, "deferred-user-change");
   if (
     change &&
     (await once.run(change.eventId, () => app.useCases.recordUserChange(change)))?.value
   ) {
-    app.log.info("deferred user_change recorded", { lateMs: app.clock.now() - message.at });
+    app.log.info("deferred user_change recorded", { user, lateMs: app.clock.now() - message.at });
     return;
   }
   const outcome = await app.useCases.reconcileUser({ team: message.team, user: message.user });
-  app.log.info("reconciled", { outcome: outcome.kind, lateMs: app.clock.now() - message.at });
+  app.log.info("reconciled", { user, outcome: outcome.kind, lateMs: app.clock.now() - message.at });
 }

@@ -9,9 +9,10 @@ import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
 import { recordTransitionLateness } from "./metrics";
 import { enqueueTransition, newStatusRecord, saveStatus } from "./status-records";
-import { readProfile, sendStatus } from "./status-send";
+import { readProfile, sendStatus, takeWriteSlot } from "./status-send";
 import { timelineOf } from "./user-timeline";
 import { retryOnConflict } from "./version-retry";
+import { deferForBudget } from "./write-failures";
 
 /**
  * Reconciles one user's profile with their timeline: loads the user, asks the pure `plan` for
@@ -51,6 +52,12 @@ async function reconcileOnce(ctx: UseCaseContext, key: UserKey): Promise<Reconci
   };
   let step = plan(rec.state, desired, undefined, now, policy);
   const reads = step.kind === "read";
+  if (step.kind === "read" || step.kind === "write") {
+    // The slot comes before the read, so the read and the write both fall in it; without
+    // room the user is retried once, at the slot kept for it.
+    const slot = await takeWriteSlot(ctx, user);
+    if (!slot.ok) return deferForBudget(ctx, rec, slot.retryAt);
+  }
   if (step.kind === "read") {
     // Read before claiming: the read lands in the store with the claim (one put), is older
     // than the write it verifies, and a conflict re-reads from scratch.
@@ -96,9 +103,8 @@ async function act(ctx: UseCaseContext, l: Loaded, step: Step): Promise<Reconcil
       const claimAt = l.reads ? Math.max(l.now, ctx.clock.now()) : l.now;
       const scheduled = withSchedule({ ...l.rec, state: step.state }, l.timeline, l.now).rec;
       const claimed = { ...scheduled, state: claimWrite(scheduled.state, step.status, claimAt) };
-      await saveStatus(ctx, claimed, l.expected);
-      const ooo = l.desired?.kind === "ooo";
-      const sent = await sendStatus(ctx, l.user, step.status, claimAt, ooo);
+      const stored = await saveStatus(ctx, claimed, l.expected);
+      const sent = await sendStatus(ctx, l.user, step.status, claimAt, stored);
       if (sent.outcome !== undefined) return sent.outcome;
       recordTransitionLateness(ctx.metrics, l.rec, l.desired, sent.answeredAt ?? ctx.clock.now());
       ctx.log.info("status written", { team: key.team, user: key.user, kind: step.decision.kind });

@@ -5,7 +5,7 @@ import type { UserKey } from "../core/types";
 import type { UseCaseContext } from "./context";
 import type { TransitionMessage } from "./contracts";
 import { UnknownUserError } from "./errors";
-import { retryOnConflict, unlessConflict } from "./version-retry";
+import { retryOnConflict } from "./version-retry";
 
 /** Reading and writing a user's status and profile records, and queueing their transitions. */
 
@@ -41,27 +41,25 @@ export async function enqueueRetry(ctx: UseCaseContext, key: UserKey, at: number
 }
 
 /**
- * Stores a status record conditionally on `expected`. A transition closer than the next tick
- * is enqueued at once (the tick may already have passed its window).
+ * Stores a status record conditionally on `expected` and answers it as stored. A transition
+ * closer than the next tick is enqueued at once (the tick may already have passed its window),
+ * marked as enqueued in the same write.
  */
 export async function saveStatus(
   ctx: UseCaseContext,
   rec: StatusRecord,
   expected: number | undefined,
-): Promise<void> {
-  const saved = await ctx.store.putStatus(rec, expected);
+): Promise<StatusRecord> {
   const now = ctx.clock.now();
-  const at = saved.nextTransitionAt;
-  if (at !== undefined && at < now + ctx.options.tickHorizonMs && saved.enqueuedFor !== at) {
-    await enqueueTransition(
-      ctx,
-      saved.key,
-      at,
-      saved.nextIsOoo === true ? "ooo" : "transition",
-      now,
-    );
-    await unlessConflict(() => ctx.store.putStatus({ ...saved, enqueuedFor: at }, saved.version));
+  const at = rec.nextTransitionAt;
+  const enqueue =
+    at !== undefined && at < now + ctx.options.tickHorizonMs && rec.enqueuedFor !== at;
+  const saved = await ctx.store.putStatus(enqueue ? { ...rec, enqueuedFor: at } : rec, expected);
+  if (enqueue) {
+    const reason = saved.nextIsOoo === true ? "ooo" : "transition";
+    await enqueueTransition(ctx, saved.key, at, reason, now);
   }
+  return saved;
 }
 
 /** Changes the stored status record with `fn`, from a fresh read, until no race is lost. */

@@ -1,13 +1,12 @@
 import type { ProfileRead } from "../core/plan";
-import { GatewayError, type StatusTarget } from "../core/ports";
-import type { UserRecord } from "../core/records";
+import { GatewayError, type RateSlot, type StatusTarget } from "../core/ports";
+import type { StatusRecord, UserRecord } from "../core/records";
 import { recordWrite } from "../core/status-state";
 import type { StatusValue } from "../core/types";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
-import { mutateStatus } from "./status-records";
 import { accessTokenFor } from "./token-refresh";
-import { deferForBudget, recordFailure } from "./write-failures";
+import { recordFailure, updateStatus } from "./write-failures";
 
 /** The service calls of a reconcile: the read before a write, and the write itself. */
 
@@ -55,27 +54,30 @@ export async function readProfile(
 }
 
 /**
- * Sends a claimed write (claimed at `sentAt`) within the token's rate budget and records what
- * the service reports. `recheck`: another reconcile found something else due meanwhile, so the
- * caller must reconcile again. `answeredAt`: when the service answered the write.
+ * A slot for a write (and the read before it) in the shared budget of spec 8.1. Only a token
+ * that acts for many users (an admin's) is charged there: a user's own token writes one
+ * profile, which the service client's own budget paces, and so costs no budget write.
+ */
+export async function takeWriteSlot(ctx: UseCaseContext, user: UserRecord): Promise<RateSlot> {
+  if (ctx.rateBudget === undefined || user.adminTokenUser === undefined) return { ok: true };
+  const key = user.key;
+  return ctx.rateBudget.take(`${key.team}#${user.adminTokenUser}`, key.user, ctx.clock.now());
+}
+
+/**
+ * Sends a claimed write (claimed at `sentAt`, stored as `claimed`) and records what the service
+ * reports, over the claimed record without reading it again (a fresh read only when something
+ * changed it meanwhile). `recheck`: another reconcile found something else due meanwhile, so
+ * the caller must reconcile again. `answeredAt`: when the service answered the write.
  */
 export async function sendStatus(
   ctx: UseCaseContext,
   user: UserRecord,
   target: StatusValue,
   sentAt: number,
-  ooo: boolean,
+  claimed: StatusRecord,
 ): Promise<{ outcome?: ReconcileOutcome; recheck: boolean; answeredAt?: number }> {
   const key = user.key;
-  if (ctx.rateBudget !== undefined) {
-    const tokenOwner = user.adminTokenUser ?? key.user;
-    const slot = await ctx.rateBudget.take(`${key.team}#${tokenOwner}`, key.user, sentAt);
-    if (!slot.ok) {
-      // Out-of-office goes first into the next window: the others come a little later.
-      const at = slot.retryAt + (ooo ? 0 : ctx.options.budgetOooLeadMs);
-      return { outcome: await deferForBudget(ctx, key, sentAt, at), recheck: false };
-    }
-  }
   let actual: StatusValue;
   try {
     ({ actual } = await ctx.gateway.setStatus(await targetOf(ctx, user), target));
@@ -86,7 +88,7 @@ export async function sendStatus(
   const answeredAt = ctx.clock.now();
   let recheck = false;
   try {
-    await mutateStatus(ctx, key, (rec, now) => {
+    await updateStatus(ctx, claimed, (rec, now) => {
       const pending = rec.state.pending;
       recheck = pending?.claimedAt === sentAt && pending.recheck === true;
       return { ...rec, state: recordWrite(rec.state, actual, now, sentAt) };

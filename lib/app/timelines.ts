@@ -5,7 +5,7 @@ import type { UseCaseContext } from "./context";
 import type { TimelineMeta } from "./contracts";
 import { UnknownUserError } from "./errors";
 import { enqueueTransition } from "./status-records";
-import { retryOnConflict, unlessConflict } from "./version-retry";
+import { retryOnConflict } from "./version-retry";
 
 /** Stores one source's fresh timeline, then reconciles the user at once. */
 export async function applyTimeline(
@@ -55,33 +55,44 @@ export async function applyTimeline(
 }
 
 /**
- * The minute tick: enqueues every transition due before the next tick (out-of-office first),
- * and any long-overdue one whose message was lost. Returns how many were enqueued.
+ * How far each context's ticks have enqueued (epoch ms): a transition before it was the job of
+ * an earlier tick, so a tick writes no marker per transition. Kept in the worker's memory: a
+ * fresh instance starts from 0 and enqueues again what the last one did in its final minute
+ * (a duplicate is harmless: the reconcile is idempotent), and a tick run twice adds nothing.
+ */
+const enqueuedUntil = new WeakMap<UseCaseContext, number>();
+
+/**
+ * The minute tick: enqueues every transition due before the next tick (out-of-office first)
+ * that no earlier tick or writer enqueued, and any long-overdue one whose message was lost.
+ * Returns how many were enqueued. Writes nothing: a writer that enqueues a transition itself
+ * marks it in the write that schedules it (`enqueuedFor`).
  */
 export async function tick(ctx: UseCaseContext): Promise<number> {
   const now = ctx.clock.now();
+  const until = now + ctx.options.tickHorizonMs;
+  const from = enqueuedUntil.get(ctx) ?? 0;
   // From 0: a transition missed by any amount (ticks lost, a worker down) is still found.
-  const due = await ctx.store.dueBetween(0, now + ctx.options.tickHorizonMs);
+  const due = await ctx.store.dueBetween(0, until);
   const lostBefore = now - ctx.options.lostTransitionGraceMs;
   const todo = due
-    .filter(
-      (r) =>
-        r.nextTransitionAt !== undefined &&
-        // Enqueued already, unless it is long overdue: then its message was lost.
-        (r.enqueuedFor !== r.nextTransitionAt || r.nextTransitionAt < lostBefore),
-    )
+    .filter((r) => {
+      const at = r.nextTransitionAt;
+      if (at === undefined) return false;
+      // Long overdue: its message was lost (or its reconcile failed), whoever enqueued it.
+      if (at < lostBefore) return true;
+      return at >= from && r.enqueuedFor !== at;
+    })
     .sort(
       (a, b) =>
         Number(b.nextIsOoo === true) - Number(a.nextIsOoo === true) ||
         (a.nextTransitionAt ?? 0) - (b.nextTransitionAt ?? 0),
     );
-  let sent = 0;
   for (const rec of todo) {
     const at = rec.nextTransitionAt ?? now;
     await enqueueTransition(ctx, rec.key, at, rec.nextIsOoo === true ? "ooo" : "transition", now);
-    sent++;
-    // A conflict: the user changed meanwhile, and that write rescheduled them itself.
-    await unlessConflict(() => ctx.store.putStatus({ ...rec, enqueuedFor: at }, rec.version));
   }
-  return sent;
+  // Only once all went out: a tick that failed half-way is retried whole.
+  enqueuedUntil.set(ctx, Math.max(from, until));
+  return todo.length;
 }

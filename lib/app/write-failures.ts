@@ -1,33 +1,70 @@
 import { backoffDelayMs } from "../core/backoff";
-import type { GatewayError } from "../core/ports";
+import { type GatewayError, VersionConflict } from "../core/ports";
+import type { StatusRecord } from "../core/records";
 import { releaseWrite, type StatusState } from "../core/status-state";
 import type { StatusValue, UserKey } from "../core/types";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
 import { countUserNeedingReauth } from "./metrics";
-import { enqueueRetry, mutateStatus } from "./status-records";
+import { enqueueRetry, MAX_DELAY_S, mutateStatus } from "./status-records";
 
 /** What becomes of a status write (or the read before it) that did not go through. */
 
-/** Releases a claim the rate budget stopped before sending, and schedules it for `at`. */
+/**
+ * Changes the status record `known` (as loaded or last stored) with `fn` in one conditional
+ * write, without reading it again; only when something changed it meanwhile, from a fresh read.
+ */
+export async function updateStatus(
+  ctx: UseCaseContext,
+  known: StatusRecord,
+  fn: (rec: StatusRecord, now: number) => StatusRecord,
+): Promise<void> {
+  if (known.version > 0) {
+    const now = ctx.clock.now();
+    try {
+      await ctx.store.putStatus({ ...fn(known, now), updatedAt: now }, known.version);
+      return;
+    } catch (error: unknown) {
+      if (!(error instanceof VersionConflict)) throw error;
+    }
+  }
+  await mutateStatus(ctx, known.key, fn);
+}
+
+/**
+ * Schedules a write the rate budget has no room for now at its slot `at`, from the record as
+ * loaded (`known`). Its retry is queued here and marked as queued in the same write, so the
+ * tick does not queue it again: the user is retried once, at its slot.
+ */
 export async function deferForBudget(
   ctx: UseCaseContext,
-  key: UserKey,
-  sentAt: number,
+  known: StatusRecord,
   at: number,
 ): Promise<ReconcileOutcome> {
-  await mutateStatus(ctx, key, (rec) => {
-    const { pending, ...state } = rec.state;
-    const kept = pending !== undefined && pending.claimedAt !== sentAt ? { pending } : {};
+  const key = known.key;
+  const queued = at - ctx.clock.now() <= MAX_DELAY_S * 1000;
+  // The same slot handed out again (a duplicate message): its retry is queued already.
+  const queuedAlready = (rec: StatusRecord) =>
+    queued && rec.enqueuedFor === at && rec.state.retry?.at === at;
+  let requeue = !queuedAlready(known);
+  if (!requeue) return { kind: "rescheduled", at, code: "rate_budget" };
+  await updateStatus(ctx, known, (rec, now) => {
+    requeue = !queuedAlready(rec);
+    if (!requeue) return rec;
     // Not a failure: the backoff attempt count stays as it was.
     const attempt = rec.state.retry?.attempt ?? 0;
+    // A wake-up already passed is this very transition: the retry at `at` covers it.
+    const later = rec.nextTransitionAt !== undefined && rec.nextTransitionAt > now;
+    const next = Math.min(later ? (rec.nextTransitionAt ?? at) : at, at);
+    const { enqueuedFor: _was, ...rest } = rec;
     return {
-      ...rec,
-      state: { ...state, ...kept, retry: { attempt, at, code: "rate_budget" } },
-      nextTransitionAt: Math.min(rec.nextTransitionAt ?? Number.POSITIVE_INFINITY, at),
+      ...rest,
+      state: { ...rec.state, retry: { attempt, at, code: "rate_budget" } },
+      nextTransitionAt: next,
+      ...(queued && next === at ? { enqueuedFor: at } : {}),
     };
   });
-  await enqueueRetry(ctx, key, at);
+  if (requeue) await enqueueRetry(ctx, key, at);
   ctx.log.info("status write waits for the rate budget", { team: key.team, user: key.user, at });
   return { kind: "rescheduled", at, code: "rate_budget" };
 }
@@ -70,10 +107,13 @@ export async function recordFailure(
       at = now + backoffDelayMs(backoff, attempt, seed, error.retryAfterS);
       const state = release(rec.state);
       const next = Math.min(rec.nextTransitionAt ?? Number.POSITIVE_INFINITY, at);
+      // Queued below: marked so the tick does not queue it again.
+      const queued = next === at && at - now <= MAX_DELAY_S * 1000;
       return {
         ...rec,
         state: { ...state, retry: { attempt, at, code: error.code } },
         nextTransitionAt: next,
+        ...(queued ? { enqueuedFor: at } : {}),
       };
     });
     ctx.log.info(`${what} rescheduled`, { ...log, at });

@@ -1,6 +1,7 @@
 import type * as z from "zod";
 import type { Clock } from "../core/clock";
 import { type Log, silentLog } from "../core/ports";
+import { callTimeLeftMs } from "./call-deadline";
 import { ServiceError, ServiceNetworkError, ServiceResponseError } from "./errors";
 import { failureSchema } from "./profile";
 
@@ -67,19 +68,21 @@ export class ServiceTransport {
     body: string | undefined,
   ): Promise<unknown> {
     let response: Response;
+    // The message's deadline, when nearer than the transport's own timeout.
+    const timeoutMs = Math.min(this.timeoutMs, callTimeLeftMs() ?? this.timeoutMs);
     try {
       response = await this.fetchFn(`${this.baseUrl}/${method}`, {
         method: "POST",
         headers,
         // Bytes, not a string: fetch would add a text/plain Content-Type of its own.
         ...(body !== undefined ? { body: new TextEncoder().encode(body) } : {}),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (err: unknown) {
       const timedOut = err instanceof Error && err.name === "TimeoutError";
       this.log.warn("service call failed", { method, reason: timedOut ? "timeout" : "network" });
       throw timedOut
-        ? new ServiceNetworkError("timeout", `${method}: no answer in ${this.timeoutMs} ms`, err)
+        ? new ServiceNetworkError("timeout", `${method}: no answer in ${timeoutMs} ms`, err)
         : new ServiceNetworkError("network_error", `${method}: service unreachable`, err);
     }
     const retryAfterS = this.retryAfter(response.headers.get("retry-after"));

@@ -2,9 +2,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RateBudget } from "../../lib/core/ports";
 
 /**
- * What every RateBudget promises (lib/core/ports.ts, spec 8.1), run against each adapter: per
- * token and fixed minute, a limited number of distinct users, and per user a limited number of
- * calls; a refusal names the start of the next minute.
+ * What every RateBudget promises (lib/core/ports.ts, spec 8.1), run against each adapter. Per
+ * token, the admitted calls of any rolling minute are at most `usersPerWindow` (so are its
+ * distinct users), and a user's at most `perUserPerWindow`. A caller without room is handed a
+ * slot of its own: the earliest instant a minute and the margin after the call that many
+ * places before it (the book only grows at its end). Coming back at that slot (up to half the
+ * margin late) admits it; coming early is refused with the same slot; coming later books again.
  */
 export interface RateBudgetUnderTest {
   budget: RateBudget;
@@ -14,10 +17,12 @@ export interface RateBudgetUnderTest {
 export interface RateBudgetLimits {
   perUserPerWindow?: number;
   usersPerWindow?: number;
+  marginMs?: number;
 }
 
 const MINUTE = Date.UTC(2025, 2, 3, 9, 0, 0);
-const NEXT_MINUTE = MINUTE + 60_000;
+/** The spacing with a 2 s margin: a rolling minute plus the margin. */
+const SPACING = 62_000;
 
 export function describeRateBudgetContract(
   name: string,
@@ -34,83 +39,112 @@ export function describeRateBudgetContract(
       await Promise.all(made.splice(0).map((m) => m.cleanup()));
     });
 
-    it("admits 5 calls per user and token in a fixed minute, then refuses until the next", async () => {
+    it("admits 30 users of one token at once and hands each further one a slot a minute and the margin later", async () => {
+      // Prepare
+      const budget = await budgetWith();
+      const users = Array.from({ length: 70 }, (_, i) => `U${i}`);
+      // Act: ten at a time, as concurrent workers would
+      const slots = [];
+      for (let i = 0; i < users.length; i += 10) {
+        const wave = users.slice(i, i + 10);
+        slots.push(...(await Promise.all(wave.map((u) => budget.take("T1#A", u, MINUTE)))));
+      }
+      // Assess
+      expect(slots.filter((s) => s.ok)).toHaveLength(30);
+      const later = slots.flatMap((s) => (s.ok ? [] : [s.retryAt]));
+      expect(later.filter((at) => at === MINUTE + SPACING)).toHaveLength(30);
+      expect(later.filter((at) => at === MINUTE + 2 * SPACING)).toHaveLength(10);
+    });
+
+    it("admits a user that comes back at its slot, refuses one that comes early with the same slot, and books a late one again", async () => {
+      // Prepare: one user per rolling minute, so every slot is a minute and the margin apart
+      const budget = await budgetWith({ usersPerWindow: 1, marginMs: 2_000 });
+      await budget.take("T1#A", "U1", MINUTE);
+      const u2 = await budget.take("T1#A", "U2", MINUTE);
+      const u3 = await budget.take("T1#A", "U3", MINUTE);
+      // Act
+      const early = await budget.take("T1#A", "U2", MINUTE + 30_000);
+      const onTime = await budget.take("T1#A", "U2", MINUTE + SPACING + 500);
+      const late = await budget.take("T1#A", "U3", MINUTE + 2 * SPACING + 1_001);
+      // Assess
+      expect(u2).toEqual({ ok: false, retryAt: MINUTE + SPACING });
+      expect(u3).toEqual({ ok: false, retryAt: MINUTE + 2 * SPACING });
+      expect(early).toEqual({ ok: false, retryAt: MINUTE + SPACING });
+      expect(onTime).toEqual({ ok: true });
+      // Its missed slot still counts where it was: the next lies a spacing after it.
+      expect(late).toEqual({ ok: false, retryAt: MINUTE + 3 * SPACING });
+    });
+
+    it("admits 10 calls of one user in a rolling minute, then slots the next a minute and the margin after the first", async () => {
       // Prepare
       const budget = await budgetWith();
       // Act
       const slots = [];
-      for (let i = 0; i < 7; i++) slots.push(await budget.take("T1#A", "U1", MINUTE + i * 8_000));
-      const lastMoment = await budget.take("T1#A", "U1", NEXT_MINUTE - 1);
-      const nextMinute = await budget.take("T1#A", "U1", NEXT_MINUTE);
+      for (let i = 0; i < 11; i++) slots.push(await budget.take("T1#A", "U1", MINUTE + i * 2_000));
       // Assess
-      expect(slots.map((s) => s.ok)).toEqual([true, true, true, true, true, false, false]);
-      expect(slots[5]).toEqual({ ok: false, retryAt: NEXT_MINUTE });
-      expect(lastMoment).toEqual({ ok: false, retryAt: NEXT_MINUTE });
-      expect(nextMinute).toEqual({ ok: true });
+      expect(slots.slice(0, 10).every((s) => s.ok)).toBe(true);
+      expect(slots[10]).toEqual({ ok: false, retryAt: MINUTE + SPACING });
     });
 
-    it("admits 15 distinct users per token in a fixed minute, even all at once, and keeps their places", async () => {
-      // Prepare
-      const budget = await budgetWith();
-      const users = Array.from({ length: 20 }, (_, i) => `U${i}`);
-      // Act: all at once, as concurrent workers would
-      const slots = await Promise.all(users.map((u) => budget.take("T1#A", u, MINUTE + 5_000)));
-      const admitted = users.filter((_, i) => slots[i]?.ok);
-      const refused = users.filter((_, i) => !slots[i]?.ok);
-      const admittedAgain = await budget.take("T1#A", admitted[0] ?? "", MINUTE + 6_000);
-      const refusedAgain = await budget.take("T1#A", refused[0] ?? "", MINUTE + 6_000);
-      const refusedNextMinute = await budget.take("T1#A", refused[0] ?? "", NEXT_MINUTE);
-      // Assess
-      expect(admitted).toHaveLength(15);
-      for (const slot of slots.filter((s) => !s.ok)) {
-        expect(slot).toEqual({ ok: false, retryAt: NEXT_MINUTE });
-      }
-      expect(admittedAgain).toEqual({ ok: true });
-      expect(refusedAgain).toEqual({ ok: false, retryAt: NEXT_MINUTE });
-      expect(refusedNextMinute).toEqual({ ok: true });
-    });
-
-    it("keeps a user's place in the minute after its own calls ran out", async () => {
-      // Prepare
-      const budget = await budgetWith({ usersPerWindow: 2, perUserPerWindow: 1 });
+    it("admits a user again within its slot's first second (a duplicate delivery) without using another slot", async () => {
+      // Prepare: one user per rolling minute
+      const budget = await budgetWith({ usersPerWindow: 1, marginMs: 2_000 });
       await budget.take("T1#A", "U1", MINUTE);
+      const waiting = await budget.take("T1#A", "U2", MINUTE);
       // Act
-      const spent = await budget.take("T1#A", "U1", MINUTE + 1);
-      const second = await budget.take("T1#A", "U2", MINUTE + 2);
-      const third = await budget.take("T1#A", "U3", MINUTE + 3);
+      const duplicate = await budget.take("T1#A", "U2", MINUTE + SPACING);
+      const again = await budget.take("T1#A", "U2", MINUTE + SPACING + 1_000);
+      const third = await budget.take("T1#A", "U3", MINUTE + SPACING + 1_000);
       // Assess
-      expect([spent.ok, second.ok, third.ok]).toEqual([false, true, false]);
+      expect(waiting).toEqual({ ok: false, retryAt: MINUTE + SPACING });
+      expect([duplicate.ok, again.ok]).toEqual([true, true]);
+      expect(third).toEqual({ ok: false, retryAt: MINUTE + 2 * SPACING });
     });
 
-    it("counts each token apart, and each user apart within a token", async () => {
+    it("counts each token apart", async () => {
       // Prepare
       const budget = await budgetWith({ usersPerWindow: 1, perUserPerWindow: 1 });
       await budget.take("T1#A", "U1", MINUTE);
       // Act
       const otherToken = await budget.take("T1#B", "U1", MINUTE);
-      const otherTokenOtherUser = await budget.take("T2#A", "U2", MINUTE);
-      const sameTokenOtherUser = await budget.take("T1#A", "U2", MINUTE);
+      const otherTeam = await budget.take("T2#A", "U2", MINUTE);
+      const sameToken = await budget.take("T1#A", "U2", MINUTE);
       // Assess
-      expect([otherToken.ok, otherTokenOtherUser.ok, sameTokenOtherUser.ok]).toEqual([
-        true,
-        true,
-        false,
-      ]);
+      expect([otherToken.ok, otherTeam.ok, sameToken.ok]).toEqual([true, true, false]);
     });
 
-    it("takes its limits as options, and starts every minute afresh", async () => {
-      // Prepare
-      const budget = await budgetWith({ usersPerWindow: 3, perUserPerWindow: 2 });
-      // Act
-      const calls = [];
-      for (let i = 0; i < 3; i++) calls.push((await budget.take("T1#A", "U1", MINUTE)).ok);
-      const users = [];
-      for (const u of ["U2", "U3", "U4"]) users.push((await budget.take("T1#A", u, MINUTE)).ok);
-      const laterMinute = await budget.take("T1#A", "U4", MINUTE + 5 * 60_000);
-      // Assess
-      expect(calls).toEqual([true, true, false]);
-      expect(users).toEqual([true, true, false]);
-      expect(laterMinute).toEqual({ ok: true });
+    it("never admits more than the limits in any rolling minute, whoever comes when", async () => {
+      // Prepare: 12 users on one token with small limits, each calling at its slot or anew
+      const budget = await budgetWith({ usersPerWindow: 4, perUserPerWindow: 2, marginMs: 1_000 });
+      const admitted: Array<{ user: string; at: number }> = [];
+      let seed = 7;
+      const next = () => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed / 2 ** 31;
+      };
+      const waiting = new Map<string, number>();
+      // Act: 200 takes at increasing times, a waiting user mostly back at its slot
+      let now = MINUTE;
+      for (let i = 0; i < 200; i++) {
+        now += Math.floor(next() * 8_000);
+        const user = `U${Math.floor(next() * 12)}`;
+        const slotAt = waiting.get(user);
+        const at = slotAt !== undefined && slotAt > now && next() < 0.7 ? slotAt : now;
+        now = Math.max(now, at);
+        const slot = await budget.take("T1#A", user, at);
+        if (slot.ok) {
+          admitted.push({ user, at });
+          waiting.delete(user);
+        } else waiting.set(user, slot.retryAt);
+      }
+      // Assess: every rolling minute, starting at each admitted call
+      expect(admitted.length).toBeGreaterThan(20);
+      for (const first of admitted) {
+        const inMinute = admitted.filter((a) => a.at >= first.at && a.at < first.at + 60_000);
+        expect(inMinute.length).toBeLessThanOrEqual(4);
+        const own = inMinute.filter((a) => a.user === first.user);
+        expect(own.length).toBeLessThanOrEqual(2);
+      }
     });
   });
 }

@@ -6,7 +6,6 @@ import type { SyncMessage } from "../../../lib/app/contracts";
 import type { AppLog } from "../../../lib/app/logger";
 import { ALL_MODULES } from "../../../lib/app/modules";
 import type { Queue } from "../../../lib/core/ports";
-import { budgetCallsKeys, keyItem, windowOf } from "../../../lib/store/items/budget";
 import { useEmulatorStack } from "./emulator-harness";
 import { block, MemoryQueue, MIN, T0 } from "./harness";
 
@@ -55,11 +54,13 @@ describe("the composition root", () => {
     });
     const pilot = app.pilot;
     if (pilot === undefined) throw new Error("the root builds the use cases");
-    const key = { team: "T0CONF", user: "U0MEMBER" };
+    // An admin's token, which the shared budget charges (a user's own token costs it nothing).
+    const key = { team: "T0CONF", user: "U0MEMBER2" };
     await pilot.upsertUser({
       key,
       tz: "Europe/Berlin",
-      token: "xoxp-member-0001",
+      token: "xoxp-admin-0001",
+      adminTokenUser: "U0ADMIN",
       sources: [{ id: "work", url: "https://cal.example/work.ics", kind: "ics" }],
       mode: "auto",
     });
@@ -74,13 +75,14 @@ describe("the composition root", () => {
       .filter((c) => c.seq > before)
       .map((c) => c.method);
     expect(methods).toEqual(["users.profile.get", "users.profile.set"]);
-    const counter = await stack.dynamo.client.send(
+    const book = await stack.dynamo.client.send(
       new GetItemCommand({
         TableName: stack.dynamo.tableName,
-        Key: keyItem(budgetCallsKeys("T0CONF#U0MEMBER", windowOf(T0), "U0MEMBER")),
+        Key: { PK: { S: "BUDGET#T0CONF#U0ADMIN" }, SK: { S: "BOOK" } },
         ConsistentRead: true,
       }),
     );
-    expect(counter.Item?.calls).toEqual({ N: "1" });
+    // One slot, used by the member at the read and write's time.
+    expect(JSON.parse(book.Item?.slots?.S ?? "[]")).toEqual([[clock.now(), "U0MEMBER2", 1]]);
   });
 });

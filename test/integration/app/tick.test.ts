@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MIN, T0 } from "./harness";
 
@@ -35,6 +35,37 @@ describe("tick", () => {
       ["C", "transition", 10],
       ["A", "transition", 30],
     ]);
+  });
+
+  it("writes nothing, and the next minute's tick enqueues only what came into its window", async () => {
+    // Prepare: transitions 30 s, 100 s and 150 s after the first tick
+    const h = harness(dynamo);
+    h.clock.set(T0 - 10 * MIN);
+    const a = await h.addUser("G");
+    const b = await h.addUser("H");
+    const c = await h.addUser("I");
+    await h.pilot.applyTimeline(a, [block(T0 + 30_000, T0 + 30 * MIN)], { sourceId: "work" });
+    await h.pilot.applyTimeline(b, [block(T0 + 100_000, T0 + 30 * MIN)], { sourceId: "work" });
+    await h.pilot.applyTimeline(c, [block(T0 + 150_000, T0 + 30 * MIN)], { sourceId: "work" });
+    const puts = vi.spyOn(h.store, "putStatus");
+    // The table holds the other tests' users too: count this team's messages.
+    const ours = () => h.queue.sent.filter((s) => s.message.team === a.team);
+    // Act: a tick at T0 (looks 70 s ahead), one a minute later, one two minutes later
+    const perTick: number[] = [];
+    for (const at of [T0, T0 + MIN, T0 + 2 * MIN]) {
+      h.clock.set(at);
+      const before = ours().length;
+      await h.pilot.tick();
+      perTick.push(ours().length - before);
+    }
+    // Assess: each transition enqueued once, by the tick whose 70 s it first fell into
+    expect(perTick).toEqual([1, 1, 1]);
+    expect(ours().map((s) => [s.message.user, s.message.at])).toEqual([
+      ["G", T0 + 30_000],
+      ["H", T0 + 100_000],
+      ["I", T0 + 150_000],
+    ]);
+    expect(puts).not.toHaveBeenCalled();
   });
 
   it("moves a user's next transition forward to the next block start after it fired", async () => {
