@@ -1,12 +1,10 @@
+import { sendPollChecks } from "../../lib/app/sync-coalescing";
 import { scheduleHandler } from "../shared/schedule";
 
-/** Every few minutes: enqueue a re-sync of every source whose poll slot the last run ended. */
+/** Every few minutes: enqueue a check of every source whose poll slot the last run ended. */
 export const handler = scheduleHandler(async (app) => {
   const due = await app.admin.sourcesDue(app.clock.now());
-  let enqueued = 0;
-  for (const source of due) {
-    if (await app.requestSync({ ...source, reason: "poll" })) enqueued++;
-  }
-  app.log.info("poll", { due: due.length, enqueued });
-  return { enqueued };
+  const messages = await sendPollChecks(app.syncQueue, due);
+  app.log.info("poll", { due: due.length, messages });
+  return { enqueued: due.length };
 });

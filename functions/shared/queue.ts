@@ -4,6 +4,7 @@ import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as z from "zod";
 import type { App } from "../../lib/app/root";
+import { SOURCE_KINDS } from "../../lib/core/source-kinds";
 import { appIn, withApp } from "./app-context";
 
 /**
@@ -111,12 +112,29 @@ export function queueHandler<S extends z.ZodType>(
     });
 }
 
+/** What the poll read of a source (lib/app/contracts KnownSource). */
+const knownSourceSchema = z.object({
+  kind: z.enum(SOURCE_KINDS),
+  url: z.string().min(1),
+  etag: z.string().optional(),
+  lastModified: z.string().optional(),
+  hash: z.string().optional(),
+  syncedAt: z.number().optional(),
+});
+
 export const syncMessageSchema = z.object({
   team: z.string().min(1),
   user: z.string().min(1),
   sourceId: z.string().min(1),
   reason: z.enum(["push", "poll", "manual"]),
+  known: knownSourceSchema.optional(),
 });
+
+/** The sync queue's messages: one source, or the poll's batch of them. */
+export const syncQueueMessageSchema = z.union([
+  z.object({ reason: z.literal("poll"), sources: z.array(syncMessageSchema).min(1) }),
+  syncMessageSchema,
+]);
 
 /** A `user_change` the events endpoint acknowledged before recording it (lib/core UserChange). */
 const userChangeSchema = z.object({

@@ -36,6 +36,28 @@ export interface SyncMessage {
   user: string;
   sourceId: string;
   reason: "push" | "poll" | "manual";
+  /**
+   * What the poll read of the source from its index: a check of an unchanged calendar then
+   * needs no read of the store. Absent, the sync reads the source first.
+   */
+  known?: KnownSource;
+}
+
+/** A source as the poll index holds it: how to fetch it and what its last check recorded. */
+export interface KnownSource {
+  kind: SourceKind;
+  /** The address as stored (the sync opens it as it opens a loaded one). */
+  url: string;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+  syncedAt?: number;
+}
+
+/** The poll's message on the sync queue: several sources checked together (SyncMessages). */
+export interface PollBatchMessage {
+  reason: "poll";
+  sources: SyncMessage[];
 }
 
 export type ReconcileOutcome =
@@ -143,6 +165,11 @@ export interface StatusUseCases {
   reconcileUser(key: UserKey): Promise<ReconcileOutcome>;
   /** Returns false when the event was a duplicate (by event_id) and nothing was done. */
   recordUserChange(change: UserChange): Promise<boolean>;
+  /**
+   * Whether the event is an echo that tells nothing new (one read): recording it would be a
+   * no-op, so it needs neither recording nor the once-only gate.
+   */
+  isNothingNew?(change: UserChange): Promise<boolean>;
   applyTimeline(key: UserKey, blocks: Block[], meta: TimelineMeta): Promise<void>;
   /** Enqueues every transition due in the next 70 s; returns how many were enqueued. */
   tick(): Promise<number>;

@@ -6,6 +6,7 @@ import type { UserKey } from "../core/types";
 import type { Config } from "./config";
 import type {
   ChannelBindingInput,
+  PollBatchMessage,
   StatusUseCases,
   StatusView,
   SyncMessage,
@@ -76,7 +77,7 @@ export interface App {
   chatCommands?: Pick<DeferredCommandUseCases, "setMode">;
   /** The full use-case object: user administration (upsertUser, getUser, getStatusView, …). */
   pilot?: UseCases;
-  syncQueue: Queue<SyncMessage>;
+  syncQueue: Queue<SyncMessage | PollBatchMessage>;
   transitionQueue: Queue<TransitionMessage>;
   /**
    * Asks for a re-sync: queued at once, unless one queued or running covers it (false then).
@@ -97,7 +98,7 @@ export interface App {
 export interface AppOverrides {
   clock?: Clock;
   transitionQueue?: Queue<TransitionMessage>;
-  syncQueue?: Queue<SyncMessage>;
+  syncQueue?: Queue<SyncMessage | PollBatchMessage>;
   fetch?: typeof fetch;
   tokens?: TokenVault;
   /** The log every handler and use case writes to (the local stack's readable lines). */

@@ -5,7 +5,7 @@ import type { Clock } from "../core/clock";
 import type { Log } from "../core/ports";
 import type { UserRules } from "../core/rules";
 import type { Block, Occurrence, UserKey } from "../core/types";
-import type { SyncMessage, TimelineMeta } from "./contracts";
+import type { KnownSource, SyncMessage, TimelineMeta } from "./contracts";
 
 export { SyncError } from "../calendar/providers/errors";
 export type { ExpandFn, Expansion } from "../calendar/providers/provider";
@@ -56,6 +56,18 @@ export interface SyncDeps {
   limits?: Partial<SyncLimits>;
   /** Which feed addresses may be fetched; without it any http(s) address is (a bare sync). */
   addressGuard?: FeedAddressGuard;
+  /**
+   * The address to fetch from a source's address as stored and carried by the poll (`known`):
+   * the one place to open it once addresses are stored sealed. Without it, as stored.
+   */
+  openAddress?: (stored: string) => Promise<string>;
+}
+
+const sameAddress = async (stored: string): Promise<string> => stored;
+
+/** The source or its owner went away between the poll and a quick check's expansion. */
+class SourceGone extends Error {
+  override name = "SourceGone";
 }
 
 export interface SyncLimits {
@@ -125,12 +137,24 @@ export async function syncSource(
   const limits = { ...DEFAULT_SYNC_LIMITS, ...deps.limits };
   const key: UserKey = { team: msg.team, user: msg.user };
   const logData = { user: msg.user, team: msg.team, sourceId: msg.sourceId, reason: msg.reason };
-  const source = await deps.loadSource(key, msg.sourceId);
+  const now = deps.clock.now();
+  let loaded: Promise<SyncSourceView | undefined> | undefined;
+  const loadFull = () => {
+    loaded ??= deps.loadSource(key, msg.sourceId);
+    return loaded;
+  };
+  /**
+   * With what the poll read of the source (`known`), a check inside the refresh window starts
+   * without reading the store: only a calendar that changed needs the owner (zone, addresses,
+   * rules), and the expansion loads them first. Outside the window the source is read first.
+   */
+  const known = msg.known;
+  const quick = known !== undefined && inRefreshWindow(msg, known.syncedAt, now, limits.refreshMs);
+  const source: KnownSource | SyncSourceView | undefined = quick ? known : await loadFull();
   if (!source) {
     deps.log.warn("sync skipped: unknown source", logData);
     return { kind: "skipped", reason: "unknown_source" };
   }
-  const now = deps.clock.now();
   if (
     requestedAt !== undefined &&
     source.syncedAt !== undefined &&
@@ -139,7 +163,7 @@ export async function syncSource(
     deps.log.debug("sync coalesced with a later one", logData);
     return { kind: "unchanged", reason: "already_synced" };
   }
-  const fresh = inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs);
+  const fresh = quick || inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs);
   /**
    * A check that found the same calendar: records new validators (and the check time) only when
    * the feed sent different ones. An unchanged feed's check writes nothing: the poll finds each
@@ -156,6 +180,14 @@ export async function syncSource(
       ...(nextLastModified !== undefined ? { lastModified: nextLastModified } : {}),
     });
   };
+  /** The calendar changed on a quick check: expand it in its owner's zone, read now. */
+  const expand: ExpandFn = quick
+    ? async (text, opts) => {
+        const full = await loadFull();
+        if (full === undefined) throw new SourceGone();
+        return deps.expand(text, { ...opts, userZone: full.tz, userEmails: full.emails });
+      }
+    : deps.expand;
 
   const provider = findProvider(source.kind ?? "ics");
   if (provider === undefined) {
@@ -168,23 +200,33 @@ export async function syncSource(
   }
   const from = now - limits.pastMs;
   const to = now + limits.futureMs;
-  const read = await provider.fetchWindow(
-    {
-      url: source.url,
-      tz: source.tz,
-      emails: source.emails,
-      // Outside the refresh window the calendar is read and expanded in full.
-      ...(fresh ? { validators: source satisfies SourceValidators } : {}),
-    },
-    { from, to },
-    {
-      fetch: deps.fetch,
-      expand: deps.expand,
-      maxBytes: limits.maxBytes,
-      timeoutMs: limits.timeoutMs,
-      ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
-    },
-  );
+  const view = "tz" in source ? source : undefined;
+  let read: Awaited<ReturnType<typeof provider.fetchWindow>>;
+  try {
+    read = await provider.fetchWindow(
+      {
+        // A loaded source's address is open already; the poll carries it as stored.
+        url: view ? view.url : await (deps.openAddress ?? sameAddress)(source.url),
+        // A quick check learns the zone and addresses only if the calendar changed (`expand`).
+        tz: view?.tz ?? "UTC",
+        emails: view?.emails ?? [],
+        // Outside the refresh window the calendar is read and expanded in full.
+        ...(fresh ? { validators: source satisfies SourceValidators } : {}),
+      },
+      { from, to },
+      {
+        fetch: deps.fetch,
+        expand,
+        maxBytes: limits.maxBytes,
+        timeoutMs: limits.timeoutMs,
+        ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
+      },
+    );
+  } catch (error: unknown) {
+    if (!(error instanceof SourceGone)) throw error;
+    deps.log.warn("sync skipped: unknown source", logData);
+    return { kind: "skipped", reason: "unknown_source" };
+  }
   if (read.kind === "skipped") {
     deps.log.warn(read.message, { ...logData, ...read.detail });
     return { kind: "skipped", reason: read.reason };
@@ -198,6 +240,11 @@ export async function syncSource(
     return { kind: "unchanged", reason: read.reason };
   }
 
+  const owner = view ?? (await loadFull());
+  if (owner === undefined) {
+    deps.log.warn("sync skipped: unknown source", logData);
+    return { kind: "skipped", reason: "unknown_source" };
+  }
   const { occurrences, skipped, warnings } = read;
   const { hash, etag } = read.validators;
   for (const item of skipped.slice(0, 20))
@@ -205,8 +252,8 @@ export async function syncSource(
   for (const item of warnings.slice(0, 20))
     deps.log.warn("calendar feed problem worked around", { ...logData, item });
   const blocks = deps.buildTimeline(occurrences, {
-    rules: source.rules,
-    tz: source.tz,
+    rules: owner.rules,
+    tz: owner.tz,
     from,
     to,
   });

@@ -4,7 +4,7 @@ import type { StatusUseCases, UserAdministration } from "./contracts";
 import { outOfOfficeUseCases } from "./out-of-office";
 import { reconcileUser } from "./reconcile";
 import { applyTimeline, tick } from "./timelines";
-import { recordUserChange } from "./user-changes";
+import { isNothingNew, recordUserChange } from "./user-changes";
 import {
   findChannel,
   loadSource,
@@ -35,6 +35,7 @@ export function createUseCases(deps: UseCaseDeps): UseCases {
   const useCases: UseCases = {
     reconcileUser: (key) => reconcileUser(ctx, key),
     recordUserChange: (change) => recordUserChange(ctx, change),
+    isNothingNew: (change) => isNothingNew(ctx, change),
     applyTimeline: (key, blocks, meta) => applyTimeline(ctx, key, blocks, meta),
     tick: () => tick(ctx),
     recordTokensRevoked: (team, users) => recordTokensRevoked(ctx, team, users),

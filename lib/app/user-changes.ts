@@ -1,3 +1,4 @@
+import { echoAddsNothing } from "../core/echo";
 import type { UserRecord } from "../core/records";
 import { withSchedule } from "../core/schedule";
 import { applyObservation, type ObservationResult } from "../core/status-state";
@@ -45,4 +46,24 @@ export async function recordUserChange(ctx: UseCaseContext, change: UserChange):
   }
   if (applied.result !== "stale") await ctx.reconcile(key);
   return true;
+}
+
+/**
+ * Whether `change` is an echo that tells nothing new (lib/core/echo.ts: a redelivery, the echo
+ * of our write already recorded, an expiry we planned), with one read of the user's items. Such
+ * an event needs no recording, no reconcile and no once-only gate: handling it is a no-op.
+ */
+export async function isNothingNew(ctx: UseCaseContext, change: UserChange): Promise<boolean> {
+  const snap = await ctx.store.loadUser(change.key);
+  if (snap.user === undefined || snap.status === undefined) return false;
+  // A new zone is news, even on an echo.
+  if (change.tz !== undefined && change.tz !== snap.user.tz) return false;
+  const nothingNew = echoAddsNothing(snap.status.state, change);
+  if (nothingNew) {
+    ctx.log.debug("user_change adds nothing: an echo of ours", {
+      team: change.key.team,
+      user: change.key.user,
+    });
+  }
+  return nothingNew;
 }
