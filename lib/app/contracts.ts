@@ -166,10 +166,11 @@ export interface StatusUseCases {
   /** Returns false when the event was a duplicate (by event_id) and nothing was done. */
   recordUserChange(change: UserChange): Promise<boolean>;
   /**
-   * Whether the event is an echo that tells nothing new (one read): recording it would be a
-   * no-op, so it needs neither recording nor the once-only gate.
+   * Whether the event tells nothing new (one read): a `duplicate` already recorded, or an
+   * `echo` of ours; recording it would be a no-op, so it needs neither recording nor the
+   * once-only gate. Undefined when it must be recorded.
    */
-  isNothingNew?(change: UserChange): Promise<boolean>;
+  isNothingNew?(change: UserChange): Promise<"duplicate" | "echo" | undefined>;
   applyTimeline(key: UserKey, blocks: Block[], meta: TimelineMeta): Promise<void>;
   /** Enqueues every transition due in the next 70 s; returns how many were enqueued. */
   tick(): Promise<number>;

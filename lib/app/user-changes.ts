@@ -1,4 +1,4 @@
-import { echoAddsNothing } from "../core/echo";
+import { nothingNewIn } from "../core/echo";
 import type { UserRecord } from "../core/records";
 import { withSchedule } from "../core/schedule";
 import { applyObservation, type ObservationResult } from "../core/status-state";
@@ -49,21 +49,26 @@ export async function recordUserChange(ctx: UseCaseContext, change: UserChange):
 }
 
 /**
- * Whether `change` is an echo that tells nothing new (lib/core/echo.ts: a redelivery, the echo
- * of our write already recorded, an expiry we planned), with one read of the user's items. Such
- * an event needs no recording, no reconcile and no once-only gate: handling it is a no-op.
+ * Whether `change` tells nothing new (lib/core/echo.ts: a `duplicate` already recorded, or an
+ * `echo` of ours: of a write recorded or claimed, or an expiry we planned), with one read of the
+ * user's items. Such an event needs no recording, no reconcile and no once-only gate: handling it
+ * is a no-op. Undefined when it must be recorded.
  */
-export async function isNothingNew(ctx: UseCaseContext, change: UserChange): Promise<boolean> {
+export async function isNothingNew(
+  ctx: UseCaseContext,
+  change: UserChange,
+): Promise<"duplicate" | "echo" | undefined> {
   const snap = await ctx.store.loadUser(change.key);
-  if (snap.user === undefined || snap.status === undefined) return false;
+  if (snap.user === undefined || snap.status === undefined) return undefined;
   // A new zone is news, even on an echo.
-  if (change.tz !== undefined && change.tz !== snap.user.tz) return false;
-  const nothingNew = echoAddsNothing(snap.status.state, change);
-  if (nothingNew) {
-    ctx.log.debug("user_change adds nothing: an echo of ours", {
+  if (change.tz !== undefined && change.tz !== snap.user.tz) return undefined;
+  const known = nothingNewIn(snap.status.state, change);
+  if (known !== undefined) {
+    ctx.log.debug("user_change tells nothing new", {
       team: change.key.team,
       user: change.key.user,
+      known,
     });
   }
-  return nothingNew;
+  return known;
 }

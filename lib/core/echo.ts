@@ -8,7 +8,8 @@ import {
 import { isEmptyStatus } from "./types";
 
 /**
- * Whether a `user_change` tells nothing the status state does not already hold, so it needs
+ * Whether a `user_change` tells nothing the status state does not already hold (a `duplicate`
+ * or an `echo` of ours; undefined when it tells something), so it needs
  * no recording and no reconcile (and, being a no-op, is safe to handle any number of times):
  * - a redelivery the state already recorded;
  * - the echo of a write of ours the state already records as showing: applying it would change
@@ -21,15 +22,23 @@ import { isEmptyStatus } from "./types";
  *   expiry we planned, which the state already counts as cleared from that second on
  *   (`effectiveStatus`), with nothing of ours in flight and no override.
  */
-export function echoAddsNothing(state: StatusState, change: ObservedChange): boolean {
+export function nothingNewIn(
+  state: StatusState,
+  change: ObservedChange,
+): "duplicate" | "echo" | undefined {
   const observed = applyObservation(state, change);
-  if (observed.result === "duplicate") return true;
+  if (observed.result === "duplicate") return "duplicate";
   if (observed.result === "ours") {
     const { recentEventIds: _after, ...after } = observed.state;
     const { recentEventIds: _before, ...before } = state;
-    return deepEqual(after, before) || echoesOurClaim(state, change);
+    return deepEqual(after, before) || echoesOurClaim(state, change) ? "echo" : undefined;
   }
-  if (observed.result !== "cleared") return false;
+  if (observed.result !== "cleared") return undefined;
+  return plannedExpiry(state, change) ? "echo" : undefined;
+}
+
+/** The service cleared, at its expiration, the status of ours the state records as showing. */
+function plannedExpiry(state: StatusState, change: ObservedChange): boolean {
   const written = state.lastWritten;
   return (
     isEmptyStatus(change.status) &&
