@@ -88,7 +88,9 @@ export const DEFAULT_SYNC_LIMITS: SyncLimits = {
   timeoutMs: 10_000,
   pastMs: DAY,
   futureMs: 14 * DAY,
-  refreshMs: 6 * 3_600_000,
+  // A day: the 14-day horizon then always reaches 13 days ahead. Settings changes do not wait
+  // for it: their syncs are "manual", and a manual sync always reads the calendar in full.
+  refreshMs: DAY,
 };
 
 export type SyncOutcome =
@@ -149,7 +151,10 @@ export async function syncSource(
    * rules), and the expansion loads them first. Outside the window the source is read first.
    */
   const known = msg.known;
-  const quick = known !== undefined && inRefreshWindow(msg, known.syncedAt, now, limits.refreshMs);
+  const quick =
+    known !== undefined &&
+    msg.reason !== "manual" &&
+    inRefreshWindow(msg, known.syncedAt, now, limits.refreshMs);
   const source: KnownSource | SyncSourceView | undefined = quick ? known : await loadFull();
   if (!source) {
     deps.log.warn("sync skipped: unknown source", logData);
@@ -163,7 +168,10 @@ export async function syncSource(
     deps.log.debug("sync coalesced with a later one", logData);
     return { kind: "unchanged", reason: "already_synced" };
   }
-  const fresh = quick || inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs);
+  // A manual sync (a new calendar, new rules, a resume) applies them even to the same calendar.
+  const fresh =
+    msg.reason !== "manual" &&
+    (quick || inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs));
   /**
    * A check that found the same calendar: records new validators (and the check time) only when
    * the feed sent different ones. An unchanged feed's check writes nothing: the poll finds each

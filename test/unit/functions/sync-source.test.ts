@@ -167,7 +167,7 @@ describe("syncSource", () => {
     expect(h.records).toEqual([expect.objectContaining({ syncedAt: NOW, hash })]);
   });
 
-  it("re-expands an unchanged feed checked every 15 minutes exactly 4 times a day, whatever its id", () => {
+  it("re-expands an unchanged feed checked every 15 minutes once a day, whatever its id", () => {
     const refreshMs = DEFAULT_SYNC_LIMITS.refreshMs;
     fc.assert(
       fc.property(
@@ -178,22 +178,33 @@ describe("syncSource", () => {
           const source = { ...msg, sourceId };
           let last: number | undefined = start;
           let refreshes = 0;
-          // Act: 96 checks after the first, 15 minutes apart
+          // Act: 96 checks after the first, 15 minutes apart; only a full read records its time
           for (let k = 1; k <= 96; k++) {
             const now = start + k * 15 * 60_000;
-            if (!inRefreshWindow(source, last, now, refreshMs)) refreshes++;
-            last = now;
+            if (!inRefreshWindow(source, last, now, refreshMs)) {
+              refreshes++;
+              last = now;
+            }
           }
-          // Assess
-          expect(refreshes).toBe(4);
+          // Assess: the refresh window is a day
+          expect(refreshes).toBe(1);
         },
       ),
     );
   });
 
-  it("re-expands an unchanged feed once the last sync is hours old, as the horizon slides", async () => {
-    const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 7 * 3_600_000 });
+  it("re-expands an unchanged feed once the last sync is a day old, as the horizon slides", async () => {
+    const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 25 * 3_600_000 });
     expect((await syncSource(h.deps, msg)).kind).toBe("applied");
+  });
+
+  it("reads the calendar in full on a manual sync, even one unchanged since a recent check", async () => {
+    // Prepare: new rules or a resume queue a manual sync of a calendar checked a minute ago
+    const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 60_000 });
+    // Act
+    const outcome = await syncSource(h.deps, { ...msg, reason: "manual" });
+    // Assess
+    expect(outcome).toEqual({ kind: "applied", blocks: 1, skipped: 0 });
   });
 
   it("coalesces a push that a later sync already covered", async () => {
@@ -279,13 +290,13 @@ describe("syncSource with what the poll read of the source (`known`)", () => {
   });
 
   it("reads the source first outside the refresh window, and expands the feed in full", async () => {
-    // Prepare: the last full read 7 hours ago
-    const h = counted({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 7 * 3_600_000 });
+    // Prepare: the last full read 25 hours ago
+    const h = counted({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 25 * 3_600_000 });
     const known: KnownSource = {
       kind: "ics",
       url: `${base}/team.ics`,
       etag: '"v1"',
-      syncedAt: NOW - 7 * 3_600_000,
+      syncedAt: NOW - 25 * 3_600_000,
     };
     // Act
     const outcome = await syncSource(h.deps, poll(known));
