@@ -187,7 +187,12 @@ export async function runPollBatch(
   );
   await Promise.all(Array.from({ length: workers }, worker));
   await sendAll(deps.queue, failed, POLL_RETRY_DELAY_S);
-  // One line per message, not per source: a quiet day's checks log little.
-  deps.log.info("poll checks done", { sources: batch.sources.length, ...tally });
+  // One line per message, not per source, and at INFO only when a check did something: a
+  // quiet day's checks log nothing at the deployed level.
+  const quiet = tally.unchanged === batch.sources.length;
+  deps.log[quiet ? "debug" : "info"]("poll checks done", {
+    sources: batch.sources.length,
+    ...tally,
+  });
   return tally;
 }
