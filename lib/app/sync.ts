@@ -60,7 +60,7 @@ export interface SyncDeps {
    * The address to fetch from a source's address as stored and carried by the poll (`known`):
    * the one place to open it once addresses are stored sealed. Without it, as stored.
    */
-  openAddress?: (stored: string) => Promise<string>;
+  openAddress?: (stored: string, of: { key: UserKey; sourceId: string }) => Promise<string>;
 }
 
 const sameAddress = async (stored: string): Promise<string> => stored;
@@ -214,7 +214,9 @@ export async function syncSource(
     read = await provider.fetchWindow(
       {
         // A loaded source's address is open already; the poll carries it as stored.
-        url: view ? view.url : await (deps.openAddress ?? sameAddress)(source.url),
+        url: view
+          ? view.url
+          : await (deps.openAddress ?? sameAddress)(source.url, { key, sourceId: msg.sourceId }),
         // A quick check learns the zone and addresses only if the calendar changed (`expand`).
         tz: view?.tz ?? "UTC",
         emails: view?.emails ?? [],
