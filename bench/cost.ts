@@ -4,11 +4,13 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { POLL_FETCH_CONCURRENCY, POLL_SOURCES_PER_MESSAGE } from "../lib/app/sync-coalescing";
 import { expand } from "../lib/calendar/expand";
 import { ManualClock } from "../lib/core/clock";
 import { renderIcs } from "../lib/local/demo-feed";
 import { startIcsServer } from "../lib/local/ics-server";
 import { type CostSample, DAY, eventsFor, MONTH_START } from "./support/cost-sim";
+import type { SourceCounts } from "./support/dynamo-meter";
 import type { Invocation } from "./support/lambda-meter";
 import { formatTable, quantile, round, sum } from "./support/stats";
 
@@ -112,6 +114,11 @@ export interface CostResult {
   /** Of the write units, those of the global secondary indexes; entries written per index. */
   indexWriteUnitsPerUserDay: number;
   indexWritesPerUserDay: Record<string, number>;
+  /**
+   * DynamoDB reads, writes and units per user-day by function, command and item kind (the
+   * simulated ticks and polls included as run, not at the deployment's share), largest first.
+   */
+  dynamoBySource: Array<{ source: string } & SourceCounts>;
   logBytesPerUserDay: number;
   queueMessagesPerUserDay: number;
   sqsRequestsPerUserDay: number;
@@ -241,6 +248,15 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
   const syncReasons = reasons("syncWorker");
   const pollSyncs = syncReasons.poll ?? 0;
   const otherSyncs = messages("syncWorker") - pollSyncs;
+  // Poll checks: the sources the poll's messages named. Here a poll run finds a worker's few
+  // users; a deployment's run finds hundreds and fills each message with
+  // POLL_SOURCES_PER_MESSAGE sources, ten messages to a SendMessageBatch request.
+  const pollChecks = sum(
+    of("syncWorker")
+      .filter((i) => i.reasons?.[0] === "poll")
+      .map((i) => i.sources ?? i.messages ?? 1),
+  );
+  const pollMessages = pollChecks / POLL_SOURCES_PER_MESSAGE;
   const transitionReasons = reasons("transitionWorker");
   const sets = samples
     .flatMap((s) => s.serviceCalls)
@@ -271,9 +287,9 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     },
     {
       fn: "syncWorker",
-      unbatched: perUserDay(pollSyncs + otherSyncs),
-      batched: perUserDay(pollSyncs / sqs.syncWorker.batchSize + otherSyncs),
-      drivers: `messages by reason: ${fmt(syncReasons)}; a poll's fan-out in batches of ${sqs.syncWorker.batchSize}, others alone`,
+      unbatched: perUserDay(pollMessages + otherSyncs),
+      batched: perUserDay(pollMessages / sqs.syncWorker.batchSize + otherSyncs),
+      drivers: `poll checks ${round(perUserDay(pollChecks), 2)}, ${POLL_SOURCES_PER_MESSAGE} to a message, messages in batches of ${sqs.syncWorker.batchSize}; other messages alone (by reason: ${fmt({ ...syncReasons, poll: 0 })})`,
     },
     {
       fn: "transitionWorker",
@@ -297,7 +313,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
   const unbatchedTotal = sum(functions.map((f) => f.unbatched));
   const batchedTotal = sum(functions.map((f) => f.batched));
   const batchedAt10 =
-    batchedTotal - perUserDay(pollSyncs / sqs.syncWorker.batchSize - pollSyncs / 10);
+    batchedTotal - perUserDay(pollMessages / sqs.syncWorker.batchSize - pollMessages / 10);
   const sqsBatches = sum(functions.filter((f) => f.fn.endsWith("Worker")).map((f) => f.batched));
 
   // DynamoDB: what the simulation measured, minus its own ticks and polls at an idle run's
@@ -321,11 +337,40 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       indexWrites[index] = (indexWrites[index] ?? 0) + k;
     }
   }
+  const bySource = new Map<string, SourceCounts>();
+  for (const s of samples) {
+    for (const [source, c] of Object.entries(s.dynamo.bySource)) {
+      const row = bySource.get(source) ?? { reads: 0, writes: 0, readUnits: 0, writeUnits: 0 };
+      row.reads += c.reads;
+      row.writes += c.writes;
+      row.readUnits += c.readUnits;
+      row.writeUnits += c.writeUnits;
+      bySource.set(source, row);
+    }
+  }
+  const dynamoBySource = [...bySource]
+    .map(([source, c]) => ({
+      source,
+      reads: round(perUserDay(c.reads), 2),
+      writes: round(perUserDay(c.writes), 2),
+      readUnits: round(perUserDay(c.readUnits), 2),
+      writeUnits: round(perUserDay(c.writeUnits), 2),
+    }))
+    .sort(
+      (a, b) =>
+        b.readUnits * PRICES.dynamoReadUnit +
+        b.writeUnits * PRICES.dynamoWriteUnit -
+        (a.readUnits * PRICES.dynamoReadUnit + a.writeUnits * PRICES.dynamoWriteUnit),
+    );
   const queueMessages = perUserDay(
-    sum(samples.map((s) => s.queueMessages.transition + s.queueMessages.sync)),
+    sum(samples.map((s) => s.queueMessages.transition + s.queueMessages.sync)) -
+      pollSyncs +
+      pollMessages,
   );
-  // Each message is sent once; each batch is received and deleted once; plus idle long polls.
-  const sqsRequests = queueMessages + 2 * sqsBatches + IDLE_RECEIVES_PER_DAY / deployment;
+  // A send per message (the poll's ten to a request), a receive and a delete per batch, plus
+  // the idle long polls.
+  const sendRequests = queueMessages - perUserDay(pollMessages) + perUserDay(pollMessages / 10);
+  const sqsRequests = sendRequests + 2 * sqsBatches + IDLE_RECEIVES_PER_DAY / deployment;
 
   // GB-seconds: handler time measured here (one message at a time), the deployment's share of
   // the ticks and polls at their median, and module init at each cold start of the deployment.
@@ -367,9 +412,12 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     logs: (logBytes / 1e9) * PRICES.logsIngestGb,
   };
   const usdPerUserMonth = sum(Object.values(usd)) * month;
-  // Every sync message fetches its feed once (or is skipped before fetching: an upper bound).
+  // Every check fetches its feed once (or is skipped before fetching: an upper bound); a poll
+  // message fetches POLL_FETCH_CONCURRENCY feeds at a time, so each is billed that fraction.
   const fetchGbSeconds =
-    perUserDay(messages("syncWorker")) * (REALISTIC_FETCH_MS / 1000) * MEMORY_GB;
+    perUserDay(otherSyncs + pollChecks / POLL_FETCH_CONCURRENCY) *
+    (REALISTIC_FETCH_MS / 1000) *
+    MEMORY_GB;
   const usdPerUserMonthRealisticFetch =
     usdPerUserMonth + fetchGbSeconds * PRICES.lambdaGbSecond * month;
 
@@ -408,6 +456,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     indexWritesPerUserDay: Object.fromEntries(
       Object.entries(indexWrites).map(([k, v]) => [k, round(perUserDay(v), 1)]),
     ),
+    dynamoBySource,
     logBytesPerUserDay: Math.round(logBytes),
     queueMessagesPerUserDay: round(queueMessages, 1),
     sqsRequestsPerUserDay: round(sqsRequests, 1),
@@ -524,6 +573,19 @@ export function costTable(r: CostResult): string {
       f.drivers,
     ]),
   );
+  const dynamo = formatTable(
+    "DynamoDB per user-day by function, command and item (simulated ticks and polls as run), costliest first",
+    ["source", "reads", "read units", "writes", "write units"],
+    r.dynamoBySource
+      .slice(0, 40)
+      .map((d) => [
+        d.source,
+        String(d.reads),
+        String(d.readUnits),
+        String(d.writes),
+        String(d.writeUnits),
+      ]),
+  );
   const top = [...r.functions].sort((a, b) => b.batched - a.batched).slice(0, 3);
   const usd = Object.entries(r.usdBreakdown)
     .map(([k, v]) => `${k} $${v}`)
@@ -541,6 +603,7 @@ export function costTable(r: CostResult): string {
       rows,
     ),
     byFn,
+    dynamo,
     `Lambda invocations: ${r.fewerInvocations}× fewer than polling (goal ≥ 50×: ${goal}); most are ${top.map((f) => `${f.fn} ${f.batched}`).join(", ")}; with the sync queue's batch size at 10: ${r.invocationsBatchedAtSyncBatch10} (${round(1440 / r.invocationsBatchedAtSyncBatch10, 1)}× fewer)`,
     `sets per busy block ${r.setsPerBusyBlock} (goal ≤ 1); transition messages per busy block ${r.transitionsPerBusyBlock}; a poll bot that sets every minute while busy makes ${r.poll.profileSetsEveryMinutePerUserDay} sets a day`,
     `statuspilot US$ per user-month by service: ${usd}; index entries written per user-day: ${Object.entries(

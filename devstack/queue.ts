@@ -100,7 +100,7 @@ const failedItemIds = (result: unknown): string[] => {
 export class DelayQueueError extends Error {
   constructor(
     message: string,
-    readonly code: "invalid_delay" | "unserializable",
+    readonly code: "invalid_delay" | "unserializable" | "batch_too_large",
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -144,6 +144,17 @@ export class DelayQueue<M> implements Queue<M> {
     this.duplicateRate = options.duplicateRate ?? 0;
     this.random = seededRandom(options.seed ?? 1);
     this.arn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${options.name}`;
+  }
+
+  /** SendMessageBatch: up to ten messages, each taken as `send` takes it. */
+  async sendBatch(messages: M[], opts: { delaySeconds?: number } = {}): Promise<void> {
+    if (messages.length > 10) {
+      throw new DelayQueueError(
+        `a batch holds at most 10 messages, got ${messages.length}`,
+        "batch_too_large",
+      );
+    }
+    for (const message of messages) await this.send(message, opts);
   }
 
   /** `dedupeKey` is accepted and ignored, as SQS standard ignores a deduplication id. */

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { type AttributeValue, DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { tableDefinition } from "../../lib/store/table";
 
@@ -23,10 +24,38 @@ type Item = Record<string, AttributeValue>;
 
 /** The table's key and its indexes' keys, from the one table definition. */
 const TABLE_KEY = (tableDefinition.KeySchema ?? []).map((k) => k.AttributeName as string);
-const INDEXES = (tableDefinition.GlobalSecondaryIndexes ?? []).map((index) => ({
-  name: index.IndexName as string,
-  keys: (index.KeySchema ?? []).map((k) => k.AttributeName as string),
-}));
+/**
+ * Each index: its key, and what its entries hold (`projected`: every attribute for ALL, else the
+ * table's and the index's keys plus INCLUDE's NonKeyAttributes).
+ */
+const INDEXES: IndexModel[] = (tableDefinition.GlobalSecondaryIndexes ?? []).map((index) => {
+  const keys = (index.KeySchema ?? []).map((k) => k.AttributeName as string);
+  const projection = index.Projection ?? {};
+  return {
+    name: index.IndexName as string,
+    keys,
+    ...(projection.ProjectionType === "ALL"
+      ? {}
+      : {
+          projected: [...TABLE_KEY, ...keys, ...(projection.NonKeyAttributes ?? [])],
+        }),
+  };
+});
+
+/** An index as the meter prices it; `projected` undefined means every attribute (ALL). */
+export interface IndexModel {
+  name: string;
+  keys: string[];
+  projected?: string[];
+}
+
+/** The part of `item` an index entry holds. */
+const projectedPart = (item: Item, projected: string[] | undefined): Item =>
+  projected === undefined
+    ? item
+    : Object.fromEntries(
+        projected.flatMap((k) => (item[k] === undefined ? [] : [[k, item[k] as AttributeValue]])),
+      );
 
 export interface DynamoCounts {
   reads: number;
@@ -44,6 +73,19 @@ export interface DynamoCounts {
   /** Conditional writes DynamoDB refused (lost races); they are billed as writes too. */
   conditionalFailures: number;
   byCommand: Record<string, number>;
+  /**
+   * Reads, writes and their units by what made them: the function whose invocation ran the
+   * command (`meteredAs`), then the table partition's kind (`USER/PROFILE`, `IDEMPOTENCY`, ...),
+   * so the cost table can say where the units go.
+   */
+  bySource: Record<string, SourceCounts>;
+}
+
+export interface SourceCounts {
+  reads: number;
+  writes: number;
+  readUnits: number;
+  writeUnits: number;
 }
 
 const zero = (): DynamoCounts => ({
@@ -55,7 +97,32 @@ const zero = (): DynamoCounts => ({
   indexWrites: {},
   conditionalFailures: 0,
   byCommand: {},
+  bySource: {},
 });
+
+/** The function whose invocation is running (AsyncLocalStorage, so concurrency keeps it). */
+const scope = new AsyncLocalStorage<string>();
+
+/** Runs `work` with its DynamoDB commands counted under `fn` in `bySource`. */
+export const meteredAs = <T>(fn: string, work: () => T): T => scope.run(fn, work);
+
+/** What kind of item a key names: its partition's prefix and, in a user's partition, the item. */
+function itemKind(input: Record<string, unknown>): string {
+  if (typeof input.IndexName === "string") return `index ${input.IndexName}`;
+  const key = (input.Key ?? input.Item ?? input.ExpressionAttributeValues) as Item | undefined;
+  const pk = key?.PK?.S ?? key?.[":pk"]?.S;
+  if (pk === undefined) return "?";
+  const prefix = pk.split("#")[0] ?? "?";
+  const sk = key?.SK?.S;
+  if (sk === undefined) return `${prefix} partition`;
+  return prefix === "USER" ? `USER ${sk.split("#")[0]}` : prefix;
+}
+
+function countSource(label: string, field: keyof SourceCounts, k: number): void {
+  const row = counts.bySource[label] ?? { reads: 0, writes: 0, readUnits: 0, writeUnits: 0 };
+  row[field] += k;
+  counts.bySource[label] = row;
+}
 
 let counts = zero();
 let installed = false;
@@ -126,20 +193,21 @@ const sameItem = (a: Item, b: Item) => {
 };
 
 /**
- * The index writes one item write causes, per AWS's rules for global secondary indexes that
- * project every attribute: an entry appears (put), disappears (delete), moves to a new key
- * (delete + put) or is rewritten in place when any attribute changed (one write). Each write
- * costs the projected item's size in 1 KB units: the old item's for a delete, the new one's else.
+ * The index writes one item write causes, per AWS's rules for global secondary indexes: an entry
+ * appears (put), disappears (delete), moves to a new key (delete + put) or is rewritten in place
+ * when an attribute it projects changed (one write; a change to attributes it does not project
+ * writes nothing to it). Each write costs the entry's size (its projected attributes) in 1 KB
+ * units: the old entry's for a delete, the new one's else.
  */
 export function indexWrites(
   before: Item | undefined,
   after: Item | undefined,
-  indexes: ReadonlyArray<{ name: string; keys: string[] }> = INDEXES,
+  indexes: ReadonlyArray<IndexModel> = INDEXES,
 ): Array<{ index: string; units: number }> {
   const out: Array<{ index: string; units: number }> = [];
-  for (const { name, keys } of indexes) {
-    const was = inIndex(before, keys) ? before : undefined;
-    const is = inIndex(after, keys) ? after : undefined;
+  for (const { name, keys, projected } of indexes) {
+    const was = inIndex(before, keys) ? projectedPart(before as Item, projected) : undefined;
+    const is = inIndex(after, keys) ? projectedPart(after as Item, projected) : undefined;
     if (was && is) {
       if (!keys.every((k) => same(was[k], is[k]))) {
         out.push(
@@ -174,9 +242,11 @@ function meter(client: DynamoDBClient): void {
       if (METERED.has(command)) input.ReturnConsumedCapacity = "TOTAL";
       const isRead = READS.has(command);
       counts.byCommand[command] = (counts.byCommand[command] ?? 0) + 1;
+      const label = `${scope.getStore() ?? "setup"}: ${command.replace(/Command$/, "")} ${itemKind(input)}`;
       if (command !== "CreateTableCommand") {
         if (isRead) counts.reads++;
         else counts.writes++;
+        countSource(label, isRead ? "reads" : "writes", 1);
       }
       const itemKey =
         pricingIndexes && ITEM_WRITES.has(command)
@@ -191,12 +261,14 @@ function meter(client: DynamoDBClient): void {
         const units = unitsOf((result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
         if (isRead) counts.readUnits += units;
         else counts.writeUnits += units;
+        countSource(label, isRead ? "readUnits" : "writeUnits", units);
         if (itemKey) {
           const after = await lookUp(input.TableName, itemKey);
           for (const w of indexWrites(before, after)) {
             counts.indexWrites[w.index] = (counts.indexWrites[w.index] ?? 0) + 1;
             counts.indexWriteUnits += w.units;
             counts.writeUnits += w.units;
+            countSource(`${label} → index ${w.index}`, "writeUnits", w.units);
           }
         }
         return result;
@@ -206,6 +278,7 @@ function meter(client: DynamoDBClient): void {
         if (error instanceof Error && error.name === "ConditionalCheckFailedException") {
           counts.conditionalFailures++;
           counts.writeUnits += 1;
+          countSource(`${label} (refused)`, "writeUnits", 1);
         }
         throw error;
       }
@@ -240,6 +313,7 @@ export const dynamoCounts = (): DynamoCounts => ({
   ...counts,
   indexWrites: { ...counts.indexWrites },
   byCommand: { ...counts.byCommand },
+  bySource: Object.fromEntries(Object.entries(counts.bySource).map(([k, v]) => [k, { ...v }])),
 });
 
 export function resetDynamoCounts(): void {

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { Clock } from "../../lib/core/clock";
-import { meterLookUpMs } from "./dynamo-meter";
+import { meteredAs, meterLookUpMs } from "./dynamo-meter";
 
 export interface Invocation {
   /** The serverless.yml function name. */
@@ -13,21 +13,28 @@ export interface Invocation {
   messages?: number;
   /** The `reason` of each queue message (SyncMessage / TransitionMessage). */
   reasons?: string[];
+  /** Calendar sources the messages name: a poll message carries several. */
+  sources?: number;
 }
 
 /** Queue messages and their reasons, when the event is an SQS batch. */
-function describeEvent(event: unknown): Pick<Invocation, "messages" | "reasons"> {
+function describeEvent(event: unknown): Pick<Invocation, "messages" | "reasons" | "sources"> {
   const records = (event as { Records?: unknown } | undefined)?.Records;
   if (!Array.isArray(records)) return {};
+  let sources = 0;
   const reasons = records.map((r: unknown) => {
     try {
-      const body = JSON.parse(String((r as { body?: unknown }).body)) as { reason?: unknown };
+      const body = JSON.parse(String((r as { body?: unknown }).body)) as {
+        reason?: unknown;
+        sources?: unknown;
+      };
+      sources += Array.isArray(body.sources) ? body.sources.length : 1;
       return typeof body.reason === "string" ? body.reason : "?";
     } catch {
       return "?";
     }
   });
-  return { messages: records.length, reasons };
+  return { messages: records.length, reasons, sources };
 }
 
 // biome-ignore lint/complexity/noBannedTypes: handlers are whatever middy built.
@@ -50,7 +57,7 @@ export const timed =
         const t0 = performance.now();
         const lookUps0 = meterLookUpMs();
         try {
-          return await handler(...args);
+          return await meteredAs(fn, () => handler(...args));
         } finally {
           // The DynamoDB meter's own look-ups are not the handler's time.
           const ms = performance.now() - t0 - (meterLookUpMs() - lookUps0);

@@ -1,12 +1,12 @@
 import { fromEnvironment } from "../../lib/app/compose";
 import { calendarModule, kmsModule, oauthModule, serviceModule } from "../../lib/app/modules";
 import type { AppSource } from "../shared/app-context";
-import { queueHandler, syncMessageSchema } from "../shared/queue";
+import { queueHandler, syncQueueMessageSchema } from "../shared/queue";
 import { syncOne } from "../shared/workers";
 
-/** SQS sync queue: re-fetch, expand and apply one calendar source per message. */
+/** SQS sync queue: one source per message (its id claims the source's sync gate), or a poll batch. */
 export const createHandler = (source: AppSource) =>
-  queueHandler(source, syncMessageSchema, syncOne);
+  queueHandler(source, syncQueueMessageSchema, syncOne);
 
 export const handler = createHandler(
   fromEnvironment({

@@ -3,7 +3,7 @@ import type { AppSource } from "../shared/app-context";
 import { scheduleHandler } from "../shared/schedule";
 import { pollDue } from "../shared/workers";
 
-/** Every few minutes: enqueue a re-sync of every source whose poll slot the last run ended. */
+/** Every few minutes: enqueue a check of every source whose poll slot the last run ended. */
 export const createHandler = (source: AppSource) => scheduleHandler(source, pollDue);
 
 export const handler = createHandler(fromEnvironment({}));

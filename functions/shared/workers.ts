@@ -1,6 +1,7 @@
 import type * as z from "zod";
 import type { App } from "../../lib/app/root";
-import type { QueueRecord, syncMessageSchema } from "./queue";
+import { runPollBatch, sendPollChecks } from "../../lib/app/sync-coalescing";
+import type { QueueRecord, syncQueueMessageSchema } from "./queue";
 
 /**
  * What the sync worker, the poll and the tick do with their app: the handler files only put these on their
@@ -8,13 +9,18 @@ import type { QueueRecord, syncMessageSchema } from "./queue";
  */
 
 /**
- * One sync message: re-fetch, expand and apply one calendar source. The message id claims the
- * source's sync gate, so a redelivery after a crash takes it back at once.
+ * One sync message: re-fetch, expand and apply one calendar source (the message id claims the
+ * source's sync gate, so a redelivery after a crash takes it back at once), or check a poll
+ * batch's sources.
  */
 export async function syncOne(
-  { message, messageId, sentAt }: QueueRecord<z.infer<typeof syncMessageSchema>>,
+  { message, messageId, sentAt }: QueueRecord<z.infer<typeof syncQueueMessageSchema>>,
   app: App,
 ): Promise<void> {
+  if ("sources" in message) {
+    const deps = { log: app.log, sync: app.syncSource, queue: app.syncQueue };
+    return void (await runPollBatch(deps, message, sentAt));
+  }
   app.log.appendKeys({ user: message.user, sourceId: message.sourceId });
   const outcome = await app.syncSource(message, sentAt, messageId);
   app.log.info("sync done", {
@@ -23,15 +29,12 @@ export async function syncOne(
   });
 }
 
-/** The poll: enqueue a re-sync of every source whose poll slot the last run ended. */
+/** The poll: enqueue a check of every source whose poll slot the last run ended, in batches. */
 export async function pollDue(app: App): Promise<{ enqueued: number }> {
   const due = await app.admin.sourcesDue(app.clock.now());
-  let enqueued = 0;
-  for (const source of due) {
-    if (await app.requestSync({ ...source, reason: "poll" })) enqueued++;
-  }
-  app.log.info("poll", { due: due.length, enqueued });
-  return { enqueued };
+  const messages = await sendPollChecks(app.syncQueue, due);
+  app.log.info("poll", { due: due.length, messages });
+  return { enqueued: due.length };
 }
 
 /** The tick: enqueue each transition due in the next 70 s with its exact-second delay. */

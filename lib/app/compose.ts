@@ -21,6 +21,7 @@ import { withCountedPorts } from "./metrics-ports";
 import { createPowertoolsMetrics } from "./metrics-powertools";
 import { type AppModules, loaderOf } from "./modules";
 import { tokenRefresherFor } from "./oauth-token-refresher";
+import { cachedAddressOpener } from "./opened-addresses";
 import type { App, AppOverrides, AppSource } from "./root";
 import { ServiceStatusGateway } from "./service-gateway";
 import { SqsQueue } from "./sqs-queue";
@@ -157,6 +158,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     expand: lazyExpand(loaderOf(modules, "calendar")),
     buildTimeline,
     addressGuard: feedGuard,
+    openAddress: cachedAddressOpener(tokens, clock),
     metrics,
     ...(anyConnectable ? { connected: connect.sync } : {}),
   };

@@ -36,6 +36,31 @@ export interface SyncMessage {
   user: string;
   sourceId: string;
   reason: "push" | "poll" | "manual";
+  /**
+   * What the poll read of the source from its index: a check of an unchanged calendar then
+   * needs no read of the store. Absent, the sync reads the source first.
+   */
+  known?: KnownSource;
+}
+
+/** A source as the poll index holds it: how to fetch it and what its last check recorded. */
+export interface KnownSource {
+  kind: SourceKind;
+  /** The address as stored: sealed to its owner, or in clear when written before sealing. */
+  url?: string;
+  urlSealed?: string;
+  /** Connected through a provider's API: the sync loads it (its token and cursor) instead. */
+  connected?: true;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+  syncedAt?: number;
+}
+
+/** The poll's message on the sync queue: several sources checked together (SyncMessages). */
+export interface PollBatchMessage {
+  reason: "poll";
+  sources: SyncMessage[];
 }
 
 export type ReconcileOutcome =
@@ -147,6 +172,12 @@ export interface StatusUseCases {
   reconcileUser(key: UserKey): Promise<ReconcileOutcome>;
   /** Returns false when the event was a duplicate (by event_id) and nothing was done. */
   recordUserChange(change: UserChange): Promise<boolean>;
+  /**
+   * Whether the event tells nothing new (one read): a `duplicate` already recorded, or an
+   * `echo` of ours; recording it would be a no-op, so it needs neither recording nor the
+   * once-only gate. Undefined when it must be recorded.
+   */
+  isNothingNew?(change: UserChange): Promise<"duplicate" | "echo" | undefined>;
   applyTimeline(key: UserKey, blocks: Block[], meta: TimelineMeta): Promise<void>;
   /** Enqueues every transition due in the next 70 s; returns how many were enqueued. */
   tick(): Promise<number>;

@@ -8,6 +8,7 @@ import type { Config } from "./config";
 import type { ConnectParts } from "./connect-parts";
 import type {
   ChannelBindingInput,
+  PollBatchMessage,
   ReconcileOutcome,
   StatusUseCases,
   StatusView,
@@ -70,7 +71,7 @@ export interface App {
   chatCommands?: Pick<DeferredCommandUseCases, "setMode">;
   /** The full use-case object: user administration (upsertUser, getUser, getStatusView, …). */
   pilot?: UseCases;
-  syncQueue: Queue<SyncMessage>;
+  syncQueue: Queue<SyncMessage | PollBatchMessage>;
   transitionQueue: Queue<TransitionMessage>;
   /**
    * Asks for a re-sync: queued at once, unless one queued or running covers it (false then).
@@ -110,7 +111,7 @@ export interface AppOverrides {
   modules?: AppModules;
   clock?: Clock;
   transitionQueue?: Queue<TransitionMessage>;
-  syncQueue?: Queue<SyncMessage>;
+  syncQueue?: Queue<SyncMessage | PollBatchMessage>;
   fetch?: typeof fetch;
   tokens?: TokenVault;
   /** The log every handler and use case writes to (the local stack's readable lines). */

@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock";
 import type { Log, Queue, SourceRef, SyncGate } from "../core/ports";
-import type { SyncMessage } from "./contracts";
+import type { PollBatchMessage, SyncMessage } from "./contracts";
 import type { SyncOutcome } from "./sync";
 
 /** Rounds one message may run before its trailing sync goes back on the queue. */
@@ -99,3 +99,100 @@ const refOf = (msg: SyncMessage): SourceRef => ({
   user: msg.user,
   sourceId: msg.sourceId,
 });
+
+/** Sources one poll message carries: a tenth of the queue requests and invocations per check. */
+export const POLL_SOURCES_PER_MESSAGE = 10;
+/** Feeds one poll message fetches at a time (each waits mostly on the calendar's host). */
+export const POLL_FETCH_CONCURRENCY = 5;
+/** Messages one SendMessageBatch request may carry (SQS's limit). */
+const SEND_BATCH_MAX = 10;
+
+/** A queue that can send several messages in one request; `sendBatch` is optional on the port. */
+export async function sendAll<M>(queue: Queue<M>, messages: M[], delaySeconds = 0): Promise<void> {
+  if (queue.sendBatch === undefined) {
+    for (const message of messages) await queue.send(message, { delaySeconds });
+    return;
+  }
+  for (let i = 0; i < messages.length; i += SEND_BATCH_MAX) {
+    await queue.sendBatch(messages.slice(i, i + SEND_BATCH_MAX), { delaySeconds });
+  }
+}
+
+/** How long a poll check that failed waits before it is tried again alone. */
+export const POLL_RETRY_DELAY_S = 60;
+
+/**
+ * The poll's side: the sources due go on the sync queue POLL_SOURCES_PER_MESSAGE to a message,
+ * up to ten messages a request. Polls meet no sync gate (see createSyncRequester). Returns the
+ * messages sent.
+ */
+export async function sendPollChecks(
+  queue: Queue<PollBatchMessage>,
+  due: SyncMessage[],
+): Promise<number> {
+  const messages: PollBatchMessage[] = [];
+  for (let i = 0; i < due.length; i += POLL_SOURCES_PER_MESSAGE) {
+    messages.push({ reason: "poll", sources: due.slice(i, i + POLL_SOURCES_PER_MESSAGE) });
+  }
+  await sendAll(queue, messages);
+  return messages.length;
+}
+
+export interface PollBatchDeps {
+  log: Log;
+  /** One source's check (the app's syncSource). */
+  sync(msg: SyncMessage, requestedAt?: number): Promise<SyncOutcome>;
+  /** Where a source whose check failed goes again, alone, to be retried and dead-lettered. */
+  queue: Queue<SyncMessage>;
+  concurrency?: number;
+}
+
+/** What a poll message's checks came to, by outcome (`failed`: re-queued alone). */
+export type PollBatchTally = Record<"applied" | "unchanged" | "skipped" | "failed", number>;
+
+/**
+ * The worker's side of a poll message: checks its sources, `concurrency` feeds at a time. A
+ * source whose check throws goes back on the queue in a message of its own, so its retries and
+ * its dead letter are its own and the others are not fetched again; only if that send fails does
+ * this throw (and the whole message comes back, every check being safe to repeat).
+ */
+export async function runPollBatch(
+  deps: PollBatchDeps,
+  batch: PollBatchMessage,
+  requestedAt?: number,
+): Promise<PollBatchTally> {
+  const tally: PollBatchTally = { applied: 0, unchanged: 0, skipped: 0, failed: 0 };
+  const failed: SyncMessage[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < batch.sources.length; i = next++) {
+      const msg = batch.sources[i] as SyncMessage;
+      try {
+        tally[(await deps.sync(msg, requestedAt)).kind]++;
+      } catch (error: unknown) {
+        tally.failed++;
+        failed.push(msg);
+        deps.log.warn("poll check failed; queued again alone", {
+          user: msg.user,
+          team: msg.team,
+          sourceId: msg.sourceId,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+  };
+  const workers = Math.max(
+    1,
+    Math.min(deps.concurrency ?? POLL_FETCH_CONCURRENCY, batch.sources.length),
+  );
+  await Promise.all(Array.from({ length: workers }, worker));
+  await sendAll(deps.queue, failed, POLL_RETRY_DELAY_S);
+  // One line per message, not per source, and at INFO only when a check did something: a
+  // quiet day's checks log nothing at the deployed level.
+  const quiet = tally.unchanged === batch.sources.length;
+  deps.log[quiet ? "debug" : "info"]("poll checks done", {
+    sources: batch.sources.length,
+    ...tally,
+  });
+  return tally;
+}

@@ -6,7 +6,7 @@ import type { Log, Metrics } from "../core/ports";
 import type { UserRules } from "../core/rules";
 import type { Block, Occurrence, UserKey } from "../core/types";
 import { type ConnectedSync, readConnectedSource } from "./connect-read";
-import type { SyncMessage, TimelineMeta } from "./contracts";
+import type { KnownSource, SyncMessage, TimelineMeta } from "./contracts";
 import { countSyncFailure } from "./metrics";
 
 export { SyncError } from "../calendar/providers/errors";
@@ -65,6 +65,22 @@ export interface SyncDeps {
   metrics?: Metrics;
   /** Sources connected through a provider's API (lib/app/connect-read.ts); without it, none. */
   connected?: ConnectedSync;
+  /**
+   * Opens the address the poll carried as stored (`known`), sealed to its owner: the one place
+   * a quick check opens one (a loaded source opens its own). Without it, only addresses stored
+   * in clear can be checked quickly.
+   */
+  openAddress?: (stored: KnownSource, of: { key: UserKey; sourceId: string }) => Promise<string>;
+}
+
+const addressInClear = async (stored: KnownSource): Promise<string> => {
+  if (stored.url === undefined) throw new Error("no way to open a sealed address");
+  return stored.url;
+};
+
+/** The source or its owner went away between the poll and a quick check's expansion. */
+class SourceGone extends Error {
+  override name = "SourceGone";
 }
 
 export interface SyncLimits {
@@ -85,7 +101,9 @@ export const DEFAULT_SYNC_LIMITS: SyncLimits = {
   timeoutMs: 10_000,
   pastMs: DAY,
   futureMs: 14 * DAY,
-  refreshMs: 6 * 3_600_000,
+  // A day: the 14-day horizon then always reaches 13 days ahead. Settings changes do not wait
+  // for it: their syncs are "manual", and a manual sync always reads the calendar in full.
+  refreshMs: DAY,
 };
 
 export type SyncOutcome =
@@ -134,12 +152,28 @@ export async function syncSource(
   const limits = { ...DEFAULT_SYNC_LIMITS, ...deps.limits };
   const key: UserKey = { team: msg.team, user: msg.user };
   const logData = { user: msg.user, team: msg.team, sourceId: msg.sourceId, reason: msg.reason };
-  const source = await deps.loadSource(key, msg.sourceId);
+  const now = deps.clock.now();
+  let loaded: Promise<SyncSourceView | undefined> | undefined;
+  const loadFull = () => {
+    loaded ??= deps.loadSource(key, msg.sourceId);
+    return loaded;
+  };
+  /**
+   * With what the poll read of the source (`known`), a check inside the refresh window starts
+   * without reading the store: only a calendar that changed needs the owner (zone, addresses,
+   * rules), and the expansion loads them first. Outside the window the source is read first.
+   */
+  const known = msg.known;
+  const quick =
+    known !== undefined &&
+    known.connected !== true &&
+    msg.reason !== "manual" &&
+    inRefreshWindow(msg, known.syncedAt, now, limits.refreshMs);
+  const source: KnownSource | SyncSourceView | undefined = quick ? known : await loadFull();
   if (!source) {
     deps.log.warn("sync skipped: unknown source", logData);
     return { kind: "skipped", reason: "unknown_source" };
   }
-  const now = deps.clock.now();
   if (
     requestedAt !== undefined &&
     source.syncedAt !== undefined &&
@@ -148,7 +182,10 @@ export async function syncSource(
     deps.log.debug("sync coalesced with a later one", logData);
     return { kind: "unchanged", reason: "already_synced" };
   }
-  const fresh = inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs);
+  // A manual sync (a new calendar, new rules, a resume) applies them even to the same calendar.
+  const fresh =
+    msg.reason !== "manual" &&
+    (quick || inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs));
   /**
    * A check that found the same calendar: records new validators (and the check time) only when
    * the feed sent different ones. An unchanged feed's check writes nothing: the poll finds each
@@ -165,6 +202,14 @@ export async function syncSource(
       ...(nextLastModified !== undefined ? { lastModified: nextLastModified } : {}),
     });
   };
+  /** The calendar changed on a quick check: expand it in its owner's zone, read now. */
+  const expand: ExpandFn = quick
+    ? async (text, opts) => {
+        const full = await loadFull();
+        if (full === undefined) throw new SourceGone();
+        return deps.expand(text, { ...opts, userZone: full.tz, userEmails: full.emails });
+      }
+    : deps.expand;
 
   const provider = findProvider(source.kind ?? "ics");
   if (provider === undefined) {
@@ -182,34 +227,52 @@ export async function syncSource(
     failed();
     throw error;
   };
-  // A source connected through the provider's API is read there, from its stored cursor.
-  const apiRead = await readConnectedSource(deps.connected, provider, key, msg, source, {
-    window: { from, to },
-    refresh: !fresh,
-  }).catch(failing);
+  const view = "tz" in source ? source : undefined;
+  // A source connected through the provider's API is read there, from its stored cursor (a
+  // quick check is never one: the poll marks connected sources, and they are loaded).
+  const apiRead = view
+    ? await readConnectedSource(deps.connected, provider, key, msg, view, {
+        window: { from, to },
+        refresh: !fresh,
+      }).catch(failing)
+    : undefined;
   if (apiRead === "skip") return { kind: "unchanged", reason: "already_synced" };
   const cursor = apiRead?.newCursor;
-  const read =
-    apiRead?.fetch ??
-    (await provider
-      .fetchWindow(
-        {
-          url: await source.openUrl(),
-          tz: source.tz,
-          emails: source.emails,
-          // Outside the refresh window the calendar is read and expanded in full.
-          ...(fresh ? { validators: source satisfies SourceValidators } : {}),
-        },
-        { from, to },
-        {
-          fetch: deps.fetch,
-          expand: deps.expand,
-          maxBytes: limits.maxBytes,
-          timeoutMs: limits.timeoutMs,
-          ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
-        },
-      )
-      .catch(failing));
+  let read: Awaited<ReturnType<typeof provider.fetchWindow>>;
+  try {
+    read =
+      apiRead?.fetch ??
+      (await provider
+        .fetchWindow(
+          {
+            // A loaded source opens its own address; the poll carries it as stored.
+            url: view
+              ? await view.openUrl()
+              : await (deps.openAddress ?? addressInClear)(source as KnownSource, {
+                  key,
+                  sourceId: msg.sourceId,
+                }),
+            // A quick check learns the zone and addresses only if the calendar changed (`expand`).
+            tz: view?.tz ?? "UTC",
+            emails: view?.emails ?? [],
+            // Outside the refresh window the calendar is read and expanded in full.
+            ...(fresh ? { validators: source satisfies SourceValidators } : {}),
+          },
+          { from, to },
+          {
+            fetch: deps.fetch,
+            expand,
+            maxBytes: limits.maxBytes,
+            timeoutMs: limits.timeoutMs,
+            ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
+          },
+        )
+        .catch(failing));
+  } catch (error: unknown) {
+    if (!(error instanceof SourceGone)) throw error;
+    deps.log.warn("sync skipped: unknown source", logData);
+    return { kind: "skipped", reason: "unknown_source" };
+  }
   if (read.kind === "skipped") {
     failed();
     deps.log.warn(read.message, { ...logData, ...read.detail });
@@ -227,6 +290,11 @@ export async function syncSource(
     return { kind: "unchanged", reason: read.reason };
   }
 
+  const owner = view ?? (await loadFull());
+  if (owner === undefined) {
+    deps.log.warn("sync skipped: unknown source", logData);
+    return { kind: "skipped", reason: "unknown_source" };
+  }
   const { occurrences, skipped, warnings } = read;
   const { hash, etag } = read.validators;
   for (const item of skipped.slice(0, 20))
@@ -234,8 +302,8 @@ export async function syncSource(
   for (const item of warnings.slice(0, 20))
     deps.log.warn("calendar feed problem worked around", { ...logData, item });
   const blocks = deps.buildTimeline(occurrences, {
-    rules: source.rules,
-    tz: source.tz,
+    rules: owner.rules,
+    tz: owner.tz,
     from,
     to,
   });

@@ -5,7 +5,7 @@ import type { ReconcileOutcome, StatusUseCases, UserAdministration } from "./con
 import { outOfOfficeUseCases } from "./out-of-office";
 import { reconcileUser } from "./reconcile";
 import { applyTimeline, tick } from "./timelines";
-import { recordUserChange } from "./user-changes";
+import { isNothingNew, recordUserChange } from "./user-changes";
 import {
   findChannel,
   loadSource,
@@ -43,6 +43,7 @@ export function createUseCases(
   const useCases: UseCases = {
     reconcileUser: reconcile,
     recordUserChange: (change) => recordUserChange(ctx, change),
+    isNothingNew: (change) => isNothingNew(ctx, change),
     applyTimeline: (key, blocks, meta) => applyTimeline(ctx, key, blocks, meta),
     tick: () => tick(ctx),
     recordTokensRevoked: (team, users) => recordTokensRevoked(ctx, team, users),

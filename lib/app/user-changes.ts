@@ -1,3 +1,4 @@
+import { nothingNewIn } from "../core/echo";
 import type { UserRecord } from "../core/records";
 import { withSchedule } from "../core/schedule";
 import { applyObservation, type ObservationResult } from "../core/status-state";
@@ -45,4 +46,29 @@ export async function recordUserChange(ctx: UseCaseContext, change: UserChange):
   }
   if (applied.result !== "stale") await ctx.reconcile(key);
   return true;
+}
+
+/**
+ * Whether `change` tells nothing new (lib/core/echo.ts: a `duplicate` already recorded, or an
+ * `echo` of ours: of a write recorded or claimed, or an expiry we planned), with one read of the
+ * user's items. Such an event needs no recording, no reconcile and no once-only gate: handling it
+ * is a no-op. Undefined when it must be recorded.
+ */
+export async function isNothingNew(
+  ctx: UseCaseContext,
+  change: UserChange,
+): Promise<"duplicate" | "echo" | undefined> {
+  const snap = await ctx.store.loadUser(change.key);
+  if (snap.user === undefined || snap.status === undefined) return undefined;
+  // A new zone is news, even on an echo.
+  if (change.tz !== undefined && change.tz !== snap.user.tz) return undefined;
+  const known = nothingNewIn(snap.status.state, change);
+  if (known !== undefined) {
+    ctx.log.debug("user_change tells nothing new", {
+      team: change.key.team,
+      user: change.key.user,
+      known,
+    });
+  }
+  return known;
 }

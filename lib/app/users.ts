@@ -7,6 +7,7 @@ import type { UseCaseContext } from "./context";
 import type {
   ChannelBindingInput,
   ChannelView,
+  KnownSource,
   SourceSyncInput,
   SourceView,
   SyncMessage,
@@ -174,12 +175,30 @@ export async function findChannel(
 export async function sourcesDue(ctx: UseCaseContext, now: number): Promise<SyncMessage[]> {
   const { from, to } = pollPhasesEndedBy(now);
   const users = await ctx.store.usersToPoll(from, to);
+  // Each check carries what the index holds of its source, so an unchanged one reads nothing.
   return users.flatMap((u) =>
     u.sources.map(
-      (s): SyncMessage => ({ team: u.key.team, user: u.key.user, sourceId: s.id, reason: "poll" }),
+      (s): SyncMessage => ({
+        team: u.key.team,
+        user: u.key.user,
+        sourceId: s.id,
+        reason: "poll",
+        known: knownOf(s),
+      }),
     ),
   );
 }
+
+const knownOf = (s: SourceRecord): KnownSource => ({
+  kind: s.kind,
+  ...(s.url !== undefined ? { url: s.url } : {}),
+  ...(s.urlSealed !== undefined ? { urlSealed: s.urlSealed } : {}),
+  ...(s.refreshTokenSealed !== undefined ? { connected: true as const } : {}),
+  ...(s.etag !== undefined ? { etag: s.etag } : {}),
+  ...(s.lastModified !== undefined ? { lastModified: s.lastModified } : {}),
+  ...(s.hash !== undefined ? { hash: s.hash } : {}),
+  ...(s.syncedAt !== undefined ? { syncedAt: s.syncedAt } : {}),
+});
 
 /**
  * One source as the sync reads it. Its address opens only when the sync fetches (`openUrl`), so

@@ -16,7 +16,12 @@ import type { StatusValue, UserKey } from "./types";
 /** A queue with a per-message delay (SQS DelaySeconds in AWS, an in-process timer queue locally). */
 export interface Queue<M> {
   send(message: M, opts?: { delaySeconds?: number; dedupeKey?: string }): Promise<void>;
+  /** Sends up to ten messages in one request (SQS SendMessageBatch), where the queue can. */
+  sendBatch?(messages: M[], opts?: { delaySeconds?: number }): Promise<void>;
 }
+
+/** A user as the poll finds them: whose sources to check, and what their last checks recorded. */
+export type PolledUser = Pick<UserRecord, "key" | "sources">;
 
 /** Structured logging. Implementations must never print tokens or signing secrets. */
 export interface Log {
@@ -184,8 +189,11 @@ export interface StatusStore {
   getChannel(channelId: string): Promise<ChannelRecord | undefined>;
   /** Status records whose next transition lies in [from, to), through the sharded index. */
   dueBetween(from: number, to: number): Promise<StatusRecord[]>;
-  /** Users with a source to poll whose poll phase lies in [phaseFrom, phaseTo) ms. */
-  usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]>;
+  /**
+   * Users with a source to poll whose poll phase lies in [phaseFrom, phaseTo) ms: their key and
+   * sources only, all the poll index holds (eventually consistent).
+   */
+  usersToPoll(phaseFrom: number, phaseTo: number): Promise<PolledUser[]>;
   /**
    * Deletes every item of the user: profile, status, timelines, out-of-office entries, the push
    * channels bound to them, their sources' sync gates and their token's budget counters.

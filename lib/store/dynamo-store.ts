@@ -7,7 +7,7 @@ import {
   QueryCommand,
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
-import { type StatusStore, VersionConflict } from "../core/ports";
+import { type PolledUser, type StatusStore, VersionConflict } from "../core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -17,6 +17,7 @@ import type {
   UserSnapshot,
 } from "../core/records";
 import type { UserKey } from "../core/types";
+import { getItemsOf } from "./dynamo-batch-get";
 import { ConflictError, StoreError } from "./errors";
 import { budgetUsersKeys } from "./items/budget";
 import {
@@ -31,7 +32,7 @@ import { OOO_PREFIX, oooFromItem, oooKeys, oooToItem } from "./items/ooo";
 import { statusFromItem, statusKeys, statusToItem } from "./items/status";
 import { SYNC_GATE_PREFIX } from "./items/sync-gate";
 import { TIMELINE_PREFIX, timelineFromItem, timelineKeys, timelineToItem } from "./items/timeline";
-import { userFromItem, userKeys, userToItem } from "./items/user";
+import { polledFromItem, userFromItem, userKeys, userToItem } from "./items/user";
 import { DUE_INDEX, INDEX_SHARDS, POLL_INDEX } from "./table";
 
 /**
@@ -247,17 +248,34 @@ export class DynamoStore implements StatusStore {
         this.queryIndex(DUE_INDEX, "GSI1PK", "GSI1SK", `DUE#${shard}`, from, to - 1),
       ),
     );
-    return shards.flat().map(statusFromItem);
+    // The index holds what the tick filters by; the records it acts on are read whole.
+    return (await this.getMany(shards.flat())).map(statusFromItem);
   }
 
-  async usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]> {
+  async usersToPoll(phaseFrom: number, phaseTo: number): Promise<PolledUser[]> {
     if (phaseTo <= phaseFrom) return [];
     const shards = await Promise.all(
       Array.from({ length: INDEX_SHARDS }, (_, shard) =>
         this.queryIndex(POLL_INDEX, "GSI2PK", "GSI2SK", `POLL#${shard}`, phaseFrom, phaseTo - 1),
       ),
     );
-    return shards.flat().map(userFromItem);
+    const polled: PolledUser[] = [];
+    const written: Item[] = [];
+    for (const entry of shards.flat()) {
+      const user = polledFromItem(entry);
+      if (user) polled.push(user);
+      else written.push(entry);
+    }
+    // A profile written before sources had their own attribute: read whole.
+    for (const item of await this.getMany(written)) {
+      const user = userFromItem(item);
+      polled.push({ key: user.key, sources: user.sources });
+    }
+    return polled;
+  }
+
+  private getMany(entries: Item[]): Promise<Item[]> {
+    return getItemsOf(this.client, this.tableName, entries);
   }
 
   async usersOfTeam(team: string): Promise<UserRecord[]> {

@@ -1,4 +1,4 @@
-import type { StatusStore } from "../core/ports";
+import type { PolledUser, StatusStore } from "../core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -126,12 +126,14 @@ export class MemoryStore implements StatusStore {
     return due.sort((a, b) => (a.nextTransitionAt ?? 0) - (b.nextTransitionAt ?? 0));
   }
 
-  async usersToPoll(phaseFrom: number, phaseTo: number): Promise<UserRecord[]> {
-    const polled: UserRecord[] = [];
+  async usersToPoll(phaseFrom: number, phaseTo: number): Promise<PolledUser[]> {
+    const polled: PolledUser[] = [];
     for (const { profile } of this.users.values()) {
       if (!profile || !isPolled(profile)) continue;
       const phase = pollPhase(profile.key);
-      if (phase >= phaseFrom && phase < phaseTo) polled.push(copy(profile));
+      if (phase >= phaseFrom && phase < phaseTo) {
+        polled.push({ key: { ...profile.key }, sources: copy(profile.sources) });
+      }
     }
     return polled;
   }

@@ -7,6 +7,13 @@ import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 
 export const DUE_INDEX = "due";
 export const POLL_INDEX = "poll";
+/**
+ * The attributes each index carries besides the keys. The due index: the user and what the tick
+ * sorts and filters by (the tick reads the whole items it acts on). The poll index: the user and
+ * their sources, which the poll sends with each check.
+ */
+export const DUE_PROJECTION = ["team", "user", "nextIsOoo", "enqueuedFor"] as const;
+export const POLL_PROJECTION = ["team", "user", "sources"] as const;
 /** Epoch seconds; TTL deletes in AWS only, so reads also ignore expired items. */
 export const TTL_ATTRIBUTE = "expiresAt";
 /** Shards of the due and poll indexes, so no single partition is hot. */
@@ -33,7 +40,8 @@ export const tableDefinition: CreateTableCommandInput & { TableName: string } = 
         { AttributeName: "GSI1PK", KeyType: "HASH" },
         { AttributeName: "GSI1SK", KeyType: "RANGE" },
       ],
-      Projection: { ProjectionType: "ALL" },
+      // What the tick filters on: a status write that keeps these writes nothing to the index.
+      Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...DUE_PROJECTION] },
     },
     {
       IndexName: POLL_INDEX,
@@ -41,7 +49,8 @@ export const tableDefinition: CreateTableCommandInput & { TableName: string } = 
         { AttributeName: "GSI2PK", KeyType: "HASH" },
         { AttributeName: "GSI2SK", KeyType: "RANGE" },
       ],
-      Projection: { ProjectionType: "ALL" },
+      // What the poll sends: the sources and whose they are, never the profile's tokens.
+      Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...POLL_PROJECTION] },
     },
   ],
   BillingMode: "PAY_PER_REQUEST",

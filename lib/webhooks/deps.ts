@@ -38,6 +38,7 @@ export interface WebhookDeps {
   useCases: {
     /** False when nothing was recorded: a duplicate event_id, or a user we do not know. */
     recordUserChange(change: UserChange): Promise<boolean>;
+    isNothingNew?(change: UserChange): Promise<"duplicate" | "echo" | undefined>;
     scheduleOutOfOffice(key: UserKey, input: OutOfOfficeInput): Promise<OutOfOfficeEntry>;
     listOutOfOffice(key: UserKey): Promise<OutOfOfficeEntry[]>;
     cancelOutOfOffice(key: UserKey, id: string): Promise<boolean>;

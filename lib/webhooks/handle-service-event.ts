@@ -74,10 +74,14 @@ export async function handleServiceEvent(
   const change = toUserChange(callback, parseInput(userChangeEventSchema, callback.event));
   deps.log.appendKeys({ user: change.key.user });
   // The deadline covers the gate's own store calls too: the answer never waits past it.
-  const outcome = await recordWithinDeadline(
-    once.run(callback.event_id, () => deps.useCases.recordUserChange(change)),
-    options.ackDeadlineMs ?? ACK_DEADLINE_MS,
-  );
+  // An event that tells nothing new is a no-op: it costs one read, not the gate's two writes.
+  const record = async () => {
+    const known = await deps.useCases.isNothingNew?.(change);
+    if (known === "duplicate") return undefined;
+    if (known === "echo") return { value: true };
+    return once.run(callback.event_id, () => deps.useCases.recordUserChange(change));
+  };
+  const outcome = await recordWithinDeadline(record(), options.ackDeadlineMs ?? ACK_DEADLINE_MS);
   if (outcome.kind === "late") {
     deps.log.warn("acknowledged before recording finished; the change is queued");
     await deps.transitionQueue.send(

@@ -37,3 +37,38 @@ describe("the cost bench's index write pricing (AWS's GSI rules, every attribute
     ]);
   });
 });
+
+describe("the cost bench's index write pricing, for an index that projects some attributes", () => {
+  // INCLUDE ["team"]: entries hold the table's keys, the index's keys and `team` only.
+  const INCLUDE = [
+    {
+      name: "poll",
+      keys: ["GSI2PK", "GSI2SK"],
+      projected: ["PK", "SK", "GSI2PK", "GSI2SK", "team"],
+    },
+  ];
+  const withTeam = (sk: string, data: string, team = "T") => ({
+    ...polled(sk, data),
+    team: { S: team },
+  });
+
+  it("writes nothing when only attributes it does not project changed", () => {
+    expect(indexWrites(withTeam("5", "x"), withTeam("5", "y"), INCLUDE)).toEqual([]);
+  });
+
+  it("rewrites the entry in place when a projected attribute changed, and moves it on a key change", () => {
+    expect(indexWrites(withTeam("5", "x"), withTeam("5", "x", "T2"), INCLUDE)).toEqual([
+      { index: "poll", units: 1 },
+    ]);
+    expect(indexWrites(withTeam("5", "x"), withTeam("6", "y"), INCLUDE)).toEqual([
+      { index: "poll", units: 1 },
+      { index: "poll", units: 1 },
+    ]);
+  });
+
+  it("prices the entry by its projected attributes, not the item's size", () => {
+    expect(indexWrites(undefined, withTeam("5", "z".repeat(2500)), INCLUDE)).toEqual([
+      { index: "poll", units: 1 },
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import { POLL_INTERVAL_MS } from "../../core/poll";
+import type { PolledUser } from "../../core/ports";
 import type { SourceRecord, UserRecord } from "../../core/records";
 import type { UserKey } from "../../core/types";
 import { shardOf } from "../table";
@@ -37,13 +38,14 @@ export function userToItem(user: UserRecord): Item {
     user: s(user.key.user),
     version: n(user.version),
     updatedAt: n(user.updatedAt),
+    // Apart from `data`: the poll index projects the sources and nothing else of the profile.
+    sources: s(JSON.stringify(user.sources)),
     data: s(
       JSON.stringify({
         tz: user.tz,
         tokenSealed: user.tokenSealed,
         adminTokenUser: user.adminTokenUser,
         emails: user.emails,
-        sources: user.sources,
         rules: user.rules,
         mode: user.mode,
         sessionEpoch: user.sessionEpoch,
@@ -66,6 +68,7 @@ interface UserData {
   tokenSealed: string;
   adminTokenUser?: string;
   emails?: string[];
+  /** Where items written before sources had their own attribute keep them. */
   sources?: SourceRecord[];
   rules?: Record<string, unknown>;
   mode?: UserRecord["mode"];
@@ -84,7 +87,7 @@ export function userFromItem(item: Item): UserRecord {
     tokenSealed: data.tokenSealed,
     ...(data.adminTokenUser !== undefined ? { adminTokenUser: data.adminTokenUser } : {}),
     emails: data.emails ?? [],
-    sources: data.sources ?? [],
+    sources: sourcesOf(item) ?? data.sources ?? [],
     rules: data.rules ?? {},
     mode: data.mode ?? "auto",
     ...(data.refreshTokenSealed !== undefined
@@ -97,4 +100,18 @@ export function userFromItem(item: Item): UserRecord {
     updatedAt: readN(item, "updatedAt"),
     ...(data.sessionEpoch !== undefined ? { sessionEpoch: data.sessionEpoch } : {}),
   };
+}
+
+/** The item's own `sources` attribute, undefined on an item written before it existed. */
+const sourcesOf = (item: Item): SourceRecord[] | undefined =>
+  item.sources === undefined ? undefined : readJson<SourceRecord[]>(item, "sources");
+
+/**
+ * A poll index entry: the user's key and sources, or undefined for an entry of a profile
+ * written before sources had their own attribute (the caller reads that profile whole).
+ */
+export function polledFromItem(item: Item): PolledUser | undefined {
+  const sources = sourcesOf(item);
+  if (sources === undefined) return undefined;
+  return { key: { team: readS(item, "team"), user: readS(item, "user") }, sources };
 }

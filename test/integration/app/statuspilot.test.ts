@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SyncMessage } from "../../../lib/app/contracts";
 import { InvalidInputError } from "../../../lib/app/errors";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MIN, RecordingGateway, T0 } from "./harness";
@@ -345,9 +346,20 @@ describe("users", () => {
     const before = await Promise.all(runs.map(dueIn));
     await h.pilot.recordSourceSync(key, "cal", { syncedAt: T0, etag: '"v1"' });
     const after = await Promise.all(runs.map(dueIn));
-    // Assess: exactly one of three consecutive runs (15 minutes) finds it, the same one after
-    expect(before.flat()).toEqual([{ ...key, sourceId: "cal", reason: "poll" }]);
-    expect(after).toEqual(before);
+    // Assess: exactly one of three consecutive runs (15 minutes) finds it, the same one after;
+    // each check carries what the poll index holds of the source, the new validator included
+    const withoutKnown = (runs: SyncMessage[][]) =>
+      runs.map((run) => run.map(({ known: _known, ...m }) => m));
+    expect(withoutKnown(before).flat()).toEqual([{ ...key, sourceId: "cal", reason: "poll" }]);
+    expect(withoutKnown(after)).toEqual(withoutKnown(before));
+    // (the address sealed to its owner, as stored)
+    expect(before.flat()[0]?.known).toEqual({ kind: "ics", urlSealed: expect.any(String) });
+    expect(after.flat()[0]?.known).toEqual({
+      kind: "ics",
+      urlSealed: before.flat()[0]?.known?.urlSealed,
+      syncedAt: T0,
+      etag: '"v1"',
+    });
     expect((await h.pilot.loadSource(key, "cal"))?.etag).toBe('"v1"');
   });
 });

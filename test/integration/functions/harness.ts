@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { type App, type AppOverrides, composeLocalApp } from "../../../devstack/app";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
-import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
+import type { PollBatchMessage, SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
 import type { ResolveHost } from "../../../lib/calendar/feed-fetch";
 import { ManualClock } from "../../../lib/core/clock";
 import type { Queue } from "../../../lib/core/ports";
@@ -50,7 +50,7 @@ export interface Stack {
   emulator: RunningEmulator;
   clock: ManualClock;
   transitions: RecordingQueue<TransitionMessage>;
-  syncs: RecordingQueue<SyncMessage>;
+  syncs: RecordingQueue<SyncMessage | PollBatchMessage>;
   close(): Promise<void>;
 }
 
@@ -83,7 +83,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     expirySweepMs: 0,
   });
   const transitions = new RecordingQueue<TransitionMessage>();
-  const syncs = new RecordingQueue<SyncMessage>();
+  const syncs = new RecordingQueue<SyncMessage | PollBatchMessage>();
   const app = composeLocalApp(
     {
       tableName: dynamo.tableName,

@@ -220,6 +220,68 @@ describe("DynamoStore", () => {
   });
 });
 
+describe("DynamoStore's indexes project only what their queries read", () => {
+  it("gives the poll index a profile's key and sources, never its tokens", async () => {
+    // Prepare
+    const src = { id: "s", url: "https://cal.example/p.ics", kind: "ics" as const, etag: '"e"' };
+    await store.putUser(user("U-proj", { sources: [src] }), undefined);
+    const phase = pollPhase({ team: "T1", user: "U-proj" });
+    // Act
+    const found = await store.usersToPoll(phase, phase + 1);
+    // Assess
+    expect(found).toEqual([{ key: { team: "T1", user: "U-proj" }, sources: [src] }]);
+    const poll = createTableInput("x").GlobalSecondaryIndexes?.find((i) => i.IndexName === "poll");
+    expect(poll?.Projection).toEqual({
+      ProjectionType: "INCLUDE",
+      NonKeyAttributes: ["team", "user", "sources"],
+    });
+  });
+
+  it("finds the sources of a profile written before they had their own attribute", async () => {
+    // Prepare: the item as the previous release wrote it (sources inside `data`)
+    const key = { team: "T1", user: "U-old-item" };
+    const src = { id: "s", url: "https://cal.example/o.ics", kind: "ics" };
+    const phase = pollPhase(key);
+    await dynamo.client.send(
+      new PutItemCommand({
+        TableName: dynamo.tableName,
+        Item: {
+          PK: { S: "USER#T1#U-old-item" },
+          SK: { S: "PROFILE" },
+          type: { S: "user" },
+          team: { S: "T1" },
+          user: { S: "U-old-item" },
+          version: { N: "1" },
+          updatedAt: { N: String(T0) },
+          data: {
+            S: JSON.stringify({ tz: "UTC", tokenSealed: "t", sources: [src], mode: "auto" }),
+          },
+          GSI2PK: { S: "POLL#0" },
+          GSI2SK: { N: String(phase) },
+        },
+      }),
+    );
+    // Act
+    const found = await store.usersToPoll(phase, phase + 1);
+    const read = await store.getUser(key);
+    // Assess
+    expect(found.filter((u) => u.key.user === "U-old-item")).toEqual([{ key, sources: [src] }]);
+    expect(read?.sources).toEqual([src]);
+  });
+
+  it("reads whole the status records the due index finds", async () => {
+    // Prepare: a state that the index does not carry
+    const state = { ...initialStatusState(), recentEventIds: ["Ev-due"] };
+    await store.putStatus({ ...status("U-due-whole", T0 + 7_000), state }, undefined);
+    // Act
+    const due = await store.dueBetween(T0 + 7_000, T0 + 7_001);
+    // Assess
+    expect(due).toEqual([
+      { ...status("U-due-whole", T0 + 7_000), state, nextIsOoo: false, version: 1 },
+    ]);
+  });
+});
+
 describe("DynamoStore item lifetimes", () => {
   it("deletes a source's timeline and treats deleting a missing one as nothing", async () => {
     // Prepare

@@ -53,6 +53,42 @@ describe("SqsQueue", () => {
     expect(inputs[1]).toMatchObject({ DelaySeconds: 0 });
     expect(inputs[1]?.MessageAttributes).toBeUndefined();
   });
+
+  it("sends up to ten messages in one SendMessageBatch request", async () => {
+    // Prepare
+    const client = new SQSClient({ region: "eu-west-1", credentials });
+    const inputs = capture(client, () => ({ Successful: [], Failed: [] }));
+    const queue = new SqsQueue<{ user: string }>(client, "https://sqs.eu-west-1.amazonaws.com/1/q");
+    // Act
+    await queue.sendBatch([{ user: "U001" }, { user: "U002" }], { delaySeconds: 60 });
+    // Assess
+    expect(inputs).toEqual([
+      {
+        QueueUrl: "https://sqs.eu-west-1.amazonaws.com/1/q",
+        Entries: [
+          { Id: "0", MessageBody: '{"user":"U001"}', DelaySeconds: 60 },
+          { Id: "1", MessageBody: '{"user":"U002"}', DelaySeconds: 60 },
+        ],
+      },
+    ]);
+  });
+
+  it("throws when SQS refused any message of a batch, and refuses more than ten", async () => {
+    // Prepare
+    const client = new SQSClient({ region: "eu-west-1", credentials });
+    capture(client, () => ({
+      Successful: [{ Id: "0", MessageId: "m0", MD5OfMessageBody: "x" }],
+      Failed: [{ Id: "1", Code: "InternalError", SenderFault: false }],
+    }));
+    const queue = new SqsQueue<{ user: string }>(client, "https://sqs.eu-west-1.amazonaws.com/1/q");
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ user: `U${i}` }));
+    // Act
+    const refused = queue.sendBatch([{ user: "U001" }, { user: "U002" }]);
+    const tooMany = queue.sendBatch(eleven);
+    // Assess
+    await expect(refused).rejects.toMatchObject({ code: "queue_send_refused", refused: 1 });
+    await expect(tooMany).rejects.toBeInstanceOf(RangeError);
+  });
 });
 
 /**

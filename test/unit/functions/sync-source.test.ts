@@ -5,11 +5,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TimelineMeta } from "../../../lib/app/contracts";
+import type { KnownSource, SyncMessage, TimelineMeta } from "../../../lib/app/contracts";
 import {
   DEFAULT_SYNC_LIMITS,
   inRefreshWindow,
   type SourceSyncRecord,
+  type SyncDeps,
   SyncError,
   type SyncSourceView,
   syncSource,
@@ -175,7 +176,7 @@ describe("syncSource", () => {
     expect(h.records).toEqual([expect.objectContaining({ syncedAt: NOW, hash })]);
   });
 
-  it("re-expands an unchanged feed checked every 15 minutes exactly 4 times a day, whatever its id", () => {
+  it("re-expands an unchanged feed checked every 15 minutes once a day, whatever its id", () => {
     const refreshMs = DEFAULT_SYNC_LIMITS.refreshMs;
     fc.assert(
       fc.property(
@@ -186,22 +187,33 @@ describe("syncSource", () => {
           const source = { ...msg, sourceId };
           let last: number | undefined = start;
           let refreshes = 0;
-          // Act: 96 checks after the first, 15 minutes apart
+          // Act: 96 checks after the first, 15 minutes apart; only a full read records its time
           for (let k = 1; k <= 96; k++) {
             const now = start + k * 15 * 60_000;
-            if (!inRefreshWindow(source, last, now, refreshMs)) refreshes++;
-            last = now;
+            if (!inRefreshWindow(source, last, now, refreshMs)) {
+              refreshes++;
+              last = now;
+            }
           }
-          // Assess
-          expect(refreshes).toBe(4);
+          // Assess: the refresh window is a day
+          expect(refreshes).toBe(1);
         },
       ),
     );
   });
 
-  it("re-expands an unchanged feed once the last sync is hours old, as the horizon slides", async () => {
-    const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 7 * 3_600_000 });
+  it("re-expands an unchanged feed once the last sync is a day old, as the horizon slides", async () => {
+    const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 25 * 3_600_000 });
     expect((await syncSource(h.deps, msg)).kind).toBe("applied");
+  });
+
+  it("reads the calendar in full on a manual sync, even one unchanged since a recent check", async () => {
+    // Prepare: new rules or a resume queue a manual sync of a calendar checked a minute ago
+    const h = harness({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 60_000 });
+    // Act
+    const outcome = await syncSource(h.deps, { ...msg, reason: "manual" });
+    // Assess
+    expect(outcome).toEqual({ kind: "applied", blocks: 1, skipped: 0 });
   });
 
   it("coalesces a push that a later sync already covered", async () => {
@@ -227,5 +239,120 @@ describe("syncSource", () => {
       code: "timeout",
     });
     await expect(syncSource(slow.deps, msg)).rejects.toBeInstanceOf(SyncError);
+  });
+});
+
+describe("syncSource with what the poll read of the source (`known`)", () => {
+  /** The harness, counting the store reads the sync makes. */
+  function counted(source: Partial<SyncSourceView> & { url: string }) {
+    const h = harness(source);
+    let loads = 0;
+    const load = h.deps.loadSource;
+    h.deps.loadSource = async () => {
+      loads++;
+      return load();
+    };
+    return { ...h, loads: () => loads };
+  }
+  const poll = (known: NonNullable<SyncMessage["known"]>): SyncMessage => ({
+    ...msg,
+    reason: "poll",
+    known,
+  });
+
+  it("checks an unchanged feed without reading or writing the store", async () => {
+    // Prepare: the last full read 10 minutes ago, in this refresh window
+    const h = counted({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 600_000 });
+    const known: KnownSource = {
+      kind: "ics",
+      url: `${base}/team.ics`,
+      etag: '"v1"',
+      syncedAt: NOW - 600_000,
+    };
+    // Act
+    const outcome = await syncSource(h.deps, poll(known));
+    // Assess
+    expect(outcome).toEqual({ kind: "unchanged", reason: "not_modified" });
+    expect(h.loads()).toBe(0);
+    expect(h.records).toEqual([]);
+    expect(h.applied).toEqual([]);
+  });
+
+  it("reads the owner once when the feed changed, and expands it in the owner's zone", async () => {
+    // Prepare: the poll knew an older version (another ETag); the owner lives in Berlin
+    const h = counted({ url: `${base}/team.ics`, tz: "Europe/Berlin" });
+    const known: KnownSource = {
+      kind: "ics",
+      url: `${base}/team.ics`,
+      etag: '"v0"',
+      syncedAt: NOW - 600_000,
+    };
+    const plain = harness({ url: `${base}/team.ics`, tz: "Europe/Berlin" });
+    // Act
+    const outcome = await syncSource(h.deps, poll(known));
+    await syncSource(plain.deps, msg);
+    // Assess: the same timeline as a sync that read the source first
+    expect(outcome).toEqual({ kind: "applied", blocks: 1, skipped: 0 });
+    expect(h.loads()).toBe(1);
+    expect(h.applied.map((a) => a.blocks)).toEqual(plain.applied.map((a) => a.blocks));
+    expect(h.records[0]).toMatchObject({ syncedAt: NOW, etag: '"v1"' });
+  });
+
+  it("reads the source first outside the refresh window, and expands the feed in full", async () => {
+    // Prepare: the last full read 25 hours ago
+    const h = counted({ url: `${base}/team.ics`, etag: '"v1"', syncedAt: NOW - 25 * 3_600_000 });
+    const known: KnownSource = {
+      kind: "ics",
+      url: `${base}/team.ics`,
+      etag: '"v1"',
+      syncedAt: NOW - 25 * 3_600_000,
+    };
+    // Act
+    const outcome = await syncSource(h.deps, poll(known));
+    // Assess
+    expect(outcome.kind).toBe("applied");
+    expect(h.loads()).toBe(1);
+  });
+
+  it("skips a changed feed whose source went away since the poll", async () => {
+    // Prepare
+    const h = counted({ url: `${base}/team.ics` });
+    const gone: SyncDeps = { ...h.deps, loadSource: async () => undefined };
+    const known: KnownSource = {
+      kind: "ics",
+      url: `${base}/team.ics`,
+      etag: '"v0"',
+      syncedAt: NOW - 600_000,
+    };
+    // Act
+    const outcome = await syncSource(gone, poll(known));
+    // Assess
+    expect(outcome).toEqual({ kind: "skipped", reason: "unknown_source" });
+    expect(h.applied).toEqual([]);
+    expect(h.records).toEqual([]);
+  });
+
+  it("fetches the address the poll carried sealed through openAddress", async () => {
+    // Prepare: the sealed address is a stand-in that only openAddress turns into the feed's
+    const h = counted({ url: "stored:team" });
+    const opened: string[] = [];
+    const deps = {
+      ...h.deps,
+      openAddress: async (stored: KnownSource) => {
+        opened.push(stored.urlSealed ?? "(none)");
+        return `${base}/team.ics`;
+      },
+    };
+    const known: KnownSource = {
+      kind: "ics",
+      urlSealed: "stored:team",
+      etag: '"v1"',
+      syncedAt: NOW - 600_000,
+    };
+    // Act
+    const outcome = await syncSource(deps, poll(known));
+    // Assess
+    expect(outcome).toEqual({ kind: "unchanged", reason: "not_modified" });
+    expect(opened).toEqual(["stored:team"]);
   });
 });

@@ -77,4 +77,49 @@ describe("handleServiceEvent's once-per-event gate", () => {
     expect(reply).toEqual({ status: 200, json: { ok: true, deferred: true } });
     expect(queued).toMatchObject([{ reason: "user_change", change: { eventId: "Ev02" } }]);
   });
+
+  it("answers an event that tells nothing new without the gate or recording", async () => {
+    // Prepare: the use case recognises an echo of ours (Ev03) and a recorded repeat (Ev04)
+    const recorded: string[] = [];
+    const base = depsRecording(recorded, []);
+    const deps = {
+      ...base,
+      useCases: {
+        ...base.useCases,
+        isNothingNew: async (change: { eventId: string }) =>
+          change.eventId === "Ev03" ? ("echo" as const) : ("duplicate" as const),
+      },
+    } as WebhookDeps;
+    const runs: string[] = [];
+    const once: EventOnce = {
+      run: async (id, fn) => {
+        runs.push(id);
+        return { value: await fn() };
+      },
+    };
+    // Act
+    const echo = await handleServiceEvent(userChange("Ev03"), deps, { once });
+    const repeat = await handleServiceEvent(userChange("Ev04"), deps, { once });
+    // Assess: neither touched the gate (its store writes) nor recorded anything
+    expect(echo).toEqual({ status: 200, json: { ok: true, duplicate: false } });
+    expect(repeat).toEqual({ status: 200, json: { ok: true, duplicate: true } });
+    expect(runs).toEqual([]);
+    expect(recorded).toEqual([]);
+  });
+
+  it("records through the gate an event that tells something", async () => {
+    // Prepare
+    const recorded: string[] = [];
+    const base = depsRecording(recorded, []);
+    const deps = {
+      ...base,
+      useCases: { ...base.useCases, isNothingNew: async () => undefined },
+    } as WebhookDeps;
+    const once = new RecentIds();
+    // Act
+    const reply = await handleServiceEvent(userChange("Ev05"), deps, { once });
+    // Assess
+    expect(reply).toEqual({ status: 200, json: { ok: true, duplicate: false } });
+    expect(recorded).toEqual(["Ev05"]);
+  });
 });
