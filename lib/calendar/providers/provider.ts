@@ -153,3 +153,69 @@ export interface PushHook {
     deps: PushDeps<C>,
   ): Promise<PushVerdict<C>>;
 }
+
+/** A live push channel (Google watch channel) or subscription (Graph). */
+export interface PushSubscription {
+  /** Ours for Google (unguessable), Graph's subscription id. */
+  channelId: string;
+  /** Google's resourceId (channels.stop needs it). */
+  resourceId?: string;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+/** What an API-backed provider's calls may use. */
+export interface ApiDeps {
+  fetch: typeof fetch;
+  /** A valid access token for the source's connected account (refreshed by the app layer). */
+  accessToken(): Promise<string>;
+  clock: Clock;
+}
+
+/** What a channel or subscription is created (or renewed) with. */
+export interface PushRequest {
+  notificationUrl: string;
+  lifecycleUrl?: string;
+  token: string;
+  channelId: string;
+  ttlMs: number;
+}
+
+/** How an API-backed provider's push channel is created, renewed and ended. */
+export interface PushLifecycle {
+  /** Creates a channel/subscription that pushes to `notificationUrl` for the source's calendar. */
+  subscribe(req: PushRequest, deps: ApiDeps): Promise<PushSubscription>;
+  /** Google: a new channel first, then channels.stop the old one. Graph: PATCH expirationDateTime. */
+  renew(current: PushSubscription, req: PushRequest, deps: ApiDeps): Promise<PushSubscription>;
+  unsubscribe(current: PushSubscription, deps: ApiDeps): Promise<void>;
+}
+
+/** OAuth 2.0 authorization-code client of a calendar provider. */
+export interface CalendarOAuth {
+  authorizeUrl(p: {
+    clientId: string;
+    redirectUri: string;
+    state: string;
+    authUrl: string;
+  }): string;
+  /** Exchanges a code, or a refresh token, at tokenUrl; throws ProviderError code "invalid_grant" when dead. */
+  exchange(
+    p: {
+      grant: { code: string; redirectUri: string } | { refreshToken: string };
+      clientId: string;
+      clientSecret: string;
+      tokenUrl: string;
+    },
+    fetch: typeof fetch,
+  ): Promise<{ accessToken: string; refreshToken?: string; expiresInS: number }>;
+}
+
+/**
+ * An API read's result: the window's occurrences (or unchanged/skipped, as for ICS) and the
+ * cursor (Google nextSyncToken, Graph deltaLink) the app stores on the source for the next
+ * incremental read.
+ */
+export interface ApiWindowFetch {
+  fetch: WindowFetch;
+  cursor?: string;
+}
