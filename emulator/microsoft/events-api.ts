@@ -38,6 +38,12 @@ function decodeState(token: string): DeltaState | undefined {
   }
 }
 
+/** A query string as Graph writes its links: `$` names kept literal, values encoded. */
+const linkQuery = (params: [string, string][]): string =>
+  params
+    .map(([k, v]) => `${encodeURIComponent(k).replace(/^%24/, "$")}=${encodeURIComponent(v)}`)
+    .join("&");
+
 /** An ISO instant; one without an offset is read as UTC. */
 function parseWindowInstant(v: string | null): number | undefined {
   if (!v) return undefined;
@@ -145,10 +151,9 @@ export class EventsApi {
       value: page.map((e) => this.render(userId, e)),
     };
     if (skip + top < all.length) {
-      const next = new URL(`${this.baseUrl()}/v1.0/me/calendarView`);
-      for (const [k, v] of query) if (k !== "$skip") next.searchParams.set(k, v);
-      next.searchParams.set("$skip", String(skip + top));
-      body["@odata.nextLink"] = next.toString();
+      const params = [...query].filter(([k]) => k !== "$skip");
+      params.push(["$skip", String(skip + top)]);
+      body["@odata.nextLink"] = `${this.baseUrl()}/v1.0/me/calendarView?${linkQuery(params)}`;
     }
     return { status: 200, body };
   }
@@ -206,17 +211,16 @@ export class EventsApi {
     }
     const items = state.from === 0 ? this.fullRound(state) : this.changesRound(state);
     const page = items.slice(state.o, state.o + state.n);
-    const link = new URL(`${this.baseUrl()}/v1.0/me/calendarView/delta`);
+    const link = `${this.baseUrl()}/v1.0/me/calendarView/delta`;
     const body: Record<string, unknown> = {
       "@odata.context": `${this.baseUrl()}/v1.0/$metadata#Collection(event)`,
       value: page,
     };
     if (state.o + state.n < items.length) {
-      link.searchParams.set("$skiptoken", encodeState({ ...state, o: state.o + state.n }));
-      body["@odata.nextLink"] = link.toString();
+      body["@odata.nextLink"] =
+        `${link}?$skiptoken=${encodeState({ ...state, o: state.o + state.n })}`;
     } else {
-      link.searchParams.set("$deltatoken", encodeState({ ...state, o: 0 }));
-      body["@odata.deltaLink"] = link.toString();
+      body["@odata.deltaLink"] = `${link}?$deltatoken=${encodeState({ ...state, o: 0 })}`;
     }
     return { status: 200, body };
   }
