@@ -99,8 +99,8 @@ describe("Graph hook with the composite clientState", () => {
     const { d, lookups } = deps();
     const verdict = await graphPushHook.verifyPush(request("", { validationToken: "abc 123" }), d);
     expect(verdict.kind === "answer" ? verdict.reply : undefined).toMatchObject({
-      statusCode: 200,
-      body: "abc 123",
+      status: 200,
+      text: "abc 123",
     });
     expect(lookups).toEqual([]);
   });
