@@ -4,9 +4,14 @@ import type { ApiDeps, PushLifecycle, PushRequest, PushSubscription } from "./pr
 
 /**
  * Graph subscriptions on the signed-in user's events: created with `POST /subscriptions`
- * (`me/events`, `created,updated,deleted`, our notification and lifecycle URLs, `clientState`
- * = the push request's token), renewed with `PATCH /subscriptions/{id}`, ended with `DELETE`.
- * Graph sends the validation handshake to our hook before it answers the POST.
+ * (`me/events`, `created,updated,deleted`, our notification and lifecycle URLs), renewed with
+ * `PATCH /subscriptions/{id}`, ended with `DELETE`. Graph sends the validation handshake to our
+ * hook before it answers the POST.
+ *
+ * The `clientState` is `<channelId>.<token>`: Graph assigns the subscription id only after the
+ * handshake, so the request's token (the channel id's derived token) cannot be recognised by
+ * Graph's id; carrying our channel id with it lets the hook authenticate a notification from
+ * its own fields, before any read (graph.ts, authenticatedChannelId).
  */
 
 /** The documented maximum lifetime of a subscription on Outlook events (minutes). */
@@ -27,6 +32,18 @@ const subscriptionAnswer = (body: unknown): PushSubscription => {
   return { channelId: b.id, expiresAt };
 };
 
+/** Graph's limit on clientState. */
+export const GRAPH_CLIENT_STATE_MAX = 128;
+
+/** The clientState of a subscription for the push request's channel. */
+export function clientStateOf(req: Pick<PushRequest, "channelId" | "token">): string {
+  const state = `${req.channelId}.${req.token}`;
+  if (state.length > GRAPH_CLIENT_STATE_MAX) {
+    throw new RangeError(`a Graph clientState is at most ${GRAPH_CLIENT_STATE_MAX} characters`);
+  }
+  return state;
+}
+
 const expiration = (req: PushRequest, deps: ApiDeps): string =>
   new Date(deps.clock.now() + Math.min(req.ttlMs, GRAPH_SUBSCRIPTION_MAX_MS)).toISOString();
 
@@ -44,7 +61,7 @@ export function graphPushLifecycle(opts: GraphHttpOptions): PushLifecycle {
           ...(req.lifecycleUrl ? { lifecycleNotificationUrl: req.lifecycleUrl } : {}),
           resource: "me/events",
           expirationDateTime: expiration(req, deps),
-          clientState: req.token,
+          clientState: clientStateOf(req),
         },
       },
       deps,

@@ -5,7 +5,7 @@ import { WebhookError } from "../../http/errors";
 import { jsonReply, parseJsonInput, textReply, type WebhookRequest } from "../../http/request";
 import type { GraphHttpOptions } from "./graph-http";
 import { graphOAuth } from "./graph-oauth";
-import { graphPushLifecycle } from "./graph-push";
+import { clientStateOf, graphPushLifecycle } from "./graph-push";
 import { type GraphReadRequest, readGraphWindow } from "./graph-read";
 import { icsProvider } from "./ics";
 import type {
@@ -52,19 +52,12 @@ export function graphApi(opts: GraphHttpOptions): GraphApi {
 }
 
 /**
- * The `clientState` a subscription is created with: the channel id and its derived token, so a
- * notification authenticates from its own fields, before any read. Graph assigns the
- * subscription id only after the handshake, so the token cannot derive from it: the channel is
- * bound under our own unguessable `channelId`. At most 128 characters, as Graph allows.
+ * The `clientState` a subscription of `channelId` carries: the channel id and its derived token
+ * (graph-push.ts builds it from the push request), so a notification authenticates from its own
+ * fields, before any read, and the channel is bound under our own unguessable id.
  */
-export function graphClientState(signingSecret: string, channelId: string): string {
-  const state = `${channelId}.${channelToken(signingSecret, channelId)}`;
-  if (state.length > GRAPH_CLIENT_STATE_MAX) {
-    throw new RangeError(`a Graph clientState is at most ${GRAPH_CLIENT_STATE_MAX} characters`);
-  }
-  return state;
-}
-export const GRAPH_CLIENT_STATE_MAX = 128;
+export const graphClientState = (signingSecret: string, channelId: string): string =>
+  clientStateOf({ channelId, token: channelToken(signingSecret, channelId) });
 
 /**
  * The channel a notification's clientState authenticates, or undefined: our composite

@@ -8,10 +8,11 @@ import {
   startMicrosoftEmulator,
 } from "../../../emulator/microsoft/server";
 import { ProviderError } from "../../../lib/calendar/providers/errors";
-import { graphApi, graphClientState, graphPushHook } from "../../../lib/calendar/providers/graph";
+import { graphApi, graphPushHook } from "../../../lib/calendar/providers/graph";
 import type { ApiDeps, PushChannel } from "../../../lib/calendar/providers/provider";
 import { ManualClock } from "../../../lib/core/clock";
 import { silentLog } from "../../../lib/core/ports";
+import { channelToken } from "../../../lib/http/channel-token";
 import type { WebhookRequest } from "../../../lib/http/request";
 
 // The Graph provider against the Microsoft emulator, over real HTTP: the OAuth client, the read
@@ -226,7 +227,8 @@ describe("Graph provider against the Microsoft emulator", () => {
     const req = {
       notificationUrl: hook.url,
       lifecycleUrl: hook.url,
-      token: graphClientState(SECRET, CHANNEL),
+      // What the app's push upkeep sends: the channel id's derived token.
+      token: channelToken(SECRET, CHANNEL),
       channelId: CHANNEL,
       ttlMs: 30 * DAY,
     };
