@@ -32,10 +32,27 @@ import * as z from "zod";
  * | SERVICE_AUTHORIZE_URL | no       | the service's authorize page (default: the origin of            |
  * |                       |          | SERVICE_BASE_URL + /oauth/v2/authorize)                          |
  *
+ * | GOOGLE_CLIENT_ID      | google   | the Google OAuth client id (connecting Google calendars)         |
+ * | GOOGLE_CLIENT_SECRET  | google:  | its secret, in clear (local)                                     |
+ * | GOOGLE_CLIENT_SECRET_PARAM | one | SSM SecureString name holding it (AWS)                           |
+ * | GOOGLE_AUTH_URL       | no       | Google's consent page (default the real one)                     |
+ * | GOOGLE_TOKEN_URL      | no       | Google's token endpoint (default the real one)                   |
+ * | GOOGLE_API_BASE_URL   | no       | the Calendar API v3 base (default the real one)                  |
+ *
+ * "google" marks what connecting Google calendars needs: without GOOGLE_CLIENT_ID the settings
+ * page offers no "Connect Google" and everything else works as before.
+ *
  * "web" marks what only the front door (`/install`, `/oauth/callback`, `/settings`) needs: the
  * other functions start without it, and the web function refuses to answer until it is set.
  */
 const nonEmpty = z.string().trim().min(1);
+
+/** The real Google endpoints: the defaults when no other (the emulator's) are configured. */
+export const GOOGLE_ENDPOINTS = {
+  authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+  tokenUrl: "https://oauth2.googleapis.com/token",
+  apiBaseUrl: "https://www.googleapis.com/calendar/v3",
+} as const;
 
 export const configSchema = z
   .object({
@@ -61,6 +78,13 @@ export const configSchema = z
     WEB_KEY_PARAM: nonEmpty.optional(),
     PUBLIC_BASE_URL: z.url().optional(),
     SERVICE_AUTHORIZE_URL: z.url().optional(),
+    // Google Calendar, connected through OAuth (issue 14).
+    GOOGLE_CLIENT_ID: nonEmpty.optional(),
+    GOOGLE_CLIENT_SECRET: nonEmpty.optional(),
+    GOOGLE_CLIENT_SECRET_PARAM: nonEmpty.optional(),
+    GOOGLE_AUTH_URL: z.url().default(GOOGLE_ENDPOINTS.authUrl),
+    GOOGLE_TOKEN_URL: z.url().default(GOOGLE_ENDPOINTS.tokenUrl),
+    GOOGLE_API_BASE_URL: z.url().default(GOOGLE_ENDPOINTS.apiBaseUrl),
   })
   .superRefine((env, ctx) => {
     if (!env.SIGNING_SECRET && !env.SIGNING_SECRET_PARAM) {
@@ -84,6 +108,32 @@ export type Config = z.infer<typeof configSchema>;
 /** The service's authorize page: SERVICE_AUTHORIZE_URL, or the API's origin's `/oauth/v2/authorize`. */
 export const authorizeEndpointOf = (config: Config): string =>
   config.SERVICE_AUTHORIZE_URL ?? `${new URL(config.SERVICE_BASE_URL).origin}/oauth/v2/authorize`;
+
+/** Google's OAuth client and endpoints, or undefined when Google calendars cannot be connected. */
+export function googleSettingsOf(config: Config):
+  | {
+      clientId: string;
+      secret: { clear: string } | { param: string };
+      authUrl: string;
+      tokenUrl: string;
+      apiBaseUrl: string;
+    }
+  | undefined {
+  const secret =
+    config.GOOGLE_CLIENT_SECRET !== undefined
+      ? { clear: config.GOOGLE_CLIENT_SECRET }
+      : config.GOOGLE_CLIENT_SECRET_PARAM !== undefined
+        ? { param: config.GOOGLE_CLIENT_SECRET_PARAM }
+        : undefined;
+  if (config.GOOGLE_CLIENT_ID === undefined || secret === undefined) return undefined;
+  return {
+    clientId: config.GOOGLE_CLIENT_ID,
+    secret,
+    authUrl: config.GOOGLE_AUTH_URL,
+    tokenUrl: config.GOOGLE_TOKEN_URL,
+    apiBaseUrl: config.GOOGLE_API_BASE_URL,
+  };
+}
 
 /** Thrown at cold start; `variables` names every missing or invalid variable. */
 export class ConfigError extends Error {

@@ -137,6 +137,7 @@ export interface SourceSyncInput {
   etag?: string;
   lastModified?: string;
   hash?: string;
+  cursor?: string;
 }
 
 export interface StatusUseCases {

@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock";
 import type { Log } from "../core/ports";
 import type { UserRules } from "../core/rules";
 import type { Block, Occurrence, UserKey } from "../core/types";
+import { type ConnectedSync, readConnectedSource } from "./connect-read";
 import type { SyncMessage, TimelineMeta } from "./contracts";
 
 export { SyncError } from "../calendar/providers/errors";
@@ -37,6 +38,8 @@ export interface SourceSyncRecord {
   etag?: string;
   lastModified?: string;
   hash?: string;
+  /** A connected source's incremental-read cursor (Google nextSyncToken). */
+  cursor?: string;
 }
 
 export type BuildTimelineFn = (
@@ -56,6 +59,8 @@ export interface SyncDeps {
   limits?: Partial<SyncLimits>;
   /** Which feed addresses may be fetched; without it any http(s) address is (a bare sync). */
   addressGuard?: FeedAddressGuard;
+  /** Sources connected through a provider's API (lib/app/connect-read.ts); without it, none. */
+  connected?: ConnectedSync;
 }
 
 export interface SyncLimits {
@@ -168,23 +173,32 @@ export async function syncSource(
   }
   const from = now - limits.pastMs;
   const to = now + limits.futureMs;
-  const read = await provider.fetchWindow(
-    {
-      url: source.url,
-      tz: source.tz,
-      emails: source.emails,
-      // Outside the refresh window the calendar is read and expanded in full.
-      ...(fresh ? { validators: source satisfies SourceValidators } : {}),
-    },
-    { from, to },
-    {
-      fetch: deps.fetch,
-      expand: deps.expand,
-      maxBytes: limits.maxBytes,
-      timeoutMs: limits.timeoutMs,
-      ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
-    },
-  );
+  // A source connected through the provider's API is read there, from its stored cursor.
+  const apiRead = await readConnectedSource(deps.connected, provider, key, msg, source, {
+    window: { from, to },
+    refresh: !fresh,
+  });
+  if (apiRead === "skip") return { kind: "unchanged", reason: "already_synced" };
+  const cursor = apiRead?.newCursor;
+  const read =
+    apiRead?.fetch ??
+    (await provider.fetchWindow(
+      {
+        url: source.url,
+        tz: source.tz,
+        emails: source.emails,
+        // Outside the refresh window the calendar is read and expanded in full.
+        ...(fresh ? { validators: source satisfies SourceValidators } : {}),
+      },
+      { from, to },
+      {
+        fetch: deps.fetch,
+        expand: deps.expand,
+        maxBytes: limits.maxBytes,
+        timeoutMs: limits.timeoutMs,
+        ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
+      },
+    ));
   if (read.kind === "skipped") {
     deps.log.warn(read.message, { ...logData, ...read.detail });
     return { kind: "skipped", reason: read.reason };
@@ -195,6 +209,9 @@ export async function syncSource(
       logData,
     );
     await recordCheck(read.validators.etag, read.validators.lastModified);
+    if (cursor !== undefined) {
+      await deps.recordSourceSync(key, msg.sourceId, { syncedAt: now, cursor });
+    }
     return { kind: "unchanged", reason: read.reason };
   }
 
@@ -215,7 +232,11 @@ export async function syncSource(
     hash,
     ...(etag ? { etag } : {}),
   });
-  await deps.recordSourceSync(key, msg.sourceId, { syncedAt: now, ...read.validators });
+  await deps.recordSourceSync(key, msg.sourceId, {
+    syncedAt: now,
+    ...read.validators,
+    ...(cursor !== undefined ? { cursor } : {}),
+  });
   deps.log.info("timeline applied", { ...logData, blocks: blocks.length, skipped: skipped.length });
   return { kind: "applied", blocks: blocks.length, skipped: skipped.length };
 }

@@ -30,6 +30,32 @@ export interface SourceRecord {
   lastModified?: string;
   hash?: string;
   syncedAt?: number;
+  // --- Sources connected through a provider's API (issue 14) ---
+  /** The connected account's OAuth refresh token, sealed. */
+  refreshTokenSealed?: string;
+  /** The provider's incremental-read cursor (Google nextSyncToken, Graph deltaLink). */
+  cursor?: string;
+  /** When the refresh token was refused (invalid_grant), epoch ms: the user must reconnect. */
+  reconnectSince?: number;
+  /** The live push channel (Google) or subscription (Graph), and its upkeep. */
+  push?: SourcePush;
+  // --- end connected sources ---
+}
+
+/** A source's push channel as its upkeep (lib/app/push-*.ts) records it. */
+export interface SourcePush {
+  channelId: string;
+  /** Google's resourceId (channels.stop needs it). */
+  resourceId?: string;
+  /** When the channel was created, epoch ms: its lifetime runs from here to `expiresAt`. */
+  createdAt: number;
+  expiresAt: number;
+  /** Renewals that failed in a row since the last success. */
+  failures?: number;
+  /** The last authenticated push through it, epoch ms. */
+  lastPushAt?: number;
+  /** A safety-net poll found changes no push announced: the channel went quiet. */
+  silentSince?: number;
 }
 
 export interface UserRecord {

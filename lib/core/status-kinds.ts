@@ -57,7 +57,12 @@ export const STATUS_KINDS = [
     label: "focus time",
     priority: 2,
     defaults: { text: "Focus time", emoji: ":headphones:" },
-    match: { keywords: ["focus", "focus time", "deep work", "no meetings"], allDay: false },
+    match: {
+      keywords: ["focus", "focus time", "deep work", "no meetings"],
+      // Not an X-MICROSOFT-CDO-BUSYSTATUS value: what a Google focusTime event maps to.
+      busyStatuses: ["FOCUS"],
+      allDay: false,
+    },
   },
   {
     kind: "meeting",

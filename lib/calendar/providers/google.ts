@@ -1,25 +1,101 @@
+import { createHash } from "node:crypto";
 import { isGoogleHandshake } from "../../http/calendar-push";
 import { channelTokenMatches } from "../../http/channel-token";
 import { WebhookError } from "../../http/errors";
 import { jsonReply, type WebhookRequest } from "../../http/request";
 import { header } from "../../http/signature";
+import { ProviderError } from "./errors";
+import { type EventsListing, listEvents, stopChannel, watchEvents } from "./google-api";
+import { mapGoogleEvents } from "./google-events";
 import { icsProvider } from "./ics";
-import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
+import type {
+  ApiReadDeps,
+  ApiSource,
+  ApiWindowFetch,
+  CalendarProvider,
+  PushChannel,
+  PushDeps,
+  PushHook,
+  PushLifecycle,
+  PushVerdict,
+  SyncWindow,
+} from "./provider";
 import { requireChannelId } from "./push-channel";
 
 /**
  * Google Calendar: a watch channel pushes to POST /hooks/google, and each push re-syncs the
  * channel's source.
  *
- * Reading: a Google source is still read through its secret ICS address. The Calendar API read
- * (issue 14: `events.list` with `singleEvents`, sync tokens, OAuth) replaces `fetchWindow` and
- * `sourceAddressProblem` here.
+ * Reading: a source connected through OAuth is read with the Calendar API (`readApi`:
+ * events.list, google-api.ts; mapping, google-events.ts). A Google source given by its secret
+ * ICS address (as before the API) is still read as a feed (`fetchWindow`).
  */
 export const googleProvider = {
-  // The ICS provider's read and address rule, under this kind.
+  // The ICS provider's read and address rule, under this kind, for address-only sources.
   ...icsProvider,
   kind: "google",
+  readApi: readGoogleWindow,
 } as const satisfies CalendarProvider;
+
+/**
+ * One read of a connected calendar. With a cursor, an incremental events.list first: no change
+ * answers "unchanged" for one cheap call. A change (or no cursor, or a 410 Gone for an expired
+ * one) reads the window in full, because the timeline is rebuilt from every occurrence in it.
+ * The cursor stored next is the newest sync token seen, so nothing changed after it is missed.
+ */
+export async function readGoogleWindow(
+  source: ApiSource,
+  window: SyncWindow,
+  deps: ApiReadDeps,
+): Promise<ApiWindowFetch> {
+  let probe: EventsListing | undefined;
+  if (source.cursor !== undefined) {
+    try {
+      probe = await listEvents(deps, { syncToken: source.cursor });
+    } catch (err) {
+      if (!(err instanceof ProviderError && err.code === "sync_token_expired")) throw err;
+    }
+    if (probe !== undefined && probe.events.length === 0 && source.refresh !== true) {
+      return {
+        fetch: { kind: "unchanged", reason: "same_content", validators: {} },
+        cursor: probe.nextSyncToken ?? source.cursor,
+      };
+    }
+  }
+  const full = await listEvents(deps, { timeMin: window.from, timeMax: window.to });
+  const cursor = probe?.nextSyncToken ?? full.nextSyncToken;
+  const { occurrences, skipped } = mapGoogleEvents(full.events, { zone: source.tz, ...window });
+  const hash = sha256Hex(JSON.stringify(occurrences));
+  const withCursor = {
+    ...(cursor !== undefined ? { cursor } : {}),
+    ...(probe !== undefined && probe.events.length > 0 ? { changedSinceCursor: true } : {}),
+  };
+  if (source.hash === hash) {
+    return { fetch: { kind: "unchanged", reason: "same_content", validators: {} }, ...withCursor };
+  }
+  return {
+    fetch: { kind: "fetched", occurrences, skipped, warnings: [], validators: { hash } },
+    ...withCursor,
+  };
+}
+
+const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/**
+ * Google's watch channels: events.watch creates one; Google has no renewal, so a renewal is a
+ * new channel first (pushes keep coming through the old one meanwhile), then channels.stop of
+ * the old one. A stop that fails leaves the old channel to expire by itself: its pushes still
+ * authenticate until the binding is removed, and only cost a sync.
+ */
+export const googlePushLifecycle = (apiBaseUrl: string): PushLifecycle => ({
+  subscribe: (req, deps) => watchEvents({ ...deps, apiBaseUrl }, req),
+  async renew(current, req, deps) {
+    const next = await watchEvents({ ...deps, apiBaseUrl }, req);
+    await stopChannel({ ...deps, apiBaseUrl }, current).catch(() => undefined);
+    return next;
+  },
+  unsubscribe: (current, deps) => stopChannel({ ...deps, apiBaseUrl }, current),
+});
 
 /** Its push hook (the registry routes pushes to it). */
 export const googlePushHook = {

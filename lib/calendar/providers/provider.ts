@@ -22,6 +22,31 @@ export interface CalendarProvider {
   fetchWindow(source: WindowSource, window: SyncWindow, deps: FetchDeps): Promise<WindowFetch>;
   /** Why `address` cannot be a source of this kind under `policy`; undefined when it can. */
   sourceAddressProblem(address: string, policy: SourceAddressPolicy): string | undefined;
+  /**
+   * Reads a source connected through the provider's API (OAuth) over `window`, incrementally
+   * from `source.cursor` when it is given. Only providers with an API have it; their sources
+   * without a connection are still read by `fetchWindow`.
+   */
+  readApi?(source: ApiSource, window: SyncWindow, deps: ApiReadDeps): Promise<ApiWindowFetch>;
+}
+
+/** What an API read knows about a connected source. */
+export interface ApiSource {
+  tz: string;
+  emails: string[];
+  /** The cursor the last read stored (Google nextSyncToken, Graph deltaLink). */
+  cursor?: string;
+  /** The hash of the occurrences the last full read found, to answer "unchanged". */
+  hash?: string;
+  /** Read the window in full even when the cursor says nothing changed (the horizon slid). */
+  refresh?: boolean;
+}
+
+/** An API read's deps: the shared ones, the provider's configured base URL, and a re-login. */
+export interface ApiReadDeps extends ApiDeps {
+  apiBaseUrl: string;
+  /** Forces a new access token after a 401. */
+  refreshAccessToken?(): Promise<string>;
 }
 
 /** What a provider reads about a source. */
@@ -224,7 +249,8 @@ export interface CalendarOAuth {
       clientSecret: string;
       tokenUrl: string;
     },
-    fetch: typeof globalThis.fetch,
+    // Named fetchFn: a parameter named `fetch` would be its own type (`typeof fetch`).
+    fetchFn: typeof fetch,
   ): Promise<{ accessToken: string; refreshToken?: string; expiresInS: number }>;
 }
 
@@ -236,4 +262,6 @@ export interface CalendarOAuth {
 export interface ApiWindowFetch {
   fetch: WindowFetch;
   cursor?: string;
+  /** The incremental read from the stored cursor found changes (a push should have said so). */
+  changedSinceCursor?: boolean;
 }

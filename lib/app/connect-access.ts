@@ -1,0 +1,129 @@
+import { ProviderError } from "../calendar/providers/errors";
+import type { ApiReadDeps } from "../calendar/providers/provider";
+import type { SourceRecord } from "../core/records";
+import type { UserKey } from "../core/types";
+import type { Config } from "./config";
+import {
+  type ConnectProvider,
+  type ConnectSettings,
+  connectProviderOfKind,
+  requireSettings,
+} from "./connect-providers";
+import type { UseCaseContext } from "./context";
+import { mutateUser } from "./status-records";
+
+/**
+ * Access to a connected account: the refresh token is stored sealed on the source; an access
+ * token is obtained from it at the provider's token endpoint and kept in memory until shortly
+ * before it expires (a cold start asks again). A refused refresh token (`invalid_grant`) flags
+ * the source "reconnect": the settings page then asks the person to connect again.
+ */
+export interface ConnectAccessDeps {
+  ctx: UseCaseContext;
+  config: Config;
+  fetch: typeof fetch;
+  /** Reads an SSM SecureString (cached); `variable` names it in errors. */
+  readParameter(name: string, variable: string): Promise<string>;
+}
+
+/** Renewed this long before the provider says it expires. */
+const EARLY_MS = 60_000;
+
+/** The one place a connected account's refresh token is sealed (the vault may take an owner). */
+export const sealRefreshToken = (ctx: UseCaseContext, plain: string): Promise<string> =>
+  ctx.tokens.seal(plain);
+/** …and opened. */
+export const openRefreshToken = (ctx: UseCaseContext, sealed: string): Promise<string> =>
+  ctx.tokens.open(sealed);
+
+export async function clientSecretOf(
+  deps: ConnectAccessDeps,
+  provider: ConnectProvider,
+  settings: ConnectSettings,
+): Promise<string> {
+  return "clear" in settings.secret
+    ? settings.secret.clear
+    : deps.readParameter(
+        settings.secret.param,
+        `${provider.path.toUpperCase()}_CLIENT_SECRET_PARAM`,
+      );
+}
+
+export interface ConnectAccess {
+  /** The API deps of a connected source (its provider's base URL, a fresh access token). */
+  apiDeps(key: UserKey, source: SourceRecord): ApiReadDeps;
+  /** Records that the source's refresh token was refused. */
+  flagReconnect(key: UserKey, sourceId: string): Promise<void>;
+  /** Keeps an access token just obtained (at connect), so the first calls need no refresh. */
+  remember(key: UserKey, sourceId: string, accessToken: string, expiresInS: number): void;
+}
+
+export function createConnectAccess(deps: ConnectAccessDeps): ConnectAccess {
+  const cache = new Map<string, { token: string; until: number }>();
+  const { ctx } = deps;
+
+  const refresh = async (key: UserKey, source: SourceRecord): Promise<string> => {
+    const provider = connectProviderOfKind(source.kind);
+    if (provider === undefined || source.refreshTokenSealed === undefined) {
+      throw new ProviderError("invalid_grant", `source ${source.id} is not connected`);
+    }
+    const settings = requireSettings(provider, deps.config);
+    const refreshToken = await openRefreshToken(ctx, source.refreshTokenSealed);
+    const answer = await provider.oauth.exchange(
+      {
+        grant: { refreshToken },
+        clientId: settings.clientId,
+        clientSecret: await clientSecretOf(deps, provider, settings),
+        tokenUrl: settings.tokenUrl,
+      },
+      deps.fetch,
+    );
+    const until = ctx.clock.now() + answer.expiresInS * 1000 - EARLY_MS;
+    cache.set(cacheKey(key, source.id), { token: answer.accessToken, until });
+    // A provider that rotates refresh tokens sends a new one: keep it.
+    if (answer.refreshToken !== undefined && answer.refreshToken !== refreshToken) {
+      const sealed = await sealRefreshToken(ctx, answer.refreshToken);
+      await mutateUser(ctx, key, (u) => ({
+        ...u,
+        sources: u.sources.map((s) =>
+          s.id === source.id ? { ...s, refreshTokenSealed: sealed } : s,
+        ),
+      }));
+    }
+    return answer.accessToken;
+  };
+
+  return {
+    apiDeps(key, source) {
+      const provider = connectProviderOfKind(source.kind);
+      const settings = provider === undefined ? undefined : provider.settings(deps.config);
+      return {
+        fetch: deps.fetch,
+        clock: ctx.clock,
+        apiBaseUrl: settings?.apiBaseUrl ?? "",
+        accessToken: async () => {
+          const cached = cache.get(cacheKey(key, source.id));
+          if (cached !== undefined && cached.until > ctx.clock.now()) return cached.token;
+          return refresh(key, source);
+        },
+        refreshAccessToken: () => refresh(key, source),
+      };
+    },
+    remember(key, sourceId, accessToken, expiresInS) {
+      const until = ctx.clock.now() + expiresInS * 1000 - EARLY_MS;
+      cache.set(cacheKey(key, sourceId), { token: accessToken, until });
+    },
+    async flagReconnect(key, sourceId) {
+      cache.delete(cacheKey(key, sourceId));
+      const now = ctx.clock.now();
+      await mutateUser(ctx, key, (u) => ({
+        ...u,
+        sources: u.sources.map((s) =>
+          s.id === sourceId && s.reconnectSince === undefined ? { ...s, reconnectSince: now } : s,
+        ),
+      }));
+    },
+  };
+}
+
+const cacheKey = (key: UserKey, sourceId: string) => `${key.team}/${key.user}/${sourceId}`;

@@ -1,0 +1,136 @@
+import { ProviderError, SyncError } from "../calendar/providers/errors";
+import type {
+  ApiSource,
+  ApiWindowFetch,
+  CalendarProvider,
+  SyncWindow,
+} from "../calendar/providers/provider";
+import type { SourceRecord } from "../core/records";
+import type { UserKey } from "../core/types";
+import type { ConnectAccess } from "./connect-access";
+import type { UseCaseContext } from "./context";
+import type { SyncMessage } from "./contracts";
+import { pollReads } from "./push-plan";
+import { type PushUpkeepDeps, updatePush, upkeepPush } from "./push-upkeep";
+
+/**
+ * How the sync (sync.ts) reads a source connected through a provider's API: before the read,
+ * the poll's visit keeps the push channel alive and, while it is, reads only as a safety net;
+ * a push records that the channel works. The read itself is the provider's `readApi`, with the
+ * account's access token; its failures become the sync's: a dead refresh token flags the
+ * source "reconnect" (no retry helps), the rest are retried by the queue.
+ */
+export interface ConnectedSync {
+  /**
+   * The source's record when it is connected (else undefined: it is read as before), or
+   * `skip` when this poll need not read it.
+   */
+  prepare(
+    key: UserKey,
+    sourceId: string,
+    reason: SyncMessage["reason"],
+  ): Promise<{ source: SourceRecord } | { skip: true } | undefined>;
+  read(
+    provider: CalendarProvider,
+    key: UserKey,
+    source: SourceRecord,
+    window: SyncWindow,
+    owner: { tz: string; emails: string[]; reason: SyncMessage["reason"]; refresh: boolean },
+  ): Promise<ApiWindowFetch>;
+}
+
+export function createConnectedSync(
+  ctx: UseCaseContext,
+  access: ConnectAccess,
+  upkeep: PushUpkeepDeps,
+): ConnectedSync {
+  return {
+    async prepare(key, sourceId, reason) {
+      const user = await ctx.store.getUser(key);
+      const source = user?.sources.find((s) => s.id === sourceId);
+      if (source?.refreshTokenSealed === undefined) return undefined;
+      if (source.reconnectSince !== undefined) return { skip: true };
+      const now = ctx.clock.now();
+      if (reason === "push") {
+        await updatePush(ctx, key, sourceId, (p) => {
+          const { silentSince: _quiet, ...rest } = p;
+          return { ...rest, lastPushAt: now };
+        });
+        return { source };
+      }
+      if (reason !== "poll") return { source };
+      const outcome = await upkeepPush(upkeep, key, source);
+      const live = outcome.kind === "none" || outcome.kind === "failed" ? source.push : undefined;
+      // A channel made just now: its first read follows (changes before it were not pushed).
+      if (outcome.kind !== "none" && outcome.kind !== "failed") return { source };
+      return pollReads(live, source.syncedAt, now) ? { source } : { skip: true };
+    },
+
+    async read(provider, key, source, window, { tz, emails, reason, refresh }) {
+      if (provider.readApi === undefined) {
+        throw new SyncError("upstream_status", `no API read for sources of kind ${source.kind}`);
+      }
+      const apiSource: ApiSource = {
+        tz,
+        emails,
+        ...(source.cursor !== undefined ? { cursor: source.cursor } : {}),
+        ...(source.hash !== undefined && !refresh ? { hash: source.hash } : {}),
+        ...(refresh ? { refresh } : {}),
+      };
+      try {
+        const read = await provider.readApi(apiSource, window, access.apiDeps(key, source));
+        if (reason === "poll" && read.changedSinceCursor === true && source.push !== undefined) {
+          // Changes no push announced: a push sync would have moved the cursor past them.
+          await noteSilence(ctx, key, source.id);
+        }
+        return read;
+      } catch (error: unknown) {
+        if (!(error instanceof ProviderError)) throw error;
+        if (error.code === "invalid_grant") {
+          await access.flagReconnect(key, source.id);
+          return {
+            fetch: {
+              kind: "skipped",
+              reason: "reconnect",
+              message: "calendar skipped: the connected account must be reconnected",
+              detail: { kind: source.kind },
+            },
+          };
+        }
+        throw new SyncError("upstream_status", error.message, error.status, { cause: error });
+      }
+    },
+  };
+}
+
+/**
+ * The sync's one call: undefined when the source is not connected (it is read as a feed),
+ * "skip" when this poll need not read it, else the API read and the cursor to store (when new).
+ */
+export async function readConnectedSource(
+  connected: ConnectedSync | undefined,
+  provider: CalendarProvider,
+  key: UserKey,
+  msg: SyncMessage,
+  view: { tz: string; emails: string[] },
+  opts: { window: SyncWindow; refresh: boolean },
+): Promise<(ApiWindowFetch & { newCursor?: string }) | "skip" | undefined> {
+  if (connected === undefined || provider.readApi === undefined) return undefined;
+  const prepared = await connected.prepare(key, msg.sourceId, msg.reason);
+  if (prepared === undefined) return undefined;
+  if ("skip" in prepared) return "skip";
+  const read = await connected.read(provider, key, prepared.source, opts.window, {
+    tz: view.tz,
+    emails: view.emails,
+    reason: msg.reason,
+    refresh: opts.refresh,
+  });
+  return read.cursor !== undefined && read.cursor !== prepared.source.cursor
+    ? { ...read, newCursor: read.cursor }
+    : read;
+}
+
+async function noteSilence(ctx: UseCaseContext, key: UserKey, sourceId: string) {
+  const now = ctx.clock.now();
+  await updatePush(ctx, key, sourceId, (p) => ({ ...p, silentSince: p.silentSince ?? now }));
+}

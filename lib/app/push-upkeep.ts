@@ -1,0 +1,164 @@
+import { ProviderError } from "../calendar/providers/errors";
+import type { PushSubscription } from "../calendar/providers/provider";
+import type { SourcePush, SourceRecord } from "../core/records";
+import type { UserKey } from "../core/types";
+import { channelToken } from "../http/channel-token";
+import type { Config } from "./config";
+import type { ConnectAccess } from "./connect-access";
+import { connectProviderOfKind, requireSettings } from "./connect-providers";
+import type { UseCaseContext } from "./context";
+import { DEFAULT_PUSH_TTL_MS, pushStep } from "./push-plan";
+import { mutateUser } from "./status-records";
+import { putChannel } from "./users";
+
+/**
+ * Keeps a connected source's push channel alive (push-plan.ts decides when): creates it,
+ * renews it (Google: a new channel first, then channels.stop of the old one), recreates a lapsed
+ * one, and stops it when the source goes. Each channel id is new and unguessable, and its token
+ * is the HMAC channel token, so the hook authenticates a push before any read.
+ */
+export interface PushUpkeepDeps {
+  ctx: UseCaseContext;
+  config: Config;
+  access: ConnectAccess;
+  signingSecret(): Promise<string>;
+  newChannelId(): string;
+  /** The lifetime asked for (Google may grant less); short in soaks. */
+  ttlMs?: number;
+}
+
+export type UpkeepOutcome =
+  | { kind: "none" }
+  | { kind: "created" | "renewed" | "recreated"; channelId: string; expiresAt: number }
+  | { kind: "failed"; code: string };
+
+/** What the channel needs now, done. Failures are recorded and retried at the next upkeep. */
+export async function upkeepPush(
+  deps: PushUpkeepDeps,
+  key: UserKey,
+  source: SourceRecord,
+): Promise<UpkeepOutcome> {
+  const { ctx } = deps;
+  if (source.refreshTokenSealed === undefined || source.reconnectSince !== undefined) {
+    return { kind: "none" };
+  }
+  const now = ctx.clock.now();
+  const step = pushStep(source.push, now);
+  if (step.kind === "none") return { kind: "none" };
+  try {
+    const next = await openChannel(deps, key, source, step.kind === "renew");
+    const kind =
+      step.kind === "create" ? "created" : step.kind === "renew" ? "renewed" : "recreated";
+    ctx.log.info("push channel upkeep", {
+      ...key,
+      sourceId: source.id,
+      step: kind,
+      ...(step.kind === "recreate" ? { lapse: step.reason } : {}),
+      expiresAt: next.expiresAt,
+    });
+    return { kind, channelId: next.channelId, expiresAt: next.expiresAt };
+  } catch (error: unknown) {
+    const code = error instanceof ProviderError ? error.code : "error";
+    if (error instanceof ProviderError && error.code === "invalid_grant") {
+      await deps.access.flagReconnect(key, source.id);
+    } else if (source.push !== undefined) {
+      await updatePush(ctx, key, source.id, (p) => ({ ...p, failures: (p.failures ?? 0) + 1 }));
+    }
+    ctx.log.warn("push channel upkeep failed", { ...key, sourceId: source.id, code });
+    return { kind: "failed", code };
+  }
+}
+
+/** A new channel for the source, bound and recorded; with `renew` the old one is stopped. */
+async function openChannel(
+  deps: PushUpkeepDeps,
+  key: UserKey,
+  source: SourceRecord,
+  renew: boolean,
+): Promise<PushSubscription> {
+  const { ctx } = deps;
+  const provider = connectProviderOfKind(source.kind);
+  if (provider === undefined) throw new Error(`no push for sources of kind ${source.kind}`);
+  const settings = requireSettings(provider, deps.config);
+  const base = deps.config.PUBLIC_BASE_URL;
+  if (base === undefined) throw new Error("PUBLIC_BASE_URL is needed to receive pushes");
+  const lifecycle = provider.lifecycle(settings.apiBaseUrl);
+  const api = deps.access.apiDeps(key, source);
+  const channelId = deps.newChannelId();
+  const request = {
+    notificationUrl: new URL(provider.hookPath, base).href,
+    token: channelToken(await deps.signingSecret(), channelId),
+    channelId,
+    ttlMs: deps.ttlMs ?? DEFAULT_PUSH_TTL_MS,
+  };
+  // Bound before it exists, so its opening `sync` message (and any first push) is recognised.
+  await putChannel(ctx, channelId, { key, sourceId: source.id, kind: provider.kind });
+  const old = source.push;
+  const created =
+    renew && old !== undefined
+      ? await lifecycle.renew(old, request, api)
+      : await lifecycle.subscribe(request, api);
+  if (!renew && old !== undefined) {
+    // A lapsed channel may still be alive at the provider: stop it, but never wait on it.
+    await lifecycle.unsubscribe(old, api).catch(() => undefined);
+  }
+  const createdAt = ctx.clock.now();
+  await setPush(ctx, key, source.id, {
+    channelId: created.channelId,
+    ...(created.resourceId !== undefined ? { resourceId: created.resourceId } : {}),
+    createdAt,
+    expiresAt: created.expiresAt,
+  });
+  return created;
+}
+
+/** Stops the source's channel (disconnect, calendar removed); a failure is logged, not thrown. */
+export async function stopPush(
+  deps: PushUpkeepDeps,
+  key: UserKey,
+  source: SourceRecord,
+): Promise<void> {
+  const push = source.push;
+  const provider = connectProviderOfKind(source.kind);
+  if (push === undefined || provider === undefined) return;
+  try {
+    const settings = requireSettings(provider, deps.config);
+    await provider
+      .lifecycle(settings.apiBaseUrl)
+      .unsubscribe(push, deps.access.apiDeps(key, source));
+  } catch (error: unknown) {
+    deps.ctx.log.warn("push channel stop failed", {
+      ...key,
+      sourceId: source.id,
+      code: error instanceof ProviderError ? error.code : "error",
+    });
+  }
+}
+
+/** Changes the source's push record; a source without one is left as it is. */
+export async function updatePush(
+  ctx: UseCaseContext,
+  key: UserKey,
+  sourceId: string,
+  change: (push: SourcePush) => SourcePush,
+): Promise<void> {
+  await mutateUser(ctx, key, (u) => ({
+    ...u,
+    sources: u.sources.map((s) =>
+      s.id === sourceId && s.push !== undefined ? { ...s, push: change(s.push) } : s,
+    ),
+  }));
+}
+
+/** Sets the source's push record (a new channel). */
+async function setPush(
+  ctx: UseCaseContext,
+  key: UserKey,
+  sourceId: string,
+  push: SourcePush,
+): Promise<void> {
+  await mutateUser(ctx, key, (u) => ({
+    ...u,
+    sources: u.sources.map((s) => (s.id === sourceId ? { ...s, push } : s)),
+  }));
+}

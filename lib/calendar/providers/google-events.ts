@@ -1,0 +1,193 @@
+import * as z from "zod";
+import type { Occurrence } from "../../core/types";
+
+/**
+ * Google Calendar events (events.list with `singleEvents=true`, so each item is one instance)
+ * mapped to our occurrence model, by the field meanings of the Events resource:
+ *
+ * - `status: cancelled` is a deleted event or instance: it makes no occurrence.
+ * - `eventType`: `focusTime` is focus and `outOfOffice` is out of office natively (the rules'
+ *   keywords are not consulted); `workingLocation` is where the user works, not a status.
+ * - `transparency: transparent` is "show me as available": skipped (an out-of-office or focus
+ *   event keeps its native kind whatever its transparency, as an ICS OOF busy status does).
+ * - the attendee with `self: true` and `responseStatus: declined` is a meeting the user declined:
+ *   skipped; `tentative` is kept as tentative, so the user's skip-tentative rule decides.
+ * - `visibility: private` / `confidential` hides the title.
+ * - all-day events have `date` (YYYY-MM-DD, end exclusive) instead of `dateTime`.
+ */
+
+const eventTimeSchema = z
+  .object({ date: z.string().optional(), dateTime: z.string().optional() })
+  .loose();
+
+/** Built on first use: a bundle that never reads Google leaves the schema calls out. */
+const eventSchemaOf = () =>
+  z
+    .object({
+      id: z.string(),
+      status: z.string().optional(),
+      summary: z.string().optional(),
+      location: z.string().optional(),
+      eventType: z.string().optional(),
+      transparency: z.string().optional(),
+      visibility: z.string().optional(),
+      recurringEventId: z.string().optional(),
+      originalStartTime: eventTimeSchema.optional(),
+      start: eventTimeSchema.optional(),
+      end: eventTimeSchema.optional(),
+      attendees: z
+        .array(
+          z
+            .object({
+              email: z.string().optional(),
+              self: z.boolean().optional(),
+              responseStatus: z.string().optional(),
+            })
+            .loose(),
+        )
+        .optional(),
+    })
+    .loose();
+
+export type GoogleEvent = z.infer<ReturnType<typeof eventSchemaOf>>;
+
+let eventsPageSchema:
+  | z.ZodObject<{
+      items: z.ZodDefault<z.ZodArray<ReturnType<typeof eventSchemaOf>>>;
+      nextPageToken: z.ZodOptional<z.ZodString>;
+      nextSyncToken: z.ZodOptional<z.ZodString>;
+    }>
+  | undefined;
+
+/** One page of events.list: `items`, and `nextPageToken` or (on the last page) `nextSyncToken`. */
+export const googleEventsPage = () =>
+  (eventsPageSchema ??= z.object({
+    items: z.array(eventSchemaOf()).default([]),
+    nextPageToken: z.string().optional(),
+    nextSyncToken: z.string().optional(),
+  }));
+
+/** The native busy statuses the status kinds recognise (lib/core/status-kinds.ts). */
+const NATIVE_BUSY_STATUS: Readonly<Record<string, string>> = {
+  outOfOffice: "OOF",
+  focusTime: "FOCUS",
+};
+
+export type GoogleEventMapping =
+  | { kind: "occurrence"; occurrence: Occurrence }
+  | { kind: "skipped"; reason: string; uid: string };
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** Midnight of `date` (YYYY-MM-DD) in `zone` (UTC when the zone is unknown), epoch ms. */
+export function zonedMidnightOf(date: string, zone: string): number | undefined {
+  const m = DATE.exec(date);
+  if (!m) return undefined;
+  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  // The zone's offset near that wall time, then once more at the instant found (DST days).
+  let instant = wall - offsetAt(wall, zone);
+  instant = wall - offsetAt(instant, zone);
+  return instant;
+}
+
+function offsetAt(utcMs: number, zone: string): number {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    }).formatToParts(utcMs);
+  } catch {
+    return 0;
+  }
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const wall = Date.UTC(
+    get("year"),
+    get("month") - 1,
+    get("day"),
+    get("hour"),
+    get("minute"),
+    get("second"),
+  );
+  return wall - Math.floor(utcMs / 1000) * 1000;
+}
+
+/** An event time as an instant: `dateTime` (RFC 3339 with offset) or `date` in the user's zone. */
+function instantOf(t: { date?: string; dateTime?: string } | undefined, zone: string) {
+  if (t?.dateTime !== undefined) {
+    const ms = Date.parse(t.dateTime);
+    return Number.isNaN(ms) ? undefined : { ms, allDay: false };
+  }
+  if (t?.date !== undefined) {
+    const ms = zonedMidnightOf(t.date, zone);
+    return ms === undefined ? undefined : { ms, allDay: true };
+  }
+  return undefined;
+}
+
+/** Maps one instance of events.list to an occurrence, or says why it makes none. */
+export function mapGoogleEvent(event: GoogleEvent, opts: { zone: string }): GoogleEventMapping {
+  const uid = event.id;
+  const skip = (reason: string): GoogleEventMapping => ({ kind: "skipped", reason, uid });
+  if (event.status === "cancelled") return skip("cancelled");
+  if (event.eventType === "workingLocation") return skip("working location");
+  const start = instantOf(event.start, opts.zone);
+  const end = instantOf(event.end, opts.zone);
+  if (start === undefined || end === undefined) return skip("no start or end");
+  if (end.ms < start.ms) return skip("ends before it starts");
+  const busyStatus = event.eventType ? NATIVE_BUSY_STATUS[event.eventType] : undefined;
+  if (event.transparency === "transparent" && busyStatus === undefined) {
+    return skip("transparent (shown as free)");
+  }
+  const self = event.attendees?.find((a) => a.self === true);
+  if (self?.responseStatus === "declined") return skip("declined by the user");
+  const occurrence: Occurrence = {
+    uid,
+    start: start.ms,
+    end: end.ms,
+    allDay: start.allDay,
+    summary: event.summary ?? "",
+    attendeeCount: event.attendees?.length ?? 0,
+  };
+  const original = event.originalStartTime;
+  if (event.recurringEventId !== undefined && original !== undefined) {
+    const rid = original.dateTime ?? original.date;
+    if (rid !== undefined) occurrence.recurrenceId = rid;
+  }
+  if (event.status === "tentative") occurrence.status = "TENTATIVE";
+  if (self?.responseStatus === "tentative") occurrence.partstat = "TENTATIVE";
+  else if (self?.responseStatus === "accepted") occurrence.partstat = "ACCEPTED";
+  else if (self?.responseStatus === "needsAction") occurrence.partstat = "NEEDS-ACTION";
+  if (busyStatus !== undefined) occurrence.busyStatus = busyStatus;
+  if (event.visibility === "private" || event.visibility === "confidential") {
+    occurrence.class = event.visibility.toUpperCase();
+  }
+  if (event.location) occurrence.location = event.location;
+  return { kind: "occurrence", occurrence };
+}
+
+/** The occurrences of `events` that overlap the window, with what was skipped and why. */
+export function mapGoogleEvents(
+  events: readonly GoogleEvent[],
+  opts: { zone: string; from: number; to: number },
+): { occurrences: Occurrence[]; skipped: Array<{ reason: string; uid: string }> } {
+  const occurrences: Occurrence[] = [];
+  const skipped: Array<{ reason: string; uid: string }> = [];
+  for (const event of events) {
+    const mapped = mapGoogleEvent(event, opts);
+    if (mapped.kind === "skipped") {
+      if (mapped.reason !== "cancelled") skipped.push({ reason: mapped.reason, uid: mapped.uid });
+      continue;
+    }
+    const o = mapped.occurrence;
+    if (o.end > opts.from && o.start < opts.to) occurrences.push(o);
+  }
+  occurrences.sort((a, b) => a.start - b.start || a.uid.localeCompare(b.uid));
+  return { occurrences, skipped };
+}
