@@ -50,11 +50,14 @@ export function sameOrigin(url: string, base: string): boolean {
   }
 }
 
+/** The shared API deps, and a re-login that forces a new access token after a 401. */
+export type GraphCallDeps = ApiDeps & { refreshAccessToken?(): Promise<string> };
+
 /** Sends one Graph request and answers its JSON body (undefined for 204). */
 export async function graphCall(
   url: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string> },
-  deps: ApiDeps,
+  deps: GraphCallDeps,
   opts: GraphHttpOptions,
 ): Promise<unknown> {
   if (!sameOrigin(url, opts.graphBaseUrl)) {
@@ -62,8 +65,10 @@ export async function graphCall(
   }
   const sleep = opts.sleep ?? realSleep;
   const maxRetries = opts.maxInlineRetries ?? 2;
-  for (let attempt = 0; ; attempt++) {
-    const token = await deps.accessToken();
+  let refreshed = false;
+  let token = await deps.accessToken();
+  let throttled = 0;
+  for (;;) {
     let res: Response;
     try {
       res = await deps.fetch(url, {
@@ -89,7 +94,7 @@ export async function graphCall(
     if (res.status === 429 || res.status === 503) {
       const retryAfterS = retryAfterSeconds(res.headers.get("retry-after"), deps.clock.now());
       await res.body?.cancel().catch(() => undefined);
-      if (attempt < maxRetries && retryAfterS <= (opts.maxInlineWaitS ?? 5)) {
+      if (throttled++ < maxRetries && retryAfterS <= (opts.maxInlineWaitS ?? 5)) {
         await sleep(retryAfterS * 1000);
         continue;
       }
@@ -97,6 +102,13 @@ export async function graphCall(
         status: res.status,
         retryAfterS,
       });
+    }
+    if (res.status === 401 && !refreshed && deps.refreshAccessToken !== undefined) {
+      // An access token revoked or expired early: one more try with a fresh one.
+      await res.body?.cancel().catch(() => undefined);
+      refreshed = true;
+      token = await deps.refreshAccessToken();
+      continue;
     }
     if (res.status === 204) return undefined;
     if (res.ok) return res.json();

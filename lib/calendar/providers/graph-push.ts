@@ -58,7 +58,8 @@ export function graphPushLifecycle(opts: GraphHttpOptions): PushLifecycle {
         body: {
           changeType: "created,updated,deleted",
           notificationUrl: req.notificationUrl,
-          ...(req.lifecycleUrl ? { lifecycleNotificationUrl: req.lifecycleUrl } : {}),
+          // Lifecycle notifications come to the same hook unless another address is given.
+          lifecycleNotificationUrl: req.lifecycleUrl ?? req.notificationUrl,
           resource: "me/events",
           expirationDateTime: expiration(req, deps),
           clientState: clientStateOf(req),

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { Occurrence } from "../../core/types";
 import { ProviderError } from "./errors";
-import { type GraphHttpOptions, graphCall } from "./graph-http";
+import { type GraphCallDeps, type GraphHttpOptions, graphCall } from "./graph-http";
 import { type GraphEvent, graphEventSchema, mapGraphEvent } from "./graph-map";
-import type { ApiDeps, ApiWindowFetch, Expansion, SyncWindow } from "./provider";
+import type { ApiWindowFetch, Expansion, SyncWindow } from "./provider";
 
 /**
  * Reading an Outlook calendar through Graph's `/me/calendarView/delta`, times in UTC
@@ -20,8 +20,12 @@ export interface GraphReadRequest {
   window: SyncWindow;
   /** The owner's IANA zone: all-day events start at its midnight. */
   tz: string;
-  /** The cursor of the last read, when the read may answer `unchanged`. */
+  /** The cursor of the last read. */
   cursor?: string;
+  /** The hash of the occurrences the last full read found: the same again answers unchanged. */
+  hash?: string;
+  /** Read in full even when the cursor says nothing changed (the horizon slid). */
+  refresh?: boolean;
 }
 
 const DAY = 86_400_000;
@@ -58,7 +62,11 @@ interface Round {
 }
 
 /** Follows one delta round from `url` to its deltaLink. */
-async function deltaRound(url: string, deps: ApiDeps, opts: GraphHttpOptions): Promise<Round> {
+async function deltaRound(
+  url: string,
+  deps: GraphCallDeps,
+  opts: GraphHttpOptions,
+): Promise<Round> {
   const items: Record<string, unknown>[] = [];
   let next = url;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -123,15 +131,17 @@ function firstRoundUrl(base: string, w: SyncWindow): string {
 /** Reads the window (see the module comment); errors are ProviderError or SyncError. */
 export async function readGraphWindow(
   req: GraphReadRequest,
-  deps: ApiDeps,
+  deps: GraphCallDeps,
   opts: GraphHttpOptions,
 ): Promise<ApiWindowFetch> {
   const days = deltaWindow(req.window);
   const cursor = decodeCursor(req.cursor);
+  let changedSinceCursor = false;
   if (cursor && cursor.from === days.from && cursor.to === days.to) {
     try {
       const changes = await deltaRound(cursor.deltaLink, deps, opts);
-      if (changes.items.length === 0) {
+      changedSinceCursor = changes.items.length > 0;
+      if (!changedSinceCursor && req.refresh !== true) {
         return {
           fetch: { kind: "unchanged", reason: "not_modified", validators: {} },
           cursor: encodeCursor({ ...days, deltaLink: changes.deltaLink }),
@@ -144,8 +154,15 @@ export async function readGraphWindow(
   const round = await deltaRound(firstRoundUrl(opts.graphBaseUrl, days), deps, opts);
   const { occurrences, skipped, warnings } = occurrencesOf(round.items, req.window, req.tz);
   const hash = createHash("sha256").update(JSON.stringify(occurrences)).digest("hex");
+  const next = {
+    cursor: encodeCursor({ ...days, deltaLink: round.deltaLink }),
+    ...(changedSinceCursor ? { changedSinceCursor } : {}),
+  };
+  if (req.hash === hash) {
+    return { fetch: { kind: "unchanged", reason: "same_content", validators: {} }, ...next };
+  }
   return {
     fetch: { kind: "fetched", occurrences, skipped, warnings, validators: { hash } },
-    cursor: encodeCursor({ ...days, deltaLink: round.deltaLink }),
+    ...next,
   };
 }

@@ -10,6 +10,8 @@ import { type GraphReadRequest, readGraphWindow } from "./graph-read";
 import { icsProvider } from "./ics";
 import type {
   ApiDeps,
+  ApiReadDeps,
+  ApiSource,
   ApiWindowFetch,
   CalendarOAuth,
   CalendarProvider,
@@ -19,21 +21,47 @@ import type {
   PushLifecycle,
   PushLifecycleAction,
   PushVerdict,
+  SyncWindow,
 } from "./provider";
 
 /**
  * Microsoft Graph (Outlook): a subscription notifies POST /hooks/graph, and each authenticated
  * subscription re-syncs its source.
  *
- * Reading: `graphProvider` reads an Outlook source through its secret ICS address (sources made
- * before the API connection). A connected source is read through Graph itself: `graphApi` (below)
- * binds the read, the subscription lifecycle and the OAuth client to the configured endpoints.
+ * Reading: a source connected through OAuth is read with Graph (`readApi`: calendarView delta,
+ * graph-read.ts; mapping, graph-map.ts). An Outlook source given by its secret ICS address is
+ * still read as a feed (`fetchWindow`). `graphApi` binds the read, the subscriptions and the
+ * OAuth client to one Graph base, for code outside the app's connect flow (tests, tools).
  */
 export const graphProvider = {
-  // The ICS provider's read and address rule, under this kind.
+  // The ICS provider's read and address rule, under this kind, for address-only sources.
   ...icsProvider,
   kind: "graph",
+  readApi: readGraphApi,
 } as const satisfies CalendarProvider;
+
+/** A connected source's read (graph-read.ts), at the configured Graph base (`apiBaseUrl`). */
+export function readGraphApi(
+  source: ApiSource,
+  window: SyncWindow,
+  deps: ApiReadDeps,
+): Promise<ApiWindowFetch> {
+  return readGraphWindow(
+    {
+      window,
+      tz: source.tz,
+      ...(source.cursor !== undefined ? { cursor: source.cursor } : {}),
+      ...(source.hash !== undefined ? { hash: source.hash } : {}),
+      ...(source.refresh === true ? { refresh: true } : {}),
+    },
+    deps,
+    { graphBaseUrl: deps.apiBaseUrl },
+  );
+}
+
+/** Graph subscriptions at the configured Graph base (connect-providers' `lifecycle`). */
+export const graphSubscriptions = (graphBaseUrl: string): PushLifecycle =>
+  graphPushLifecycle({ graphBaseUrl });
 
 /** What a connected Outlook source uses: Graph reads, subscriptions and the OAuth client. */
 export interface GraphApi {

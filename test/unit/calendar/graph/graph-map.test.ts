@@ -3,8 +3,8 @@ import {
   type GraphEvent,
   mapGraphEvent,
   midnightIn,
-} from "../../../lib/calendar/providers/graph-map";
-import { classify, DEFAULT_RULES } from "../../../lib/core/rules";
+} from "../../../../lib/calendar/providers/graph-map";
+import { classify, DEFAULT_RULES, type UserRules } from "../../../../lib/core/rules";
 
 // The mapping of Graph events, table-driven from the documented field meanings (event resource:
 // showAs, isCancelled, responseStatus.response, sensitivity, isAllDay; times in UTC under
@@ -83,7 +83,7 @@ describe("mapGraphEvent", () => {
   });
 
   it("a private event's title never shows, even when titles are shown", () => {
-    const rules = { ...DEFAULT_RULES, showTitles: true };
+    const rules: UserRules = { ...DEFAULT_RULES, showTitles: true };
     const shown = classify(
       (mapGraphEvent(ev({}), "UTC") as { occurrence: never }).occurrence,
       rules,
