@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
 import { ConfigError } from "../../devstack/errors";
+import { type MicrosoftLocalConfig, microsoftLocalConfigSchema } from "./microsoft-config";
 import type { LocalUserConfig } from "./stack";
 
 const zoneSchema = z.string().refine((tz) => {
@@ -24,9 +25,12 @@ const userSchema = z
   })
   .strict();
 
+/** Calendar providers reached at configured addresses instead of the local emulators. */
+const providersSchema = z.object({ microsoft: microsoftLocalConfigSchema.optional() }).strict();
+
 /** `statuspilot start --config FILE`: the users to automate and their calendars. */
 export const localConfigSchema = z
-  .object({ users: z.array(userSchema).min(1) })
+  .object({ users: z.array(userSchema).min(1), providers: providersSchema.optional() })
   .strict()
   .superRefine((config, ctx) => {
     const seen = new Set<string>();
@@ -46,8 +50,17 @@ const pointerOf = (path: PropertyKey[]) => `/${path.map(String).join("/")}`;
 
 /** Parses a config; the error names the first problem's JSON pointer, never a token's value. */
 export function parseLocalConfig(value: unknown): LocalUserConfig[] {
+  return parseWhole(value).users;
+}
+
+/** The config's `providers` (an empty object when it names none). */
+export function parseLocalProviders(value: unknown): { microsoft?: MicrosoftLocalConfig } {
+  return parseWhole(value).providers ?? {};
+}
+
+function parseWhole(value: unknown): z.infer<typeof localConfigSchema> {
   const parsed = localConfigSchema.safeParse(value);
-  if (parsed.success) return parsed.data.users;
+  if (parsed.success) return parsed.data;
   const first = parsed.error.issues[0];
   const pointer = pointerOf(first?.path ?? []);
   throw new ConfigError(`config ${pointer}: ${first?.message ?? "invalid"}`, pointer, {
@@ -56,6 +69,15 @@ export function parseLocalConfig(value: unknown): LocalUserConfig[] {
 }
 
 export function loadLocalConfig(path: string): LocalUserConfig[] {
+  return parseLocalConfig(readConfigJson(path));
+}
+
+/** `providers` of the config file at `path`. */
+export function loadLocalProviders(path: string): { microsoft?: MicrosoftLocalConfig } {
+  return parseLocalProviders(readConfigJson(path));
+}
+
+function readConfigJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -74,5 +96,5 @@ export function loadLocalConfig(path: string): LocalUserConfig[] {
       },
     );
   }
-  return parseLocalConfig(json);
+  return json;
 }
