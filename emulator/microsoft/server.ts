@@ -8,103 +8,33 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { systemClock } from "../../lib/app/system-clock";
-import type { Clock } from "../../lib/core/clock";
 import { seededRandom } from "../faults";
+import { type ControlActions, controlRequest } from "./control";
 import { EventsApi } from "./events-api";
 import { type Answer, graphError, readBody, send } from "./http";
-import { IdentityPlatform, type MsClient } from "./identity";
-import {
-  type ChangeEntry,
-  type EventInput,
-  EventInputError,
-  MicrosoftModel,
-  type MsUser,
-  type StoredSubscription,
-} from "./model";
+import { IdentityPlatform } from "./identity";
+import { type ChangeEntry, type EventInput, MicrosoftModel } from "./model";
 import { type DeliveryRecord, type LifecycleEvent, Notifier, validateEndpoint } from "./notifier";
+import {
+  DEMO_CLIENTS,
+  DEMO_TENANT_ID,
+  DEMO_USERS,
+  type MicrosoftEmulatorOptions,
+  type MsFaults,
+  type RunningMicrosoftEmulator,
+} from "./options";
 import { type Caller, SubscriptionsApi } from "./subscriptions-api";
 
 export type { MsClient } from "./identity";
 export type { EventInput, MsUser, StoredSubscription } from "./model";
-
-/** Faults, all off by default. Counts are spent one call at a time. */
-export interface MsFaults {
-  /** The next N Graph calls answer 429 with `Retry-After`. */
-  throttleNext?: number;
-  /** Each Graph call answers 429 with this probability (seeded). */
-  throttleRate?: number;
-  /** The `Retry-After` seconds of a throttled answer (default 1). */
-  retryAfterS?: number;
-  /** The next N delta calls with a `$deltatoken` answer 410: the sync state is gone. */
-  expireDeltaNext?: number;
-}
-
-export interface MicrosoftEmulatorOptions {
-  users?: MsUser[];
-  clients?: MsClient[];
-  tenantId?: string;
-  clock?: Clock;
-  port?: number;
-  faults?: MsFaults;
-  seed?: number;
-  /** Graph's handshake limit is 10 s. */
-  validationTimeoutMs?: number;
-  notificationTimeoutMs?: number;
-  /** Delays before notification retries (wall-clock). */
-  notificationRetryDelaysMs?: number[];
-  /** Real-time interval of the subscription expiry sweep; 0 disables it (every request sweeps too). */
-  expirySweepMs?: number;
-}
-
-export const DEMO_TENANT_ID = "9188040d-6c67-4c5b-b112-36a304b66dad";
-export const DEMO_USERS: MsUser[] = [
-  {
-    id: "6e7b768e-07e2-4810-8459-485f84f8f204",
-    userPrincipalName: "adele@contoso.example",
-    displayName: "Adele Vance",
-  },
-];
-export const DEMO_CLIENTS: MsClient[] = [
-  {
-    clientId: "statuspilot-local",
-    clientSecret: "statuspilot-local-secret",
-    redirectUris: [],
-    name: "Statuspilot (local)",
-  },
-];
-
-export interface RunningMicrosoftEmulator {
-  url: string;
-  /** `<url>/common/oauth2/v2.0/authorize`, `…/token`, `<url>` + `/v1.0` for Graph. */
-  authUrl: string;
-  tokenUrl: string;
-  graphBaseUrl: string;
-  port: number;
-  close(): Promise<void>;
-  createEvent(userId: string, input: EventInput): string;
-  updateEvent(userId: string, eventId: string, input: EventInput): void;
-  deleteEvent(userId: string, eventId: string): void;
-  setFaults(f: MsFaults): void;
-  subscriptions(): StoredSubscription[];
-  /** Removes a subscription as Outlook may, with a `subscriptionRemoved` lifecycle notification. */
-  removeSubscription(id: string): boolean;
-  /** Sends `reauthorizationRequired`; notifications are held until PATCH or reauthorize. */
-  requireReauthorization(id: string): boolean;
-  /** Sends a `missed` lifecycle notification. */
-  sendMissed(id: string): boolean;
-  /** The silent-stop fault: the subscription stays, but it never notifies again. */
-  silence(id: string): boolean;
-  /** The `invalid_grant` fault: the user's refresh tokens stop working. */
-  revokeRefreshTokens(userId: string): number;
-  /** Tokens as a consent would issue them (tests). */
-  issueTokens(clientId: string, userId: string, scopes: string[]): Record<string, unknown>;
-  /** Drops subscriptions past their expiration (also done before every request). */
-  sweepExpired(): number;
-  deliveries(): DeliveryRecord[];
-  flushNotifications(): Promise<void>;
-  /** Graph calls answered, by path (without query), for poll counting. */
-  calls(): { at: number; method: string; path: string; status: number }[];
-}
+export {
+  DEMO_CLIENTS,
+  DEMO_TENANT_ID,
+  DEMO_USERS,
+  type MicrosoftEmulatorOptions,
+  type MsFaults,
+  type RunningMicrosoftEmulator,
+} from "./options";
 
 const GRAPH_READ_SCOPES = ["Calendars.Read", "Calendars.ReadWrite"];
 
@@ -301,64 +231,29 @@ export async function startMicrosoftEmulator(
     missed: api.sendMissed,
     silence: api.silence,
   };
+  const controlActions: ControlActions = {
+    state: () => ({
+      users: [...model.users.values()].map((u) => ({ ...u, events: model.userEvents(u.id) })),
+      subscriptions: [...model.subscriptions.values()],
+      deliveries: notifier.deliveries(),
+      faults,
+    }),
+    ...api,
+    revokeRefreshTokens: (userId) => identity.revokeRefreshTokens(userId),
+    subscriptionAction: (action, id) => lifecycleActions[action]?.(id) ?? false,
+    setFaults(doc) {
+      faults = { ...(doc as MsFaults) };
+      return { ...faults };
+    },
+    sweep,
+  };
 
   async function control(req: IncomingMessage, path: string): Promise<Answer> {
     const method = req.method ?? "GET";
-    const ok = (body: Record<string, unknown> = {}): Answer => ({
-      status: 200,
-      body: { ok: true, ...body },
-    });
-    const fail = (status: number, error: string): Answer => ({
-      status,
-      body: { ok: false, error },
-    });
-    if (method === "GET" && path === "/_control/state") {
-      return ok({
-        users: [...model.users.values()].map((u) => ({ ...u, events: model.userEvents(u.id) })),
-        subscriptions: [...model.subscriptions.values()],
-        deliveries: notifier.deliveries(),
-        faults,
-      });
-    }
-    const doc = method === "DELETE" ? {} : await jsonBody(req);
-    if ("status" in doc) return fail(400, "body must be a JSON object");
-    try {
-      const ev = path.match(/^\/_control\/users\/([^/]+)\/events(?:\/([^/]+))?$/);
-      if (ev?.[1]) {
-        const userId = decodeURIComponent(ev[1]);
-        const eventId = ev[2] === undefined ? undefined : decodeURIComponent(ev[2]);
-        if (method === "POST" && eventId === undefined)
-          return ok({ id: api.createEvent(userId, doc as EventInput) });
-        if (method === "PATCH" && eventId) {
-          api.updateEvent(userId, eventId, doc as EventInput);
-          return ok();
-        }
-        if (method === "DELETE" && eventId) {
-          api.deleteEvent(userId, eventId);
-          return ok();
-        }
-      }
-      const revoke = path.match(/^\/_control\/users\/([^/]+)\/revoke$/);
-      if (revoke?.[1] && method === "POST")
-        return ok({ revoked: identity.revokeRefreshTokens(decodeURIComponent(revoke[1])) });
-      const life = path.match(
-        /^\/_control\/subscriptions\/([^/]+)\/(remove|reauthorize|missed|silence)$/,
-      );
-      if (life?.[1] && life[2] && method === "POST") {
-        const done = lifecycleActions[life[2]]?.(decodeURIComponent(life[1])) ?? false;
-        return done ? ok() : fail(404, "no such subscription");
-      }
-      if (path === "/_control/faults" && method === "POST") {
-        faults = { ...(doc as MsFaults) };
-        return ok({ faults });
-      }
-      if (path === "/_control/sweep" && method === "POST") return ok({ expired: sweep() });
-    } catch (err: unknown) {
-      if (err instanceof EventInputError)
-        return { status: 400, body: { ok: false, error: err.message, pointer: err.pointer } };
-      throw err;
-    }
-    return fail(404, "not_found");
+    const doc = method === "GET" || method === "DELETE" ? {} : await jsonBody(req);
+    if ("status" in doc)
+      return { status: 400, body: { ok: false, error: "body must be a JSON object" } };
+    return controlRequest(controlActions, method, path, doc);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
