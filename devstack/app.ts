@@ -24,6 +24,14 @@ export interface LocalAppConfig {
   appId?: string;
   /** The front door (`/install`, `/oauth/callback`, `/settings`); without it those routes fail. */
   web?: LocalWebConfig;
+  /** Google Calendar's OAuth client and endpoints (`/connect/google`): real or the emulator. */
+  google?: {
+    clientId: string;
+    clientSecret: string;
+    authUrl: string;
+    tokenUrl: string;
+    apiBaseUrl: string;
+  };
 }
 
 /** The front door's settings: the app's OAuth client at the service, and where it is served. */
@@ -62,6 +70,15 @@ export async function composeLocalApp(
             OAUTH_CLIENT_SECRET: config.web.oauthClientSecret,
             WEB_KEY: config.web.webKey,
             PUBLIC_BASE_URL: config.web.publicBaseUrl,
+          }
+        : {}),
+      ...(config.google
+        ? {
+            GOOGLE_CLIENT_ID: config.google.clientId,
+            GOOGLE_CLIENT_SECRET: config.google.clientSecret,
+            GOOGLE_AUTH_URL: config.google.authUrl,
+            GOOGLE_TOKEN_URL: config.google.tokenUrl,
+            GOOGLE_API_BASE_URL: config.google.apiBaseUrl,
           }
         : {}),
     },

@@ -54,6 +54,8 @@ export const routes: Route[] = [
   { method: "GET", path: "/install", function: "web", load: web },
   { method: "GET", path: "/oauth/callback", function: "web", load: web },
   { method: "GET", path: "/settings", function: "web", load: web },
+  { method: "GET", path: "/connect/google", function: "web", load: web },
+  { method: "GET", path: "/connect/google/callback", function: "web", load: web },
   ...[
     "/settings/calendars/add",
     "/settings/calendars/remove",

@@ -34,7 +34,10 @@ export type NoticeCode =
   | "ooo_refused"
   | "ooo_cancelled"
   | "confirm_disconnect"
-  | "nothing_changed";
+  | "nothing_changed"
+  | "calendar_connected"
+  | "connect_cancelled"
+  | "connect_failed";
 
 export const NOTICES: Record<NoticeCode, Notice> = {
   calendar_added: { tone: "info", text: "Calendar added. Its events appear within a minute." },
@@ -55,6 +58,15 @@ export const NOTICES: Record<NoticeCode, Notice> = {
   ooo_cancelled: { tone: "info", text: "Out-of-office cancelled." },
   confirm_disconnect: { tone: "error", text: "Tick the box to confirm, then disconnect." },
   nothing_changed: { tone: "info", text: "Nothing was changed." },
+  calendar_connected: {
+    tone: "info",
+    text: "Calendar connected. Its events appear within a minute, and changes arrive as you make them.",
+  },
+  connect_cancelled: { tone: "info", text: "Nothing was connected." },
+  connect_failed: {
+    tone: "error",
+    text: "The calendar could not be connected. Nothing was changed; try again in a moment.",
+  },
 };
 
 export interface FormCall {
@@ -92,8 +104,10 @@ export const SETTINGS_FORMS: Record<string, SettingsForm> = {
   },
   [SETTINGS_ACTIONS.removeCalendar]: {
     refused: "nothing_changed",
-    run: async ({ who, form }) => {
+    run: async ({ app, who, form }) => {
       const id = form.get(FIELDS.calendarId) ?? "";
+      // A connected calendar's push channel is stopped first (issue 14).
+      await app.connect?.stopPushes(who.key, id);
       const removed = await who.door.parts.useCases.removeCalendar(who.key, id);
       return removed ? "calendar_removed" : "nothing_changed";
     },
@@ -164,8 +178,9 @@ export const SETTINGS_FORMS: Record<string, SettingsForm> = {
   },
   [SETTINGS_ACTIONS.disconnect]: {
     refused: "nothing_changed",
-    run: async ({ who, form, revoke }) => {
+    run: async ({ app, who, form, revoke }) => {
       if (!ticked(form, FIELDS.confirmDisconnect)) return "confirm_disconnect";
+      await app.connect?.stopPushes(who.key);
       await who.door.parts.useCases.disconnect(who.key, revoke);
       return "disconnected";
     },

@@ -1,12 +1,18 @@
 import { InvalidInputError } from "../../lib/app/errors";
 import type { App } from "../../lib/app/root";
 import { OAuthError } from "../../lib/service/oauth-client";
+import { connectPath } from "../../lib/web/connect";
 import { CSRF_FIELD } from "../../lib/web/csrf";
 import { type FrontDoor, frontDoorOf } from "../../lib/web/front-door";
 import { renderErrorPage } from "../../lib/web/pages/messages";
 import { renderSettingsPage } from "../../lib/web/pages/settings";
 import { rulesView, todayView } from "../../lib/web/pages/settings-view";
-import { type Notice, PATHS } from "../../lib/web/pages/view-model";
+import {
+  type CalendarView,
+  type ConnectOffer,
+  type Notice,
+  PATHS,
+} from "../../lib/web/pages/view-model";
 import { isCurrentSession } from "../../lib/web/session";
 import type { HttpFn } from "./http";
 import type { HttpRequest } from "./http-event";
@@ -17,7 +23,7 @@ import { NOTICES, type NoticeCode, SETTINGS_FORMS, type SignedIn } from "./web-s
  * The signed-in person, or the redirect to `/install`: no cookie, a forged or expired one, one
  * of a user who no longer exists, or one from before a disconnect (another session epoch).
  */
-async function signedIn(req: HttpRequest, app: App): Promise<SignedIn | undefined> {
+export async function signedIn(req: HttpRequest, app: App): Promise<SignedIn | undefined> {
   const door = await frontDoorOf(app);
   const read = door.sessions.read(req.cookies);
   if (!read.ok) return undefined;
@@ -29,6 +35,38 @@ async function signedIn(req: HttpRequest, app: App): Promise<SignedIn | undefine
 }
 
 const toInstall = () => redirect(302, PATHS.install);
+
+/** The calendars with their push states, and the providers that can be connected (issue 14). */
+async function connectedCalendars(
+  app: App,
+  who: SignedIn,
+): Promise<{ calendars: CalendarView[]; connectable: ConnectOffer[] }> {
+  const connect = app.connect;
+  if (connect === undefined) return { calendars: who.view.calendars, connectable: [] };
+  const states = new Map((await connect.pushStates(who.key)).map((p) => [p.sourceId, p]));
+  const offers = connect.providers();
+  const calendars = who.view.calendars.map((c): CalendarView => {
+    const push = states.get(c.id);
+    if (push === undefined) return c;
+    const provider = offers.find((p) => p.kind === push.kind);
+    return {
+      ...c,
+      label: `${provider?.label ?? push.kind} calendar (connected)`,
+      push: {
+        state: push.state,
+        ...(push.expiresAt !== undefined ? { expiresAt: push.expiresAt } : {}),
+      },
+      ...(push.state === "reconnect" && provider !== undefined
+        ? { reconnectHref: connectPath(provider.path) }
+        : {}),
+    };
+  });
+  const connected = new Set([...states.values()].map((p) => p.kind));
+  const connectable = offers
+    .filter((p) => !connected.has(p.kind))
+    .map((p) => ({ label: p.label, href: connectPath(p.path) }));
+  return { calendars, connectable };
+}
 
 /** GET /settings: the page, or 302 /install without a current session. */
 export const settingsPage: HttpFn = async (req, app) => {
@@ -44,7 +82,7 @@ export const settingsPage: HttpFn = async (req, app) => {
     now,
     user: { id: view.key.user, team: view.key.team, tz: view.tz },
     connection: view.connection,
-    calendars: view.calendars,
+    ...(await connectedCalendars(app, who)),
     today: todayView(view.timeline, now, view.tz),
     rules: rulesView(view.rules),
     paused: view.paused,

@@ -1,6 +1,9 @@
+import { CONNECT_PROVIDERS } from "../../lib/app/connect-providers";
+import { connectCallbackPath, connectPath } from "../../lib/web/connect";
 import { CALLBACK_PATH } from "../../lib/web/front-door";
 import { PATHS, SETTINGS_ACTIONS } from "../../lib/web/pages/view-model";
 import { type HttpFn, type HttpRoute, methodsAt, routed } from "./http";
+import { connectCallback, connectStart } from "./web-connect";
 import { callback, install } from "./web-install";
 import { settingsAction, settingsPage } from "./web-settings";
 import { withFrontDoor } from "./web-unconfigured";
@@ -13,6 +16,15 @@ export const WEB_ROUTES: HttpRoute[] = [
   ...Object.values(SETTINGS_ACTIONS).map(
     (path): HttpRoute => ({ method: "POST", path, handler: withFrontDoor(settingsAction) }),
   ),
+  // Calendars connected through OAuth (issue 14): one pair of routes per provider.
+  ...CONNECT_PROVIDERS.flatMap((p): HttpRoute[] => [
+    { method: "GET", path: connectPath(p.path), handler: withFrontDoor(connectStart(p.path)) },
+    {
+      method: "GET",
+      path: connectCallbackPath(p.path),
+      handler: withFrontDoor(connectCallback(p.path)),
+    },
+  ]),
 ];
 
 /** The methods served at a path (a test holds them to routes.ts). */

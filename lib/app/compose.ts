@@ -9,6 +9,9 @@ import { DynamoRateBudget } from "../store/dynamo-rate-budget";
 import { DynamoStore } from "../store/dynamo-store";
 import { DynamoSyncGate } from "../store/dynamo-sync-gate";
 import { type Config, ConfigError } from "./config";
+import { createConnectParts } from "./connect-parts";
+import { configuredProviders } from "./connect-providers";
+import { contextOf } from "./context";
 import type { SyncMessage, TransitionMessage } from "./contracts";
 import { createDeferredReconcileUseCases } from "./deferred-reconcile";
 import { createFrontDoorParts } from "./front-door-parts";
@@ -94,6 +97,19 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     config.SIGNING_SECRET ??
     (await lazy.signingSecret()).readSigningSecret(region, config.SIGNING_SECRET_PARAM ?? "");
 
+  const readParameter = async (name: string, variable: string) =>
+    (await lazy.signingSecret()).readSecureParameter(region, name, variable);
+  // Calendars connected through OAuth (issue 14): lib/app/connect-parts.ts.
+  const connect = createConnectParts({
+    ctx: contextOf(pilotDeps, (key) => pilot.reconcileUser(key)),
+    config,
+    fetch: fetchFn,
+    readParameter,
+    signingSecret,
+    ...(parts.pushTtlMs !== undefined ? { pushTtlMs: parts.pushTtlMs } : {}),
+  });
+  const anyConnectable = configuredProviders(config).length > 0;
+
   const feedGuard = {
     policy: { allowPrivate: allowPrivateSourceAddresses },
     resolveHost: parts.resolveHost ?? resolveWithDns,
@@ -108,6 +124,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     expand: lazyExpand,
     buildTimeline,
     addressGuard: feedGuard,
+    ...(anyConnectable ? { connected: connect.sync } : {}),
   };
 
   const syncGate = new DynamoSyncGate(dynamo, config.TABLE_NAME);
@@ -145,10 +162,10 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       fetch: fetchFn,
       feedGuard,
       marks: new DynamoOneTimeMarks(dynamo, config.TABLE_NAME),
-      readParameter: async (name, variable) =>
-        (await lazy.signingSecret()).readSecureParameter(region, name, variable),
+      readParameter,
     }),
     // --- end front door ---
+    connect: connect.parts,
   };
 }
 

@@ -37,7 +37,7 @@ import * as z from "zod";
  * | GOOGLE_CLIENT_SECRET_PARAM | one | SSM SecureString name holding it (AWS)                           |
  * | GOOGLE_AUTH_URL       | no       | Google's consent page (default the real one)                     |
  * | GOOGLE_TOKEN_URL      | no       | Google's token endpoint (default the real one)                   |
- * | GOOGLE_API_BASE_URL   | no       | the Calendar API v3 base (default the real one)                  |
+ * | GOOGLE_API_BASE_URL   | no       | the Google APIs root, before /calendar/v3 (default the real one) |
  *
  * "google" marks what connecting Google calendars needs: without GOOGLE_CLIENT_ID the settings
  * page offers no "Connect Google" and everything else works as before.
@@ -60,7 +60,7 @@ const nonEmpty = z.string().trim().min(1);
 export const GOOGLE_ENDPOINTS = {
   authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
   tokenUrl: "https://oauth2.googleapis.com/token",
-  apiBaseUrl: "https://www.googleapis.com/calendar/v3",
+  apiBaseUrl: "https://www.googleapis.com",
 } as const;
 
 /** The real Microsoft endpoints (tenant `common`: work, school and personal accounts). */

@@ -85,7 +85,7 @@ export async function completeConnect(
     const source: SourceRecord = {
       id: newId,
       // Not secret and never fetched as a feed: the account's primary calendar, for display.
-      url: `${settings.apiBaseUrl.replace(/\/+$/, "")}/calendars/primary`,
+      url: `${settings.apiBaseUrl.replace(/\/+$/, "")}/calendar/v3/calendars/primary`,
       kind: provider.kind,
       refreshTokenSealed,
     };

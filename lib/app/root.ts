@@ -4,6 +4,7 @@ import type { Queue, TokenVault } from "../core/ports";
 import type { ChannelKind } from "../core/records";
 import type { UserKey } from "../core/types";
 import type { Config } from "./config";
+import type { ConnectParts } from "./connect-parts";
 import type {
   ChannelBindingInput,
   StatusUseCases,
@@ -92,6 +93,8 @@ export interface App {
   signingSecret(): Promise<string>;
   /** The front door's parts (install, settings page); lib/web/front-door.ts builds on them. */
   frontDoor?: FrontDoorParts;
+  /** Calendars connected through OAuth (Google): connect flow, push states (issue 14). */
+  connect?: ConnectParts;
 }
 
 export interface AppOverrides {
@@ -109,4 +112,6 @@ export interface AppOverrides {
   allowPrivateSourceAddresses?: boolean;
   /** How feed host names are resolved for the address check (tests); DNS by default. */
   resolveHost?: ResolveHost;
+  /** The lifetime asked for push channels (soaks use short ones); the providers' default else. */
+  pushTtlMs?: number;
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { systemClock } from "../app/system-clock";
+import type { LocalGoogleSettings } from "../local/google";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const USAGE =
@@ -99,8 +100,11 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
       fileURLToPath(new URL("../../emulator/demo-workspace.json", import.meta.url));
     const workspace = serviceUrl === undefined ? loadWorkspace(workspacePath) : undefined;
     let users: ReturnType<typeof loadLocalConfig>;
+    // `providers.google` in the config: that Google, and no Google emulator (issue 14).
+    let google: LocalGoogleSettings | undefined;
     if (values.config !== undefined) {
       users = loadLocalConfig(values.config);
+      google = (await import("../local/config-providers")).loadLocalProviders(values.config).google;
     } else {
       demo = await startDemo(clock);
       users = demo.users;
@@ -123,6 +127,12 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
         ? { oauthClient: { id: clientId, secret: clientSecret } }
         : {}),
       users,
+      // The demo's meetings are in the Google emulator's demo account too: "Connect Google".
+      ...(google !== undefined
+        ? { google }
+        : demo !== undefined
+          ? { google: { emulator: { events: demo.events } } }
+          : {}),
       ...(serviceUrl !== undefined
         ? { serviceUrl, ...(signingSecret ? { signingSecret } : {}) }
         : {}),
@@ -167,6 +177,11 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   }
   if (stack.installUrl) {
     io.out(`open ${stack.installUrl}  (install Statuspilot as a demo user, then add a calendar)`);
+  }
+  if (stack.google?.emulator) {
+    io.out(
+      `  google    ${stack.google.emulator.url}  (emulator; "Connect Google" on the settings page)`,
+    );
   }
   io.out("Press Ctrl-C to stop.");
 

@@ -97,6 +97,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     `${String(body.user)} (${String(body.team)}) at ${typeof body.now === "number" ? at(body.now) : "?"}`,
   );
   io.out(`  on the profile   ${describeStatus(body.profile)}`);
+  for (const push of Array.isArray(body.pushes) ? body.pushes.filter(isRecord) : []) {
+    const expiry = typeof push.expiresAt === "number" ? `, expires ${at(push.expiresAt)}` : "";
+    io.out(`  push ${String(push.sourceId).padEnd(11)} ${String(push.state)}${expiry}`);
+  }
   for (const [key, value] of Object.entries(view)) {
     if (key === "key" || key === "team" || key === "user") continue;
     io.out(`  ${key.padEnd(16)} ${describe(key, value)}`);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
 import { ConfigError } from "../../devstack/errors";
-import { type MicrosoftLocalConfig, microsoftLocalConfigSchema } from "./microsoft-config";
+import { localProvidersSchema } from "./config-providers";
 import type { LocalUserConfig } from "./stack";
 
 const zoneSchema = z.string().refine((tz) => {
@@ -25,12 +25,9 @@ const userSchema = z
   })
   .strict();
 
-/** Calendar providers reached at configured addresses instead of the local emulators. */
-const providersSchema = z.object({ microsoft: microsoftLocalConfigSchema.optional() }).strict();
-
 /** `statuspilot start --config FILE`: the users to automate and their calendars. */
 export const localConfigSchema = z
-  .object({ users: z.array(userSchema).min(1), providers: providersSchema.optional() })
+  .object({ users: z.array(userSchema).min(1), providers: localProvidersSchema.optional() })
   .strict()
   .superRefine((config, ctx) => {
     const seen = new Set<string>();
@@ -50,17 +47,8 @@ const pointerOf = (path: PropertyKey[]) => `/${path.map(String).join("/")}`;
 
 /** Parses a config; the error names the first problem's JSON pointer, never a token's value. */
 export function parseLocalConfig(value: unknown): LocalUserConfig[] {
-  return parseWhole(value).users;
-}
-
-/** The config's `providers` (an empty object when it names none). */
-export function parseLocalProviders(value: unknown): { microsoft?: MicrosoftLocalConfig } {
-  return parseWhole(value).providers ?? {};
-}
-
-function parseWhole(value: unknown): z.infer<typeof localConfigSchema> {
   const parsed = localConfigSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return parsed.data.users;
   const first = parsed.error.issues[0];
   const pointer = pointerOf(first?.path ?? []);
   throw new ConfigError(`config ${pointer}: ${first?.message ?? "invalid"}`, pointer, {
@@ -69,15 +57,6 @@ function parseWhole(value: unknown): z.infer<typeof localConfigSchema> {
 }
 
 export function loadLocalConfig(path: string): LocalUserConfig[] {
-  return parseLocalConfig(readConfigJson(path));
-}
-
-/** `providers` of the config file at `path`. */
-export function loadLocalProviders(path: string): { microsoft?: MicrosoftLocalConfig } {
-  return parseLocalProviders(readConfigJson(path));
-}
-
-function readConfigJson(path: string): unknown {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -96,5 +75,5 @@ function readConfigJson(path: string): unknown {
       },
     );
   }
-  return json;
+  return parseLocalConfig(json);
 }

@@ -22,6 +22,8 @@ import type { UserKey } from "../core/types";
 import { channelToken, newChannelId } from "../http/channel-token";
 import { createTableInput } from "../store/table";
 import { sinkAppLog } from "./app-log";
+import type { DemoEvent } from "./demo-feed";
+import { type LocalGoogle, type LocalGoogleSettings, startLocalGoogle } from "./google";
 import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
@@ -84,6 +86,16 @@ export interface StackOptions {
   duplicateRate?: number;
   /** Seed of the queues' duplicate draw. */
   seed?: number;
+  /**
+   * Google Calendar (`/connect/google`): these settings (`--config`'s `providers.google`), or
+   * by default the Google emulator (lib/local/google.ts); `false`: none. Needs the front door.
+   */
+  google?:
+    | LocalGoogleSettings
+    | { emulator: { autoApprove?: boolean; events?: readonly DemoEvent[] } }
+    | false;
+  /** The lifetime asked for push channels (soaks use short ones). */
+  pushTtlMs?: number;
 }
 
 export interface LocalStack {
@@ -93,6 +105,8 @@ export interface LocalStack {
   installUrl?: string;
   port: number;
   emulator?: RunningEmulator;
+  /** Google: the settings the app uses, and the emulator when the stack runs it. */
+  google?: LocalGoogle;
   /** The service API base the handlers call. */
   serviceBase: string;
   dynamoEndpoint: string;
@@ -413,6 +427,23 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       queues.sync.close();
     });
 
+    const google =
+      oauthClient && options.google !== false
+        ? await startLocalGoogle({
+            publicBaseUrl: gateway.url,
+            clock,
+            log,
+            ...(options.google !== undefined && "clientId" in options.google
+              ? { given: options.google }
+              : {
+                  autoApprove: options.google?.emulator.autoApprove === true,
+                  ...(options.google?.emulator.events !== undefined
+                    ? { events: options.google.emulator.events }
+                    : {}),
+                }),
+          })
+        : undefined;
+    if (google) closers.push(() => google.close());
     const app = await composeLocalApp(
       {
         tableName: TABLE_NAME,
@@ -434,6 +465,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
               },
             }
           : {}),
+        ...(google ? { google: google.settings } : {}),
       },
       {
         clock,
@@ -443,6 +475,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         fetch: runtime.guardFetch(globalThis.fetch),
         // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
         allowPrivateSourceAddresses: true,
+        ...(options.pushTtlMs !== undefined ? { pushTtlMs: options.pushTtlMs } : {}),
         ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
       },
       [
@@ -588,6 +621,8 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
                   expiration: profile.status_expiration,
                 }
               : null,
+            // Connected calendars' push channels: state and expiry (issue 14).
+            pushes: (await app.connect?.pushStates({ team, user })) ?? [],
           },
         };
       }
@@ -688,6 +723,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       ...(oauthClient ? { installUrl: `${gateway.url}/install` } : {}),
       port: gateway.port,
       ...(emulator ? { emulator } : {}),
+      ...(google ? { google } : {}),
       serviceBase,
       dynamoEndpoint: dynamo.endpoint,
       adminApiKey,

@@ -14,7 +14,7 @@ import type { ApiReadDeps, PushRequest, PushSubscription } from "./provider";
  * `rate_limited` (with Retry-After when sent), anything else `upstream_status`.
  */
 
-/** `apiBaseUrl` is e.g. https://www.googleapis.com/calendar/v3 (a trailing slash is fine). */
+/** `apiBaseUrl` is the Google APIs root, e.g. https://www.googleapis.com (no /calendar/v3). */
 export type GoogleApiDeps = ApiReadDeps;
 
 /** The most pages one read follows: 40 × 250 events is far more than a 15-day window holds. */
@@ -109,7 +109,8 @@ async function call(
   return res;
 }
 
-const base = (deps: GoogleApiDeps) => deps.apiBaseUrl.replace(/\/+$/, "");
+/** The Calendar API v3 under the configured root (https://www.googleapis.com, or an emulator). */
+const base = (deps: GoogleApiDeps) => `${deps.apiBaseUrl.replace(/\/+$/, "")}/calendar/v3`;
 
 export interface EventsListing {
   events: GoogleEvent[];

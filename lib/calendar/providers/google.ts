@@ -130,6 +130,10 @@ async function verifyGooglePush<C extends PushChannel>(
   }
   const channel = await deps.findChannel(channelId);
   if (!channel) throw new WebhookError("bad_channel_token", GOOGLE_REFUSAL);
+  // Google numbers each channel's messages (1 for `sync`); a gap only means a message was lost,
+  // and every `exists` / `not_exists` triggers a full incremental sync anyway.
+  const messageNumber = header(req.headers, "x-goog-message-number");
+  deps.log.debug("google push", { resourceState: state, messageNumber });
   const push = { channelId, token: undefined, resourceState: state, messageNumber: undefined };
   if (isGoogleHandshake(push)) {
     return { kind: "answer", reply: jsonReply(200, { ok: true, handshake: true }) };

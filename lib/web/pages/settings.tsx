@@ -147,6 +147,12 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
                   : "Not read yet"}
               </div>
               {c.problem !== undefined && <div class="problem">{c.problem}</div>}
+              {c.push !== undefined && <PushLine push={c.push} tz={tz} locale={locale} />}
+              {c.reconnectHref !== undefined && (
+                <a class="button" href={c.reconnectHref}>
+                  Reconnect
+                </a>
+              )}
               <PostForm action={SETTINGS_ACTIONS.removeCalendar} csrfToken={view.csrfToken}>
                 <input type="hidden" name={FIELDS.calendarId} value={c.id} />
                 <button type="submit" class="quiet" aria-label={`Remove ${c.label}`}>
@@ -157,6 +163,13 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
           ))}
         </ul>
       )}
+      {(view.connectable ?? []).map((offer) => (
+        <p key={offer.href}>
+          <a class="button" href={offer.href}>
+            Connect {offer.label}
+          </a>
+        </p>
+      ))}
       <PostForm action={SETTINGS_ACTIONS.addCalendar} csrfToken={view.csrfToken}>
         <TextField
           id="calendar-url"
@@ -171,5 +184,28 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
         <button type="submit">Add calendar</button>
       </PostForm>
     </section>
+  );
+}
+
+/** How a connected calendar's push channel is doing, and until when. */
+function PushLine(props: {
+  push: NonNullable<CalendarView["push"]>;
+  tz: string;
+  locale: string | undefined;
+}): VNode {
+  const { push, tz, locale } = props;
+  const until =
+    push.expiresAt !== undefined ? ` until ${dateTimeOf(push.expiresAt, tz, locale)}` : "";
+  const words = {
+    none: "Changes: read every few minutes (no push channel yet)",
+    live: `Changes: pushed as they happen${until}`,
+    renewing: `Changes: pushed as they happen; the channel is being renewed${until}`,
+    lapsed: "Changes: the push channel lapsed and is being repaired",
+    reconnect: "This calendar's account must be connected again",
+  } as const;
+  return (
+    <div class={push.state === "lapsed" || push.state === "reconnect" ? "problem" : "muted"}>
+      {words[push.state]}
+    </div>
   );
 }

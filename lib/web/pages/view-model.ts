@@ -61,6 +61,16 @@ export interface CalendarView {
   lastReadAt?: number;
   /** Why the last read failed, in words for the user. */
   problem?: string;
+  /** A connected calendar's push channel: its state and when it expires (epoch ms). */
+  push?: { state: "none" | "live" | "renewing" | "lapsed" | "reconnect"; expiresAt?: number };
+  /** Where to connect it again, when its account must be reconnected. */
+  reconnectHref?: string;
+}
+
+/** A calendar provider the person may connect ("Connect Google" → `href`). */
+export interface ConnectOffer {
+  label: string;
+  href: string;
 }
 
 export interface StatusView {
@@ -124,6 +134,8 @@ export interface SettingsView {
   };
   connection: ConnectionState;
   calendars: CalendarView[];
+  /** The calendar providers that can be connected through their sign-in. */
+  connectable?: ConnectOffer[];
   today: TodayView;
   rules: RulesView;
   paused: boolean;

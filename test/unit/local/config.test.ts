@@ -39,3 +39,33 @@ describe("parseLocalConfig", () => {
     ).toThrow("/users/0/calendars/0");
   });
 });
+
+describe("the config's providers.google", () => {
+  const user = {
+    team: "T0DEMO",
+    user: "U001",
+    token: "xoxp-1",
+    tz: "Europe/Berlin",
+    calendars: ["https://cal.example/a.ics"],
+  };
+  const google = {
+    clientId: "id.apps.googleusercontent.com",
+    clientSecret: "secret",
+    authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
+    tokenUrl: "https://oauth2.googleapis.com/token",
+    apiBaseUrl: "https://www.googleapis.com",
+  };
+
+  it("is accepted beside the users, and its addresses must be http(s)", () => {
+    expect(parseLocalConfig({ users: [user], providers: { google } })).toHaveLength(1);
+    expect(() =>
+      parseLocalConfig({
+        users: [user],
+        providers: { google: { ...google, tokenUrl: "ftp://x" } },
+      }),
+    ).toThrow(/providers\/google\/tokenUrl/);
+    expect(() =>
+      parseLocalConfig({ users: [user], providers: { google: { ...google, clientId: "" } } }),
+    ).toThrow(/providers\/google\/clientId/);
+  });
+});

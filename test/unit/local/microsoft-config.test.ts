@@ -1,6 +1,9 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../devstack/errors";
-import { parseLocalConfig, parseLocalProviders } from "../../../lib/local/config";
+import { loadLocalConfig } from "../../../lib/local/config";
+import { loadLocalProviders } from "../../../lib/local/config-providers";
 import { microsoftEnvOf } from "../../../lib/local/microsoft-config";
 
 // `providers.microsoft` of the local --config: clientId, clientSecret, authUrl, tokenUrl and
@@ -21,12 +24,19 @@ const microsoft = {
   graphBaseUrl: "https://graph.microsoft.com/v1.0",
 };
 
+function configFile(doc: unknown): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "sp-ms-")), "config.json");
+  writeFileSync(file, JSON.stringify(doc));
+  return file;
+}
+
 describe("providers.microsoft in the local config", () => {
   it("is optional, and when given becomes the MICROSOFT_* settings", () => {
-    expect(parseLocalProviders({ users: [user] })).toEqual({});
-    expect(parseLocalConfig({ users: [user], providers: { microsoft } })).toEqual([user]);
-    const parsed = parseLocalProviders({ users: [user], providers: { microsoft } });
-    expect(parsed.microsoft && microsoftEnvOf(parsed.microsoft)).toEqual({
+    expect(loadLocalProviders(configFile({ users: [user] }))).toEqual({});
+    const file = configFile({ users: [user], providers: { microsoft } });
+    expect(loadLocalConfig(file)).toEqual([user]);
+    const { microsoft: given } = loadLocalProviders(file);
+    expect(given && microsoftEnvOf(given)).toEqual({
       MICROSOFT_CLIENT_ID: "app-id",
       MICROSOFT_CLIENT_SECRET: "very-secret-value",
       MICROSOFT_AUTH_URL: microsoft.authUrl,
@@ -36,26 +46,20 @@ describe("providers.microsoft in the local config", () => {
   });
 
   it("names the bad member by pointer and never echoes the secret", () => {
-    const attempt = () =>
-      parseLocalProviders({
-        users: [user],
-        providers: { microsoft: { ...microsoft, graphBaseUrl: "nope" } },
-      });
-    expect(attempt).toThrow(ConfigError);
-    expect(attempt).toThrow("/providers/microsoft/graphBaseUrl");
-    const missing = () =>
-      parseLocalProviders({
-        users: [user],
-        providers: { microsoft: { ...microsoft, clientId: undefined } },
-      });
-    expect(missing).toThrow("/providers/microsoft/clientId");
+    const bad = configFile({
+      users: [user],
+      providers: { microsoft: { ...microsoft, graphBaseUrl: "nope" } },
+    });
+    expect(() => loadLocalConfig(bad)).toThrow("/providers/microsoft/graphBaseUrl");
+    const missing = configFile({
+      users: [user],
+      providers: { microsoft: { ...microsoft, clientId: undefined } },
+    });
+    expect(() => loadLocalConfig(missing)).toThrow("/providers/microsoft/clientId");
     try {
-      missing();
+      loadLocalConfig(missing);
     } catch (error: unknown) {
       expect(String(error)).not.toContain("very-secret-value");
     }
-    expect(() => parseLocalProviders({ users: [user], providers: { outlook: {} } })).toThrow(
-      "/providers",
-    );
   });
 });

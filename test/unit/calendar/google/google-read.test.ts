@@ -10,7 +10,7 @@ import { ManualClock } from "../../../../lib/core/clock";
  * reference says: pages with nextPageToken, nextSyncToken on the last page only, 410 for an
  * expired sync token, 401 for a bad access token, 403 rateLimitExceeded / 429 with Retry-After.
  */
-const BASE = "https://calendar.test/calendar/v3";
+const BASE = "https://calendar.test";
 const NOW = Date.parse("2026-03-02T08:00:00Z");
 const WINDOW = { from: NOW - 86_400_000, to: NOW + 14 * 86_400_000 };
 

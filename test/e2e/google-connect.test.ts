@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { systemClock } from "../../lib/app/system-clock";
+import { run as status } from "../../lib/cli/status";
+import {
+  addGoogleEvent,
+  cancelGoogleEvent,
+  connectGoogle,
+  type GoogleE2e,
+  googleChannels,
+  installAs,
+  settingsHtml,
+  startGoogleE2e,
+  waitFor,
+} from "./google-support";
+import { profileOf, setCalls } from "./support";
+
+/**
+ * Issue 14 over HTTP, in a real-time local stack with the Google emulator: /install, then
+ * /connect/google through Google's consent to the first watch channel; then edits in the
+ * emulated calendar reach the status through the push, within 3 s.
+ */
+const S = 1000;
+let e: GoogleE2e | undefined;
+afterEach(async () => {
+  await e?.close();
+  e = undefined;
+});
+
+describe("Google connected over HTTP", () => {
+  it("connects from the settings page to the first watch channel, and pushes within 3 s", async () => {
+    e = await startGoogleE2e();
+    const stack = e;
+    await installAs(stack, "U001");
+    expect(await settingsHtml(stack)).toContain("Connect Google");
+
+    // Act: connect Google.
+    const { start, landing } = await connectGoogle(stack);
+
+    // Assess: Google's consent asked for offline read-only access; one live channel to our hook.
+    expect(start.searchParams.get("access_type")).toBe("offline");
+    expect(start.searchParams.get("prompt")).toBe("consent");
+    expect(start.searchParams.get("scope")).toBe(
+      "https://www.googleapis.com/auth/calendar.events.readonly",
+    );
+    expect(landing).toBe("/settings?notice=calendar_connected");
+    const channels = await googleChannels(stack);
+    expect(channels).toHaveLength(1);
+    expect(String(channels[0]?.address)).toBe(`${stack.url}/hooks/google`);
+    expect(String(channels[0]?.id)).toMatch(/^[0-9a-f]{32}$/);
+    const page = await settingsHtml(stack);
+    expect(page).toContain("Google calendar (connected)");
+    expect(page).toContain("pushed as they happen");
+    expect(page).not.toContain("Connect Google");
+    // `statuspilot status` shows the push state and expiry too.
+    const out: string[] = [];
+    const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t) };
+    expect(await status(["U001", "--team", "T0DEMO", "--port", String(stack.stack.port)], io)).toBe(
+      0,
+    );
+    expect(out.join("\n")).toMatch(/push google-\S+ +live, expires \d{4}-/);
+
+    // Act: a meeting that started a minute ago appears in Google.
+    const now = systemClock.now();
+    const addedAt = systemClock.now();
+    const id = await addGoogleEvent(stack, {
+      summary: "Design review",
+      start: now - 60 * S,
+      end: now + 600 * S,
+    });
+    const shown = await waitFor(10 * S, async () => {
+      const p = await profileOf(stack, "U001").catch(() => undefined);
+      return p && p.status_text !== "" ? systemClock.now() : undefined;
+    });
+    console.log(`e2e google: edit to status ${shown - addedAt} ms (wall time)`);
+    expect(shown - addedAt).toBeLessThan(3 * S);
+
+    // Act: it is cancelled while it shows.
+    const cancelledAt = systemClock.now();
+    await cancelGoogleEvent(stack, id);
+    const clear = await waitFor(10 * S, async () =>
+      (await setCalls(stack, "U001")).find(
+        (c) => c.at >= cancelledAt && c.outcome === "ok" && c.params?.profile !== undefined,
+      ),
+    );
+    console.log(`e2e google: cancel to clear ${clear.at - cancelledAt} ms (wall time)`);
+    expect(clear.at - cancelledAt).toBeLessThan(3 * S);
+    expect(await profileOf(stack, "U001")).toMatchObject({ status_text: "" });
+  }, 60_000);
+
+  it("a meeting created 1 minute ahead shows within 3 s of its start", async () => {
+    e = await startGoogleE2e();
+    const stack = e;
+    await installAs(stack, "U001");
+    await connectGoogle(stack);
+    // Act: whole seconds, a minute from now.
+    const start = Math.ceil((systemClock.now() + 60 * S) / S) * S;
+    await addGoogleEvent(stack, { summary: "Standup", start, end: start + 15 * 60 * S });
+    const shown = await waitFor(75 * S, async () =>
+      (await setCalls(stack, "U001")).find(
+        (c) => c.outcome === "ok" && JSON.stringify(c.params?.profile ?? "").includes("meeting"),
+      ),
+    );
+    // Assess
+    console.log(`e2e google: start to status ${shown.at - start} ms (wall time)`);
+    expect(shown.at - start).toBeGreaterThanOrEqual(0);
+    expect(shown.at - start).toBeLessThan(3 * S);
+  }, 120_000);
+});
