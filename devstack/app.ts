@@ -7,6 +7,7 @@
 
 import { buildApp, provideApp, resetApp } from "../lib/app/process-app";
 import type { App, AppOverrides } from "../lib/app/root";
+import type { MicrosoftEnv } from "../lib/local/microsoft-config";
 
 export type { App, AppOverrides };
 
@@ -32,6 +33,8 @@ export interface LocalAppConfig {
     tokenUrl: string;
     apiBaseUrl: string;
   };
+  /** Microsoft's MICROSOFT_* settings (`/connect/microsoft`): real or the emulator. */
+  microsoft?: MicrosoftEnv;
 }
 
 /** The front door's settings: the app's OAuth client at the service, and where it is served. */
@@ -81,6 +84,7 @@ export async function composeLocalApp(
             GOOGLE_API_BASE_URL: config.google.apiBaseUrl,
           }
         : {}),
+      ...config.microsoft,
     },
     overrides,
   );

@@ -27,6 +27,8 @@ import { type LocalGoogle, type LocalGoogleSettings, startLocalGoogle } from "./
 import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
+import { type LocalMicrosoft, localMicrosoft } from "./microsoft";
+import type { MicrosoftLocalConfig } from "./microsoft-config";
 
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
@@ -94,6 +96,11 @@ export interface StackOptions {
     | LocalGoogleSettings
     | { emulator: { autoApprove?: boolean; events?: readonly DemoEvent[] } }
     | false;
+  /**
+   * Microsoft (`/connect/microsoft`): these settings (`--config`'s `providers.microsoft`), or by
+   * default the Microsoft emulator (lib/local/microsoft.ts); `false`: none. Needs the front door.
+   */
+  microsoft?: MicrosoftLocalConfig | false;
   /** The lifetime asked for push channels (soaks use short ones). */
   pushTtlMs?: number;
 }
@@ -107,6 +114,8 @@ export interface LocalStack {
   emulator?: RunningEmulator;
   /** Google: the settings the app uses, and the emulator when the stack runs it. */
   google?: LocalGoogle;
+  /** Microsoft: the settings the app uses, and the emulator when the stack runs it. */
+  microsoft?: LocalMicrosoft;
   /** The service API base the handlers call. */
   serviceBase: string;
   dynamoEndpoint: string;
@@ -444,6 +453,11 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
           })
         : undefined;
     if (google) closers.push(() => google.close());
+    const microsoft =
+      oauthClient && options.microsoft !== false
+        ? await localMicrosoft(options.microsoft, { clock, manualClock: time.mode === "manual" })
+        : undefined;
+    if (microsoft) closers.push(() => microsoft.close());
     const app = await composeLocalApp(
       {
         tableName: TABLE_NAME,
@@ -466,6 +480,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
             }
           : {}),
         ...(google ? { google: google.settings } : {}),
+        ...(microsoft ? { microsoft: microsoft.env } : {}),
       },
       {
         clock,
@@ -724,6 +739,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       port: gateway.port,
       ...(emulator ? { emulator } : {}),
       ...(google ? { google } : {}),
+      ...(microsoft ? { microsoft } : {}),
       serviceBase,
       dynamoEndpoint: dynamo.endpoint,
       adminApiKey,
