@@ -16,25 +16,35 @@ import type { Occurrence } from "../../core/types";
  * Times are read as UTC: the read asks for them with `Prefer: outlook.timezone="UTC"`.
  */
 
-/** The fields of a Graph event that the mapping reads. Others are ignored. */
-const dateTimeTimeZone = z.object({ dateTime: z.string(), timeZone: z.string().optional() });
-export const graphEventSchema = z
-  .object({
-    id: z.string(),
-    iCalUId: z.string().optional().nullable(),
-    subject: z.string().optional().nullable(),
-    start: dateTimeTimeZone,
-    end: dateTimeTimeZone,
-    isAllDay: z.boolean().optional().nullable(),
-    isCancelled: z.boolean().optional().nullable(),
-    showAs: z.string().optional().nullable(),
-    sensitivity: z.string().optional().nullable(),
-    responseStatus: z.object({ response: z.string().optional().nullable() }).optional().nullable(),
-    location: z.object({ displayName: z.string().optional().nullable() }).optional().nullable(),
-    attendees: z.array(z.unknown()).optional().nullable(),
-  })
-  .loose();
-export type GraphEvent = z.infer<typeof graphEventSchema>;
+/**
+ * The fields of a Graph event that the mapping reads; others are ignored. Built on first use:
+ * a top-level schema call would stay in every bundle that imports the registry (the hooks').
+ */
+const buildGraphEventSchema = () => {
+  const dateTimeTimeZone = z.object({ dateTime: z.string(), timeZone: z.string().optional() });
+  return z
+    .object({
+      id: z.string(),
+      iCalUId: z.string().optional().nullable(),
+      subject: z.string().optional().nullable(),
+      start: dateTimeTimeZone,
+      end: dateTimeTimeZone,
+      isAllDay: z.boolean().optional().nullable(),
+      isCancelled: z.boolean().optional().nullable(),
+      showAs: z.string().optional().nullable(),
+      sensitivity: z.string().optional().nullable(),
+      responseStatus: z
+        .object({ response: z.string().optional().nullable() })
+        .optional()
+        .nullable(),
+      location: z.object({ displayName: z.string().optional().nullable() }).optional().nullable(),
+      attendees: z.array(z.unknown()).optional().nullable(),
+    })
+    .loose();
+};
+let graphEventSchemaBuilt: ReturnType<typeof buildGraphEventSchema> | undefined;
+export const graphEventSchema = () => (graphEventSchemaBuilt ??= buildGraphEventSchema());
+export type GraphEvent = z.infer<ReturnType<typeof buildGraphEventSchema>>;
 
 export type GraphMapping = { occurrence: Occurrence } | { skip: { reason: string; uid: string } };
 

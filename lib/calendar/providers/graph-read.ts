@@ -104,7 +104,7 @@ export function occurrencesOf(
   const warnings: NonNullable<Expansion["warnings"]> = [];
   for (const item of items) {
     if ("@removed" in item) continue;
-    const parsed = graphEventSchema.safeParse(item);
+    const parsed = graphEventSchema().safeParse(item);
     if (!parsed.success) {
       warnings.push({ message: "a Graph event without id, start or end was left out" });
       continue;
