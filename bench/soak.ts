@@ -1,4 +1,5 @@
 import type { CliIo } from "../lib/cli/io";
+import { formatRenewalReport, RENEWAL_SHAPE, runRenewalSoak } from "./soak/renewal";
 import { formatReport } from "./soak/report";
 import { FULL_SHAPE, QUICK_SHAPE, runSoak } from "./soak/run";
 
@@ -25,5 +26,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   );
   const report = await runSoak(shape, progress, (stall) => io.err(stall));
   io.out(formatReport(report));
-  return report.passed ? 0 : 1;
+  // Issue 14: a simulated month of Google push channels, renewed and repaired under faults.
+  const renewal = await runRenewalSoak(
+    args.includes("--quick") ? { ...RENEWAL_SHAPE, days: 3 } : RENEWAL_SHAPE,
+    progress,
+  );
+  io.out(formatRenewalReport(renewal));
+  return report.passed && renewal.passed ? 0 : 1;
 }

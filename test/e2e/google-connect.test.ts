@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/app/system-clock";
 import { run as status } from "../../lib/cli/status";
+import { CookieJar, visit } from "../integration/web/support";
 import {
   addGoogleEvent,
   cancelGoogleEvent,
@@ -105,4 +106,25 @@ describe("Google connected over HTTP", () => {
     expect(shown.at - start).toBeGreaterThanOrEqual(0);
     expect(shown.at - start).toBeLessThan(3 * S);
   }, 120_000);
+
+  it("refuses a connect state issued to another person's session, and connects nothing", async () => {
+    e = await startGoogleE2e();
+    const stack = e;
+    await installAs(stack, "U001");
+    // U001 starts connecting; Google's consent answers with the code and U001's state.
+    const begin = await visit(stack.jar, `${stack.url}/connect/google`);
+    const consent = await visit(stack.jar, begin.headers.get("location") ?? "");
+    const callbackUrl = consent.headers.get("location") ?? "";
+    // Act: U002, signed in in another browser, is sent to that callback.
+    const other: GoogleE2e = { ...stack, jar: new CookieJar() };
+    await installAs(other, "U002");
+    const refused = await visit(other.jar, callbackUrl);
+    // Assess
+    expect(refused.status).toBe(400);
+    expect(await settingsHtml(other)).toContain("Connect Google");
+    expect(await googleChannels(stack)).toHaveLength(0);
+    // The state was not spent: U001's own callback still connects.
+    const own = await visit(stack.jar, callbackUrl);
+    expect(own.headers.get("location")).toBe("/settings?notice=calendar_connected");
+  }, 60_000);
 });

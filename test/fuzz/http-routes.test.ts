@@ -36,6 +36,9 @@ const FUZZED_ELSEWHERE = new Set([
   "POST /settings/ooo/add",
   "POST /settings/ooo/cancel",
   "POST /settings/disconnect",
+  // Connecting calendars: http-connect.test.ts.
+  "GET /connect/google",
+  "GET /connect/google/callback",
 ]);
 const routeKey = (r: Route) => `${r.method} ${r.path}`;
 const isHealth = (r: Route) => r.path === "/health";

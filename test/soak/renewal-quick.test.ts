@@ -1,0 +1,22 @@
+import { describe, expect, it } from "vitest";
+import { RENEWAL_SHAPE, runRenewalSoak } from "../../bench/soak/renewal";
+
+/**
+ * Half a simulated day of the renewal soak with 2-hour channels, so that its harness and checks
+ * are held by the tests; the simulated month runs in `npm run soak`.
+ */
+describe("the renewal soak, shortened", () => {
+  it("loses no push and finds no lapsed channel with faults on", async () => {
+    const report = await runRenewalSoak({
+      ...RENEWAL_SHAPE,
+      days: 0.5,
+      channelTtlMs: 2 * 3_600_000,
+      faultRate: 0.3,
+    });
+    // 12 hours of 2-hour channels renewed at 80%: the first and at least 6 renewals.
+    expect(report.channelsCreated).toBeGreaterThanOrEqual(7);
+    expect(report.edits).toBeGreaterThan(2);
+    expect(report.pushesLost).toEqual([]);
+    expect(report.lapsed).toEqual([]);
+  }, 120_000);
+});
