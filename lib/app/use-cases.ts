@@ -2,6 +2,7 @@ import { recordAppUninstalled, recordTokensRevoked } from "./app-removal";
 import { contextOf, type UseCaseDeps } from "./context";
 import type { StatusUseCases, UserAdministration } from "./contracts";
 import { outOfOfficeUseCases } from "./out-of-office";
+import { requestPushWork } from "./push-requests";
 import { reconcileUser } from "./reconcile";
 import { applyTimeline, tick } from "./timelines";
 import { recordUserChange } from "./user-changes";
@@ -39,6 +40,8 @@ export function createUseCases(deps: UseCaseDeps): UseCases {
     tick: () => tick(ctx),
     recordTokensRevoked: (team, users) => recordTokensRevoked(ctx, team, users),
     recordAppUninstalled: (team) => recordAppUninstalled(ctx, team),
+    requestPushWork: (key, sourceId, action, channelId) =>
+      requestPushWork(ctx, key, sourceId, action, channelId),
     ...outOfOfficeUseCases(ctx),
     upsertUser: (input) => upsertUser(ctx, input),
     getUser: (key) => getUser(ctx, key),
