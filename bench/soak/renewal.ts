@@ -47,6 +47,8 @@ export interface RenewalReport {
   pushesLost: Array<{ at: number; what: string }>;
   lapsed: Array<{ at: number; state: string }>;
   channelsCreated: number;
+  /** events.list calls the app made, and how many a 15-minute poll alone would have made. */
+  reads: { made: number; fifteenMinutePoll: number };
   faults: Record<string, number>;
   wallMs: number;
   passed: boolean;
@@ -96,6 +98,14 @@ export async function runRenewalSoak(
   const wallStart = systemClock.now();
   const random = seededRng(shape.seed).next;
   const clock = new ManualClock(shape.start);
+  // Counts the app's Calendar reads (the poll cost of a push-backed source); restored at the end.
+  const realFetch = globalThis.fetch;
+  let reads = 0;
+  globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.includes("/calendar/v3/calendars/primary/events?")) reads++;
+    return realFetch(input, init);
+  }) as typeof fetch;
   const stack: LocalStack = await startStack({
     workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
     users: [],
@@ -106,6 +116,9 @@ export async function runRenewalSoak(
     tickEveryMs: HOUR,
     google: { emulator: { autoApprove: true } },
     pushTtlMs: shape.channelTtlMs,
+  }).catch((error: unknown) => {
+    globalThis.fetch = realFetch;
+    throw error;
   });
   const google = stack.google?.emulator?.url ?? "";
   const control = (route: string, body?: unknown) =>
@@ -120,6 +133,7 @@ export async function runRenewalSoak(
     pushesLost: [],
     lapsed: [],
     channelsCreated: 0,
+    reads: { made: 0, fifteenMinutePoll: Math.round((shape.days * DAY) / (15 * MIN)) },
     faults: {},
     wallMs: 0,
     passed: false,
@@ -219,7 +233,9 @@ export async function runRenewalSoak(
     const channels = (await control("/channels")).channels as unknown[];
     report.channelsCreated = channels.length;
   } finally {
+    report.reads.made = reads;
     await stack.close();
+    globalThis.fetch = realFetch;
   }
   report.wallMs = systemClock.now() - wallStart;
   report.passed = report.pushesLost.length === 0 && report.lapsed.length === 0;
@@ -234,6 +250,7 @@ export function formatRenewalReport(r: RenewalReport): string {
     `renewal soak: ${r.shape.days} simulated days, channels asked for ${r.shape.channelTtlMs / HOUR} h`,
     `  edits ${r.edits}, pushes lost ${r.pushesLost.length}, lapsed checks ${r.lapsed.length}`,
     `  channels created ${r.channelsCreated} (the first and each renewal or repair)`,
+    `  Calendar reads ${r.reads.made} (pushes, probes and the 6-hourly safety poll); a 15-minute poll alone: ${r.reads.fifteenMinutePoll}`,
     `  faults: ${faults || "none"}`,
     `  wall time ${(r.wallMs / 1000).toFixed(1)} s`,
     `  ${r.passed ? "PASS" : "FAIL"}`,

@@ -18,5 +18,11 @@ describe("the renewal soak, shortened", () => {
     expect(report.edits).toBeGreaterThan(2);
     expect(report.pushesLost).toEqual([]);
     expect(report.lapsed).toEqual([]);
+    // Poll cost: a 15-minute poll alone reads 48 times in 12 hours; pushes read per change.
+    expect(report.reads.fifteenMinutePoll).toBe(48);
+    expect(report.reads.made).toBeGreaterThan(0);
+    console.log(
+      `renewal soak (12 h): ${report.reads.made} Calendar reads for ${report.edits} edits; a 15-minute poll alone: ${report.reads.fifteenMinutePoll}`,
+    );
   }, 120_000);
 });
