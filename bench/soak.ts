@@ -1,5 +1,6 @@
 import type { CliIo } from "../lib/cli/io";
 import { formatRenewalReport, RENEWAL_SHAPE, runRenewalSoak } from "./soak/renewal";
+import { formatGraphRenewalReport, runGraphRenewalSoak } from "./soak/renewal-graph";
 import { formatReport } from "./soak/report";
 import { FULL_SHAPE, QUICK_SHAPE, runSoak } from "./soak/run";
 
@@ -32,5 +33,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     progress,
   );
   io.out(formatRenewalReport(renewal));
-  return report.passed && renewal.passed ? 0 : 1;
+  // …and of Microsoft Graph subscriptions (one day in --quick, whose test has a time budget).
+  const graphRenewal = await runGraphRenewalSoak(
+    args.includes("--quick") ? { ...RENEWAL_SHAPE, days: 1 } : RENEWAL_SHAPE,
+    progress,
+  );
+  io.out(formatGraphRenewalReport(graphRenewal));
+  return report.passed && renewal.passed && graphRenewal.passed ? 0 : 1;
 }

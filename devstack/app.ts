@@ -8,6 +8,7 @@ import { compose } from "../lib/app/compose";
 import { loadConfig } from "../lib/app/config";
 import { ALL_MODULES } from "../lib/app/modules";
 import type { App, AppOverrides, AppSource } from "../lib/app/root";
+import type { MicrosoftEnv } from "../lib/local/microsoft-config";
 import type { LambdaRuntime } from "./runtime";
 
 export type { App, AppOverrides, AppSource };
@@ -34,6 +35,8 @@ export interface LocalAppConfig {
     tokenUrl: string;
     apiBaseUrl: string;
   };
+  /** Microsoft's MICROSOFT_* settings (`/connect/microsoft`): real or the emulator. */
+  microsoft?: MicrosoftEnv;
 }
 
 /** The front door's settings: the app's OAuth client at the service, and where it is served. */
@@ -79,6 +82,7 @@ export function composeLocalApp(config: LocalAppConfig, overrides: AppOverrides 
             GOOGLE_API_BASE_URL: config.google.apiBaseUrl,
           }
         : {}),
+      ...config.microsoft,
     }),
     { modules: ALL_MODULES, ...overrides },
   );

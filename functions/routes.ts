@@ -68,6 +68,8 @@ export const routes: Route[] = [
   { method: "GET", path: "/settings", function: "web", load: web },
   { method: "GET", path: "/connect/google", function: "web", load: web },
   { method: "GET", path: "/connect/google/callback", function: "web", load: web },
+  { method: "GET", path: "/connect/microsoft", function: "web", load: web },
+  { method: "GET", path: "/connect/microsoft/callback", function: "web", load: web },
   ...[
     "/settings/calendars/add",
     "/settings/calendars/remove",

@@ -55,7 +55,7 @@ export interface RenewalReport {
 }
 
 /** A browser's cookies, reduced to what the two OAuth flows need. */
-class Jar {
+export class Jar {
   private readonly cookies = new Map<string, string>();
   async visit(url: string): Promise<Response> {
     const header = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
@@ -84,7 +84,7 @@ class Jar {
   }
 }
 
-async function json(url: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
+export async function json(url: string, init: RequestInit = {}): Promise<Record<string, unknown>> {
   const res = await fetch(url, init);
   const body = (await res.json()) as Record<string, unknown>;
   if (!res.ok) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(body)}`);

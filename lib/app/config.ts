@@ -42,6 +42,15 @@ import * as z from "zod";
  * "google" marks what connecting Google calendars needs: without GOOGLE_CLIENT_ID the settings
  * page offers no "Connect Google" and everything else works as before.
  *
+ * | MICROSOFT_CLIENT_ID   | microsoft | the Microsoft identity platform app (client) id               |
+ * | MICROSOFT_CLIENT_SECRET | microsoft: | its client secret, in clear (local)                        |
+ * | MICROSOFT_CLIENT_SECRET_PARAM | one | SSM SecureString name holding it (AWS)                     |
+ * | MICROSOFT_AUTH_URL    | no       | the v2 authorize endpoint (default the real one, tenant common)  |
+ * | MICROSOFT_TOKEN_URL   | no       | the v2 token endpoint (default the real one, tenant common)      |
+ * | MICROSOFT_GRAPH_BASE_URL | no    | Microsoft Graph's base (default https://graph.microsoft.com/v1.0) |
+ *
+ * "microsoft" likewise: without MICROSOFT_CLIENT_ID there is no "Connect Microsoft".
+ *
  * "web" marks what only the front door (`/install`, `/oauth/callback`, `/settings`) needs: the
  * other functions start without it, and the web function refuses to answer until it is set.
  */
@@ -52,6 +61,13 @@ export const GOOGLE_ENDPOINTS = {
   authUrl: "https://accounts.google.com/o/oauth2/v2/auth",
   tokenUrl: "https://oauth2.googleapis.com/token",
   apiBaseUrl: "https://www.googleapis.com",
+} as const;
+
+/** The real Microsoft endpoints (tenant `common`: work, school and personal accounts). */
+export const MICROSOFT_ENDPOINTS = {
+  authUrl: "https://login.microsoftonline.com/common/oauth2/v2.0/authorize",
+  tokenUrl: "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+  graphBaseUrl: "https://graph.microsoft.com/v1.0",
 } as const;
 
 export const configSchema = z
@@ -85,6 +101,13 @@ export const configSchema = z
     GOOGLE_AUTH_URL: z.url().default(GOOGLE_ENDPOINTS.authUrl),
     GOOGLE_TOKEN_URL: z.url().default(GOOGLE_ENDPOINTS.tokenUrl),
     GOOGLE_API_BASE_URL: z.url().default(GOOGLE_ENDPOINTS.apiBaseUrl),
+    // Microsoft Graph (Outlook), connected through OAuth (issue 14).
+    MICROSOFT_CLIENT_ID: nonEmpty.optional(),
+    MICROSOFT_CLIENT_SECRET: nonEmpty.optional(),
+    MICROSOFT_CLIENT_SECRET_PARAM: nonEmpty.optional(),
+    MICROSOFT_AUTH_URL: z.url().default(MICROSOFT_ENDPOINTS.authUrl),
+    MICROSOFT_TOKEN_URL: z.url().default(MICROSOFT_ENDPOINTS.tokenUrl),
+    MICROSOFT_GRAPH_BASE_URL: z.url().default(MICROSOFT_ENDPOINTS.graphBaseUrl),
   })
   .superRefine((env, ctx) => {
     if (!env.SIGNING_SECRET && !env.SIGNING_SECRET_PARAM) {
@@ -132,6 +155,32 @@ export function googleSettingsOf(config: Config):
     authUrl: config.GOOGLE_AUTH_URL,
     tokenUrl: config.GOOGLE_TOKEN_URL,
     apiBaseUrl: config.GOOGLE_API_BASE_URL,
+  };
+}
+
+/** Microsoft's OAuth client and endpoints (apiBaseUrl: Graph), or undefined when not configured. */
+export function microsoftSettingsOf(config: Config):
+  | {
+      clientId: string;
+      secret: { clear: string } | { param: string };
+      authUrl: string;
+      tokenUrl: string;
+      apiBaseUrl: string;
+    }
+  | undefined {
+  const secret =
+    config.MICROSOFT_CLIENT_SECRET !== undefined
+      ? { clear: config.MICROSOFT_CLIENT_SECRET }
+      : config.MICROSOFT_CLIENT_SECRET_PARAM !== undefined
+        ? { param: config.MICROSOFT_CLIENT_SECRET_PARAM }
+        : undefined;
+  if (config.MICROSOFT_CLIENT_ID === undefined || secret === undefined) return undefined;
+  return {
+    clientId: config.MICROSOFT_CLIENT_ID,
+    secret,
+    authUrl: config.MICROSOFT_AUTH_URL,
+    tokenUrl: config.MICROSOFT_TOKEN_URL,
+    apiBaseUrl: config.MICROSOFT_GRAPH_BASE_URL,
   };
 }
 

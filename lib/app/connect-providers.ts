@@ -1,8 +1,10 @@
 import { googlePushLifecycle } from "../calendar/providers/google";
 import { googleOAuth } from "../calendar/providers/google-oauth";
+import { graphSubscriptions } from "../calendar/providers/graph";
+import { graphOAuth } from "../calendar/providers/graph-oauth";
 import type { CalendarOAuth, PushLifecycle } from "../calendar/providers/provider";
 import type { ChannelKind } from "../core/source-kinds";
-import { type Config, ConfigError, googleSettingsOf } from "./config";
+import { type Config, ConfigError, googleSettingsOf, microsoftSettingsOf } from "./config";
 
 /**
  * The calendar providers a person connects through OAuth, one entry each: the path segment of
@@ -43,6 +45,15 @@ export const CONNECT_PROVIDERS: readonly ConnectProvider[] = [
     settings: googleSettingsOf,
     lifecycle: googlePushLifecycle,
     hookPath: "/hooks/google",
+  },
+  {
+    path: "microsoft",
+    kind: "graph",
+    label: "Microsoft",
+    oauth: graphOAuth,
+    settings: microsoftSettingsOf,
+    lifecycle: graphSubscriptions,
+    hookPath: "/hooks/graph",
   },
 ];
 

@@ -8,6 +8,8 @@ import type { SourcePush } from "../core/records";
  * - Lapsed (expired; renewals failed MAX_RENEW_FAILURES times in a row; a safety-net poll found
  *   changes that no push announced; or no push for longer than the channel's whole lifetime):
  *   recreate it, without relying on the old one.
+ * - A lifecycle notification asked for it (Graph): `subscriptionRemoved` counts as lapsed,
+ *   `reauthorizationRequired` renews now.
  * - Past RENEW_AT of its lifetime (measured from its creation): renew it. A failed renewal is
  *   retried at the next upkeep (every poll period) until it succeeds or the channel lapses.
  */
@@ -21,7 +23,7 @@ export const SAFETY_POLL_MS = 6 * 3_600_000;
 /** The lifetime asked for a new channel: Google's default and Graph's maximum are ~7 days. */
 export const DEFAULT_PUSH_TTL_MS = 7 * 86_400_000 - 3_600_000;
 
-export type LapseReason = "expired" | "renewal_failed" | "silent" | "no_message";
+export type LapseReason = "expired" | "renewal_failed" | "silent" | "no_message" | "removed";
 
 export type PushStep =
   | { kind: "none"; nextAt: number }
@@ -35,6 +37,8 @@ export const renewAtOf = (push: Pick<SourcePush, "createdAt" | "expiresAt">): nu
 
 /** Why the channel counts as lapsed at `now`, or undefined while it is alive. */
 export function lapseOf(push: SourcePush, now: number): LapseReason | undefined {
+  // The provider said it removed the subscription (Graph subscriptionRemoved).
+  if (push.requested === "recreate") return "removed";
   if (push.expiresAt <= now) return "expired";
   if ((push.failures ?? 0) >= MAX_RENEW_FAILURES) return "renewal_failed";
   if (push.silentSince !== undefined) return "silent";
@@ -48,6 +52,8 @@ export function pushStep(push: SourcePush | undefined, now: number): PushStep {
   if (push === undefined) return { kind: "create" };
   const lapse = lapseOf(push, now);
   if (lapse !== undefined) return { kind: "recreate", reason: lapse };
+  // The provider asked for a renewal now (Graph reauthorizationRequired).
+  if (push.requested === "renew") return { kind: "renew" };
   const renewAt = renewAtOf(push);
   if (now >= renewAt) return { kind: "renew" };
   return { kind: "none", nextAt: renewAt };

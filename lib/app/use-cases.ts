@@ -3,6 +3,7 @@ import { recordAppUninstalled, recordTokensRevoked } from "./app-removal";
 import { contextOf, type UseCaseDeps } from "./context";
 import type { ReconcileOutcome, StatusUseCases, UserAdministration } from "./contracts";
 import { outOfOfficeUseCases } from "./out-of-office";
+import { requestPushWork } from "./push-requests";
 import { reconcileUser } from "./reconcile";
 import { applyTimeline, tick } from "./timelines";
 import { isNothingNew, recordUserChange } from "./user-changes";
@@ -48,6 +49,8 @@ export function createUseCases(
     tick: () => tick(ctx),
     recordTokensRevoked: (team, users) => recordTokensRevoked(ctx, team, users),
     recordAppUninstalled: (team) => recordAppUninstalled(ctx, team),
+    requestPushWork: (key, sourceId, action, channelId) =>
+      requestPushWork(ctx, key, sourceId, action, channelId),
     ...outOfOfficeUseCases(ctx),
     upsertUser: (input) => upsertUser(ctx, input),
     getUser: (key) => getUser(ctx, key),

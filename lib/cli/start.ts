@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { systemClock } from "../app/system-clock";
 import type { LocalGoogleSettings } from "../local/google";
+import type { MicrosoftLocalConfig } from "../local/microsoft-config";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const USAGE =
@@ -102,9 +103,15 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
     let users: ReturnType<typeof loadLocalConfig>;
     // `providers.google` in the config: that Google, and no Google emulator (issue 14).
     let google: LocalGoogleSettings | undefined;
+    // `providers.microsoft` likewise: that Microsoft, and no Microsoft emulator.
+    let microsoft: MicrosoftLocalConfig | undefined;
     if (values.config !== undefined) {
       users = loadLocalConfig(values.config);
-      google = (await import("../local/config-providers")).loadLocalProviders(values.config).google;
+      const providers = (await import("../local/config-providers")).loadLocalProviders(
+        values.config,
+      );
+      google = providers.google;
+      microsoft = providers.microsoft;
     } else {
       demo = await startDemo(clock);
       users = demo.users;
@@ -133,6 +140,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
         : demo !== undefined
           ? { google: { emulator: { events: demo.events } } }
           : {}),
+      ...(microsoft !== undefined ? { microsoft } : {}),
       ...(serviceUrl !== undefined
         ? { serviceUrl, ...(signingSecret ? { signingSecret } : {}) }
         : {}),

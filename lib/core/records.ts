@@ -69,6 +69,8 @@ export interface SourcePush {
   lastPushAt?: number;
   /** A safety-net poll found changes no push announced: the channel went quiet. */
   silentSince?: number;
+  /** A lifecycle notification (Graph) asked for this: the next upkeep does it. */
+  requested?: "renew" | "recreate";
 }
 
 export interface UserRecord {

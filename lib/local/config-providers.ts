@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
 import type { LocalGoogleSettings } from "./google";
+import { type MicrosoftLocalConfig, microsoftLocalConfigSchema } from "./microsoft-config";
 
 /**
  * The `--config` file's `providers` section: calendar providers' OAuth clients and addresses.
@@ -22,11 +23,13 @@ export const localProvidersSchema = z
       })
       .strict()
       .optional(),
+    microsoft: microsoftLocalConfigSchema.optional(),
   })
   .loose();
 
 export interface LocalProviders {
   google?: LocalGoogleSettings;
+  microsoft?: MicrosoftLocalConfig;
 }
 
 /** The providers of a config file already checked by loadLocalConfig (an absent section: none). */
@@ -34,5 +37,8 @@ export function loadLocalProviders(path: string): LocalProviders {
   const json = JSON.parse(readFileSync(path, "utf8")) as { providers?: unknown };
   if (json.providers === undefined) return {};
   const parsed = localProvidersSchema.parse(json.providers);
-  return parsed.google !== undefined ? { google: parsed.google } : {};
+  return {
+    ...(parsed.google !== undefined ? { google: parsed.google } : {}),
+    ...(parsed.microsoft !== undefined ? { microsoft: parsed.microsoft } : {}),
+  };
 }

@@ -8,6 +8,8 @@ import type { Log } from "../core/ports";
 import type { DemoEvent } from "./demo-feed";
 import type { LocalGoogle, LocalGoogleSettings } from "./google";
 import type { LiveEvent } from "./live-log";
+import type { LocalMicrosoft } from "./microsoft";
+import type { MicrosoftLocalConfig } from "./microsoft-config";
 
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
@@ -75,6 +77,11 @@ export interface StackOptions {
     | LocalGoogleSettings
     | { emulator: { autoApprove?: boolean; events?: readonly DemoEvent[] } }
     | false;
+  /**
+   * Microsoft (`/connect/microsoft`): these settings (`--config`'s `providers.microsoft`), or by
+   * default the Microsoft emulator (lib/local/microsoft.ts); `false`: none. Needs the front door.
+   */
+  microsoft?: MicrosoftLocalConfig | false;
   /** The lifetime asked for push channels (soaks use short ones). */
   pushTtlMs?: number;
 }
@@ -88,6 +95,8 @@ export interface LocalStack {
   emulator?: RunningEmulator;
   /** Google: the settings the app uses, and the emulator when the stack runs it. */
   google?: LocalGoogle;
+  /** Microsoft: the settings the app uses, and the emulator when the stack runs it. */
+  microsoft?: LocalMicrosoft;
   /** The service API base the handlers call. */
   serviceBase: string;
   dynamoEndpoint: string;

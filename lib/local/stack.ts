@@ -23,6 +23,7 @@ import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
 import { localMetrics } from "./metrics";
+import { localMicrosoft } from "./microsoft";
 import { type ControlDeps, controlEndpoint } from "./stack-control";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
@@ -209,6 +210,11 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
           })
         : undefined;
     if (google) closers.push(() => google.close());
+    const microsoft =
+      oauthClient && options.microsoft !== false
+        ? await localMicrosoft(options.microsoft, { clock, manualClock: time.mode === "manual" })
+        : undefined;
+    if (microsoft) closers.push(() => microsoft.close());
 
     app = composeLocalApp(
       {
@@ -232,6 +238,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
             }
           : {}),
         ...(google ? { google: google.settings } : {}),
+        ...(microsoft ? { microsoft: microsoft.env } : {}),
       },
       {
         clock,
@@ -357,6 +364,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       port: gateway.port,
       ...(emulator ? { emulator } : {}),
       ...(google ? { google } : {}),
+      ...(microsoft ? { microsoft } : {}),
       serviceBase,
       dynamoEndpoint: dynamo.endpoint,
       adminApiKey,

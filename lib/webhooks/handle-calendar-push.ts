@@ -46,6 +46,13 @@ async function receivePush(
   if (verdict.kind === "answer") return verdict.reply;
   const queued: boolean[] = [];
   for (const channel of verdict.channels) queued.push(await deps.requestSync(pushOf(channel)));
+  // Lifecycle pushes (Graph): the channel's next upkeep renews or recreates it; `resync` is the
+  // sync just queued.
+  for (const { channel, action, subscriptionId } of verdict.lifecycle ?? []) {
+    if (action === "resync") continue;
+    const key = { team: channel.team, user: channel.user };
+    await deps.useCases.requestPushWork?.(key, channel.sourceId, action, subscriptionId);
+  }
   return verdict.reply(queued);
 }
 

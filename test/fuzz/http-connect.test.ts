@@ -55,7 +55,12 @@ describe("the connect routes under fuzzing", () => {
 
   it("covers the connect routes of Google (and of any other provider routed)", () => {
     expect(connectRoutes.map((r) => `${r.method} ${r.path}`)).toEqual(
-      expect.arrayContaining(["GET /connect/google", "GET /connect/google/callback"]),
+      expect.arrayContaining([
+        "GET /connect/google",
+        "GET /connect/google/callback",
+        "GET /connect/microsoft",
+        "GET /connect/microsoft/callback",
+      ]),
     );
   });
 

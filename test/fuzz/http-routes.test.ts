@@ -38,6 +38,8 @@ const FUZZED_ELSEWHERE = new Set([
   // Connecting calendars: http-connect.test.ts.
   "GET /connect/google",
   "GET /connect/google/callback",
+  "GET /connect/microsoft",
+  "GET /connect/microsoft/callback",
 ]);
 const routeKey = (r: Route) => `${r.method} ${r.path}`;
 const isHealth = (r: Route) => r.path === "/health";

@@ -1,24 +1,118 @@
 import * as z from "zod";
 import { channelIdSchema } from "../../core/ids";
-import { channelTokenMatches } from "../../http/channel-token";
+import { channelToken, channelTokenMatches } from "../../http/channel-token";
 import { WebhookError } from "../../http/errors";
 import { jsonReply, parseJsonInput, textReply, type WebhookRequest } from "../../http/request";
+import type { GraphHttpOptions } from "./graph-http";
+import { graphOAuth } from "./graph-oauth";
+import { clientStateOf, graphPushLifecycle } from "./graph-push";
+import { type GraphReadRequest, readGraphWindow } from "./graph-read";
 import { icsProvider } from "./ics";
-import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
+import type {
+  ApiDeps,
+  ApiReadDeps,
+  ApiSource,
+  ApiWindowFetch,
+  CalendarOAuth,
+  CalendarProvider,
+  PushChannel,
+  PushDeps,
+  PushHook,
+  PushLifecycle,
+  PushLifecycleAction,
+  PushVerdict,
+  SyncWindow,
+} from "./provider";
 
 /**
  * Microsoft Graph (Outlook): a subscription notifies POST /hooks/graph, and each authenticated
  * subscription re-syncs its source.
  *
- * Reading: an Outlook source is still read through its secret ICS address. The Graph read
- * (issue 14: `/me/calendarView` or its delta, OAuth) replaces `fetchWindow` and
- * `sourceAddressProblem` here.
+ * Reading: a source connected through OAuth is read with Graph (`readApi`: calendarView delta,
+ * graph-read.ts; mapping, graph-map.ts). An Outlook source given by its secret ICS address is
+ * still read as a feed (`fetchWindow`). `graphApi` binds the read, the subscriptions and the
+ * OAuth client to one Graph base, for code outside the app's connect flow (tests, tools).
  */
 export const graphProvider = {
-  // The ICS provider's read and address rule, under this kind.
+  // The ICS provider's read and address rule, under this kind, for address-only sources.
   ...icsProvider,
   kind: "graph",
+  readApi: readGraphApi,
 } as const satisfies CalendarProvider;
+
+/** A connected source's read (graph-read.ts), at the configured Graph base (`apiBaseUrl`). */
+export function readGraphApi(
+  source: ApiSource,
+  window: SyncWindow,
+  deps: ApiReadDeps,
+): Promise<ApiWindowFetch> {
+  return readGraphWindow(
+    {
+      window,
+      tz: source.tz,
+      ...(source.cursor !== undefined ? { cursor: source.cursor } : {}),
+      ...(source.hash !== undefined ? { hash: source.hash } : {}),
+      ...(source.refresh === true ? { refresh: true } : {}),
+    },
+    deps,
+    { graphBaseUrl: deps.apiBaseUrl },
+  );
+}
+
+/** Graph subscriptions at the configured Graph base (connect-providers' `lifecycle`). */
+export const graphSubscriptions = (graphBaseUrl: string): PushLifecycle =>
+  graphPushLifecycle({ graphBaseUrl });
+
+/** What a connected Outlook source uses: Graph reads, subscriptions and the OAuth client. */
+export interface GraphApi {
+  readWindow(req: GraphReadRequest, deps: ApiDeps): Promise<ApiWindowFetch>;
+  push: PushLifecycle;
+  oauth: CalendarOAuth;
+}
+
+/** The Graph API bound to `graphBaseUrl` (config `providers.microsoft.graphBaseUrl`). */
+export function graphApi(opts: GraphHttpOptions): GraphApi {
+  return {
+    readWindow: (req, deps) => readGraphWindow(req, deps, opts),
+    push: graphPushLifecycle(opts),
+    oauth: graphOAuth,
+  };
+}
+
+/**
+ * The `clientState` a subscription of `channelId` carries: the channel id and its derived token
+ * (graph-push.ts builds it from the push request), so a notification authenticates from its own
+ * fields, before any read, and the channel is bound under our own unguessable id.
+ */
+export const graphClientState = (signingSecret: string, channelId: string): string =>
+  clientStateOf({ channelId, token: channelToken(signingSecret, channelId) });
+
+/**
+ * The channel a notification's clientState authenticates, or undefined: our composite
+ * `<channelId>.<token>` (graphClientState), or the earlier form, the token of the subscription id.
+ */
+export function authenticatedChannelId(
+  signingSecret: string,
+  subscriptionId: string,
+  clientState: string | undefined,
+): string | undefined {
+  if (clientState === undefined) return undefined;
+  const dot = clientState.lastIndexOf(".");
+  if (dot > 0) {
+    const channelId = clientState.slice(0, dot);
+    if (channelTokenMatches(signingSecret, channelId, clientState.slice(dot + 1))) return channelId;
+  }
+  return channelTokenMatches(signingSecret, subscriptionId, clientState)
+    ? subscriptionId
+    : undefined;
+}
+
+/** What each lifecycle event asks of the subscription's owner (every one also re-syncs). */
+export const GRAPH_LIFECYCLE_ACTIONS = {
+  reauthorizationRequired: "renew",
+  subscriptionRemoved: "recreate",
+  missed: "resync",
+} as const satisfies Record<string, PushLifecycleAction["action"]>;
 
 /** Its push hook (the registry routes pushes to it). */
 export const graphPushHook = {
@@ -61,13 +155,13 @@ const graphBody = () =>
 type GraphNotification = z.infer<ReturnType<typeof graphNotificationSchema>>;
 
 /**
- * Echo the validation token; otherwise each notification names a subscription, and its
- * clientState must be the subscription's derived token. Notifications are authenticated before
- * anything is read, then grouped by subscription, so each authenticated subscription costs at
- * most one read and one re-sync, and an unauthenticated batch costs no read or decrypt at all.
- * Lifecycle notifications (reauthorizationRequired, subscriptionRemoved) mean the
- * subscription must be renewed by whoever created it: they are logged as `needsRenewal`, and
- * the source is re-synced now; until renewal the 15-minute poll keeps the calendar current.
+ * Echo the validation token (of the notification URL and of the lifecycle URL alike); otherwise
+ * each notification's clientState must authenticate a channel (authenticatedChannelId).
+ * Notifications are authenticated before anything is read, then grouped by channel, so each
+ * authenticated channel costs at most one read and one re-sync, and an unauthenticated batch
+ * costs no read or decrypt at all. Lifecycle notifications name what the owner must do
+ * (`lifecycle` in the verdict: reauthorizationRequired → renew, subscriptionRemoved → recreate,
+ * missed → resync); every authenticated channel is re-synced now as well.
  */
 async function verifyGraphNotification<C extends PushChannel>(
   req: WebhookRequest,
@@ -82,25 +176,27 @@ async function verifyGraphNotification<C extends PushChannel>(
   const signingSecret = value.length > 0 ? await deps.signingSecret() : "";
   const bySubscription = new Map<string, GraphNotification[]>();
   for (const note of value) {
-    if (!channelTokenMatches(signingSecret, note.subscriptionId, note.clientState)) {
+    const channelId = authenticatedChannelId(signingSecret, note.subscriptionId, note.clientState);
+    if (channelId === undefined) {
       skipped.badClientState++;
       continue;
     }
-    const group = bySubscription.get(note.subscriptionId);
+    const group = bySubscription.get(channelId);
     if (group) group.push(note);
-    else bySubscription.set(note.subscriptionId, [note]);
+    else bySubscription.set(channelId, [note]);
   }
   let failures = 0;
   let lookups = 0;
   let authenticated = 0;
   const channels: C[] = [];
-  for (const [subscriptionId, notes] of bySubscription) {
+  const lifecycle: PushLifecycleAction<C>[] = [];
+  for (const [channelId, notes] of bySubscription) {
     if (failures >= MAX_GRAPH_FAILURES || lookups >= MAX_GRAPH_LOOKUPS) {
       skipped.notLookedUp += notes.length;
       continue;
     }
     lookups++;
-    const channel = await deps.findChannel(subscriptionId);
+    const channel = await deps.findChannel(channelId);
     if (!channel) {
       skipped.unknownSubscription += notes.length;
       failures++;
@@ -109,13 +205,17 @@ async function verifyGraphNotification<C extends PushChannel>(
     authenticated += notes.length;
     const lifecycleEvents = new Set(notes.flatMap((n) => n.lifecycleEvent ?? []));
     for (const lifecycleEvent of lifecycleEvents) {
+      const action = GRAPH_LIFECYCLE_ACTIONS[lifecycleEvent];
       deps.log.warn("graph lifecycle notification", {
         team: channel.team,
         user: channel.user,
         sourceId: channel.sourceId,
         lifecycleEvent,
+        action,
         needsRenewal: lifecycleEvent !== "missed",
       });
+      const subscriptionId = notes.find((n) => n.lifecycleEvent === lifecycleEvent)?.subscriptionId;
+      lifecycle.push({ channel, action, ...(subscriptionId ? { subscriptionId } : {}) });
     }
     channels.push(channel);
   }
@@ -133,6 +233,7 @@ async function verifyGraphNotification<C extends PushChannel>(
   return {
     kind: "accepted",
     channels,
+    ...(lifecycle.length > 0 ? { lifecycle } : {}),
     reply: (queued) => jsonReply(202, { ok: true, queued: queued.filter(Boolean).length }),
   };
 }

@@ -163,7 +163,25 @@ export type PushVerdict<C extends PushChannel = PushChannel> =
   /** Answered without a sync: a subscription's validation or a channel's opening handshake. */
   | { kind: "answer"; reply: WebhookReply }
   /** Authenticated pushes for these channels: each source is re-synced, then `reply` answers. */
-  | { kind: "accepted"; channels: C[]; reply(queued: readonly boolean[]): WebhookReply };
+  | {
+      kind: "accepted";
+      channels: C[];
+      /** What the pushes ask of the channels' owner besides the re-sync (Graph lifecycle events). */
+      lifecycle?: PushLifecycleAction<C>[];
+      reply(queued: readonly boolean[]): WebhookReply;
+    };
+
+/**
+ * A lifecycle push's request: `renew` the subscription now (Graph reauthorizationRequired),
+ * `recreate` it (subscriptionRemoved), or `resync` the source (missed; the re-sync every accepted
+ * push gets already covers it).
+ */
+export interface PushLifecycleAction<C extends PushChannel = PushChannel> {
+  channel: C;
+  action: "renew" | "recreate" | "resync";
+  /** The provider's subscription the event named (Graph's subscription id). */
+  subscriptionId?: string;
+}
 
 /** A provider's push endpoint; its channels are bound with the provider's kind. */
 export interface PushHook {

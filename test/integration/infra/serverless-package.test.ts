@@ -110,7 +110,7 @@ describe("serverless.yml packaged offline with osls", () => {
       actionsOf("TickRole")
         .filter((a) => a.startsWith("dynamodb:"))
         .sort(),
-    ).toEqual(["dynamodb:PutItem", "dynamodb:Query"]);
+    ).toEqual(["dynamodb:BatchGetItem", "dynamodb:Query"]);
     expect(resourcesOf("TickRole", "dynamodb:Query")).toContain("/index/due");
     expect(resourcesOf("TickRole", "dynamodb:Query")).not.toContain("/index/poll");
     for (const role of ["ServiceEventsRole", "CalendarHooksRole", "SyncWorkerRole", "TickRole"]) {
@@ -230,7 +230,7 @@ describe("serverless.yml packaged offline with osls", () => {
       .flatMap(({ statement }) => [statement.Resource].flat())
       .map((r) => JSON.stringify(r));
     // Assess: secrets by SSM name only, never in clear. Besides its own two, the web reads the
-    // Google client secret (a connect's code exchange) and the signing secret (the first push
+    // Google and Microsoft client secrets (a connect's code exchange) and the signing secret (the first push
     // channel's token derives from it).
     expect(env?.OAUTH_CLIENT_SECRET_PARAM).toBe("/statuspilot/test/oauth-client-secret");
     expect(env?.WEB_KEY_PARAM).toBe("/statuspilot/test/web-key");
@@ -238,10 +238,11 @@ describe("serverless.yml packaged offline with osls", () => {
     expect(env?.WEB_KEY).toBeUndefined();
     expect(env?.OAUTH_CLIENT_ID).toBeDefined();
     expect(env?.PUBLIC_BASE_URL).toBeDefined();
-    expect(ssm).toHaveLength(4);
+    expect(ssm).toHaveLength(5);
     expect(ssm.join(" ")).toContain("/statuspilot/test/oauth-client-secret");
     expect(ssm.join(" ")).toContain("/statuspilot/test/web-key");
     expect(ssm.join(" ")).toContain("google-client-secret");
+    expect(ssm.join(" ")).toContain("microsoft-client-secret");
     expect(ssm.join(" ")).toContain("signing-secret");
   });
 

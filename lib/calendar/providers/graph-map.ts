@@ -1,0 +1,162 @@
+import * as z from "zod";
+import type { Occurrence } from "../../core/types";
+
+/**
+ * Microsoft Graph events in our occurrence model, from the fields' documented meanings:
+ *
+ * - `showAs` `oof` → out of office (busy status OOF, the native out-of-office kind); `busy` →
+ *   busy (a meeting unless a keyword says focus); `tentative` → busy status and status TENTATIVE,
+ *   so the user's "skip tentative" rule decides; `free` and `workingElsewhere` make no status.
+ * - `isCancelled` removes the occurrence; `responseStatus.response` `declined` skips it, and
+ *   `tentativelyAccepted` is a tentative attendance (the rule again).
+ * - `sensitivity` `private` (or `confidential`) marks the title hidden: classification never
+ *   shows it.
+ * - `isAllDay` events run from midnight to midnight in the owner's zone on their dates.
+ *
+ * Times are read as UTC: the read asks for them with `Prefer: outlook.timezone="UTC"`.
+ */
+
+/**
+ * The fields of a Graph event that the mapping reads; others are ignored. Built on first use:
+ * a top-level schema call would stay in every bundle that imports the registry (the hooks').
+ */
+const buildGraphEventSchema = () => {
+  const dateTimeTimeZone = z.object({ dateTime: z.string(), timeZone: z.string().optional() });
+  return z
+    .object({
+      id: z.string(),
+      iCalUId: z.string().optional().nullable(),
+      subject: z.string().optional().nullable(),
+      start: dateTimeTimeZone,
+      end: dateTimeTimeZone,
+      isAllDay: z.boolean().optional().nullable(),
+      isCancelled: z.boolean().optional().nullable(),
+      showAs: z.string().optional().nullable(),
+      sensitivity: z.string().optional().nullable(),
+      responseStatus: z
+        .object({ response: z.string().optional().nullable() })
+        .optional()
+        .nullable(),
+      location: z.object({ displayName: z.string().optional().nullable() }).optional().nullable(),
+      attendees: z.array(z.unknown()).optional().nullable(),
+    })
+    .loose();
+};
+let graphEventSchemaBuilt: ReturnType<typeof buildGraphEventSchema> | undefined;
+export const graphEventSchema = () => (graphEventSchemaBuilt ??= buildGraphEventSchema());
+export type GraphEvent = z.infer<ReturnType<typeof buildGraphEventSchema>>;
+
+export type GraphMapping = { occurrence: Occurrence } | { skip: { reason: string; uid: string } };
+
+/** The wall-clock date of a Graph `dateTime` (`2026-11-24T00:00:00.0000000`). */
+const datePart = (dateTime: string): [number, number, number] | undefined => {
+  const m = dateTime.match(/^(\d{4})-(\d{2})-(\d{2})/);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
+};
+
+/** The zone's offset from UTC at `utcMs`, in ms (east positive); an unknown zone counts as UTC. */
+function zoneOffsetMs(utcMs: number, zone: string): number {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat("en-US", {
+      timeZone: zone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    }).formatToParts(utcMs);
+  } catch {
+    return 0;
+  }
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const asUtc = Date.UTC(
+    get("year"),
+    get("month") - 1,
+    get("day"),
+    get("hour"),
+    get("minute"),
+    get("second"),
+  );
+  return asUtc - Math.floor(utcMs / 1000) * 1000;
+}
+
+/** Midnight of a date in `zone`, as an instant. */
+export function midnightIn(year: number, month: number, day: number, zone: string): number {
+  const guess = Date.UTC(year, month - 1, day);
+  const first = guess - zoneOffsetMs(guess, zone);
+  // The offset at the first estimate, once more, settles days that change offset.
+  return guess - zoneOffsetMs(first, zone);
+}
+
+const UTC_NAMES = new Set(["utc", "etc/utc", "gmt", "etc/gmt", "z"]);
+
+/** A timed `dateTime` as an instant: UTC (as asked), or one carrying its own offset. */
+function instantOf(t: { dateTime: string; timeZone?: string | undefined }): number | undefined {
+  const hasOffset = /(Z|[+-]\d{2}:\d{2})$/i.test(t.dateTime);
+  if (!hasOffset && t.timeZone !== undefined && !UTC_NAMES.has(t.timeZone.toLowerCase())) {
+    return undefined;
+  }
+  const ms = Date.parse(hasOffset ? t.dateTime : `${t.dateTime}Z`);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+const PARTSTAT: Record<string, string> = {
+  accepted: "ACCEPTED",
+  tentativelyAccepted: "TENTATIVE",
+  declined: "DECLINED",
+  notResponded: "NEEDS-ACTION",
+};
+
+const CLASS: Record<string, string> = { private: "PRIVATE", confidential: "CONFIDENTIAL" };
+
+/** One Graph event as an occurrence, or why it makes none. */
+export function mapGraphEvent(event: GraphEvent, ownerZone: string): GraphMapping {
+  // A Graph event id names one instance (a series' instances share their iCalUId).
+  const uid = event.id;
+  const skip = (reason: string): GraphMapping => ({ skip: { reason, uid } });
+  if (event.isCancelled === true) return skip("cancelled");
+  const response = event.responseStatus?.response ?? undefined;
+  if (response === "declined") return skip("declined by the user");
+  const showAs = event.showAs ?? "busy";
+  if (showAs === "free") return skip("shown as free");
+  if (showAs === "workingElsewhere") return skip("working elsewhere");
+
+  let start: number | undefined;
+  let end: number | undefined;
+  const allDay = event.isAllDay === true;
+  if (allDay) {
+    const s = datePart(event.start.dateTime);
+    const e = datePart(event.end.dateTime);
+    start = s && midnightIn(...s, ownerZone);
+    end = e && midnightIn(...e, ownerZone);
+  } else {
+    start = instantOf(event.start);
+    end = instantOf(event.end);
+  }
+  if (start === undefined || end === undefined) return skip("unreadable start or end");
+
+  const occurrence: Occurrence = {
+    uid,
+    start,
+    end: Math.max(start, end),
+    allDay,
+    summary: event.subject ?? "",
+    attendeeCount: event.attendees?.length ?? 0,
+  };
+  if (showAs === "oof") occurrence.busyStatus = "OOF";
+  else if (showAs === "busy") occurrence.busyStatus = "BUSY";
+  else if (showAs === "tentative") {
+    occurrence.busyStatus = "TENTATIVE";
+    occurrence.status = "TENTATIVE";
+  }
+  const partstat = response === undefined ? undefined : PARTSTAT[response];
+  if (partstat) occurrence.partstat = partstat;
+  const hidden = CLASS[event.sensitivity ?? ""];
+  if (hidden) occurrence.class = hidden;
+  const location = event.location?.displayName;
+  if (location) occurrence.location = location;
+  return { occurrence };
+}

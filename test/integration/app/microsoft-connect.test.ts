@@ -1,0 +1,185 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  DEMO_CLIENTS,
+  DEMO_USERS,
+  type RunningMicrosoftEmulator,
+  startMicrosoftEmulator,
+} from "../../../emulator/microsoft/server";
+import { loadConfig } from "../../../lib/app/config";
+import { createConnectAccess } from "../../../lib/app/connect-access";
+import { completeConnect, connectUrl } from "../../../lib/app/connect-flow";
+import { connectProviderAt } from "../../../lib/app/connect-providers";
+import { contextOf, type UseCaseDeps } from "../../../lib/app/context";
+import { LocalTokenVault } from "../../../lib/app/local-token-vault";
+import { graphProvider, graphPushHook } from "../../../lib/calendar/providers/graph";
+import type { PushChannel } from "../../../lib/calendar/providers/provider";
+import { ManualClock } from "../../../lib/core/clock";
+import type { StatusGateway } from "../../../lib/core/ports";
+import { silentLog } from "../../../lib/core/ports";
+import type { WebhookRequest } from "../../../lib/http/request";
+import { MemoryStore } from "../../../lib/store/memory-store";
+import { MemoryQueue } from "./harness";
+
+// Connecting Microsoft through the app's connect flow, against the Microsoft emulator over real
+// HTTP: consent, the code exchanged, the refresh token stored sealed, the first subscription
+// (Graph's handshake answered by our hook), a calendar edit notified to the hook and
+// authenticated there, and the connected source read through Graph.
+
+const T0 = Date.UTC(2026, 10, 24, 8, 0, 0);
+const HOUR = 3_600_000;
+const KEY = { team: "T0DEMO", user: "U001" };
+const MS_USER = DEMO_USERS[0]?.id ?? "";
+const CLIENT = DEMO_CLIENTS[0] ?? { clientId: "", clientSecret: "", redirectUris: [] };
+const SIGNING_SECRET = "demo-signing-secret";
+const closers: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((c) => c.close()));
+});
+
+/** Our Graph hook on a real port, finding channels in the store as the webhook function does. */
+async function startHook(store: MemoryStore) {
+  const pushed: PushChannel[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const url = new URL(req.url ?? "/", "http://hook.invalid");
+      const request: WebhookRequest = {
+        path: url.pathname,
+        headers: {},
+        query: Object.fromEntries(url.searchParams),
+        params: {},
+        rawBody: Buffer.concat(chunks).toString("utf8"),
+      };
+      graphPushHook
+        .verifyPush(request, {
+          clock: new ManualClock(T0),
+          log: silentLog,
+          signingSecret: async () => SIGNING_SECRET,
+          findChannel: async (id) => {
+            const c = await store.getChannel(id);
+            return c?.kind === "graph" ? { ...c.key, sourceId: c.sourceId } : undefined;
+          },
+        })
+        .then((verdict) => {
+          if (verdict.kind === "accepted") pushed.push(...verdict.channels);
+          const reply = verdict.kind === "answer" ? verdict.reply : verdict.reply([true]);
+          res.writeHead(reply.status, {
+            "content-type": "text" in reply ? "text/plain" : "application/json",
+          });
+          res.end("text" in reply ? reply.text : JSON.stringify(reply.json));
+        })
+        .catch(() => {
+          res.writeHead(401);
+          res.end();
+        });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push({
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pushed };
+}
+
+async function setup() {
+  const clock = new ManualClock(T0);
+  const emu: RunningMicrosoftEmulator = await startMicrosoftEmulator({
+    clock,
+    expirySweepMs: 0,
+    notificationRetryDelaysMs: [],
+  });
+  closers.push(emu);
+  const store = new MemoryStore();
+  const hook = await startHook(store);
+  const config = loadConfig({
+    TABLE_NAME: "t",
+    SERVICE_BASE_URL: "https://svc.example/api",
+    SIGNING_SECRET,
+    TOKEN_KEY: "k",
+    PUBLIC_BASE_URL: hook.base,
+    MICROSOFT_CLIENT_ID: CLIENT.clientId,
+    MICROSOFT_CLIENT_SECRET: CLIENT.clientSecret,
+    MICROSOFT_AUTH_URL: emu.authUrl,
+    MICROSOFT_TOKEN_URL: emu.tokenUrl,
+    MICROSOFT_GRAPH_BASE_URL: emu.graphBaseUrl,
+  });
+  const deps: UseCaseDeps = {
+    store,
+    gateway: {} as StatusGateway,
+    transitionQueue: new MemoryQueue(),
+    clock,
+    log: silentLog,
+    tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
+  };
+  const ctx = contextOf(deps, async () => ({ kind: "nothing" }) as never);
+  await store.putUser(
+    {
+      key: KEY,
+      tz: "UTC",
+      tokenSealed: "x",
+      emails: [],
+      sources: [],
+      rules: {},
+      mode: "auto",
+      version: 0,
+      updatedAt: T0,
+    },
+    undefined,
+  );
+  const accessDeps = { ctx, config, fetch, readParameter: async () => "" };
+  const access = createConnectAccess(accessDeps);
+  let ids = 0;
+  const upkeep = {
+    ctx,
+    config,
+    access,
+    signingSecret: async () => SIGNING_SECRET,
+    newChannelId: () => `${++ids}`.padStart(32, "c"),
+  };
+  return { emu, clock, store, hook, config, access, flow: { ...accessDeps, upkeep } };
+}
+
+describe("connecting Microsoft through the app", () => {
+  it("consent, exchange, first subscription; an edit notifies the hook; the source reads through Graph", async () => {
+    const { emu, store, hook, config, access, flow } = await setup();
+    const provider = connectProviderAt("microsoft");
+    if (!provider) throw new Error("no microsoft connect provider");
+    const redirectUri = `${hook.base}/connect/microsoft/callback`;
+    const authorize = connectUrl({ config }, provider, { redirectUri, state: "st" });
+    const consent = await fetch(`${authorize}&as=${MS_USER}`, { redirect: "manual" });
+    const code = new URL(consent.headers.get("location") ?? "").searchParams.get("code") ?? "";
+
+    const outcome = await completeConnect(flow, provider, KEY, { code, redirectUri });
+    expect(outcome.push.kind).toBe("created");
+    const [sub] = emu.subscriptions();
+    expect(sub).toMatchObject({
+      resource: "me/events",
+      notificationUrl: `${hook.base}/hooks/graph`,
+    });
+    const user = await store.getUser(KEY);
+    const source = user?.sources.find((s) => s.id === outcome.sourceId);
+    expect(source?.kind).toBe("graph");
+    expect(source?.refreshTokenSealed).toBeTypeOf("string");
+
+    emu.createEvent(MS_USER, { subject: "Standup", start: T0 + HOUR, end: T0 + 2 * HOUR });
+    await emu.flushNotifications();
+    expect(hook.pushed).toEqual([{ ...KEY, sourceId: outcome.sourceId }]);
+
+    if (!source) throw new Error("no source");
+    const read = await graphProvider.readApi(
+      { tz: "UTC", emails: [] },
+      { from: T0, to: T0 + 24 * HOUR },
+      access.apiDeps(KEY, source),
+    );
+    expect(read.fetch.kind === "fetched" && read.fetch.occurrences.map((o) => o.summary)).toEqual([
+      "Standup",
+    ]);
+  });
+});

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { RENEWAL_SHAPE } from "../../bench/soak/renewal";
+import { runGraphRenewalSoak } from "../../bench/soak/renewal-graph";
+
+/**
+ * Half a simulated day of the Graph renewal soak with 2-hour subscriptions, so that its harness
+ * and checks are held by the tests; the longer run is in `npm run soak`.
+ */
+describe("the Graph renewal soak, shortened", () => {
+  it("loses no change notification and finds no lapsed subscription with faults on", async () => {
+    const report = await runGraphRenewalSoak({
+      ...RENEWAL_SHAPE,
+      days: 0.5,
+      channelTtlMs: 2 * 3_600_000,
+      faultRate: 0.3,
+    });
+    // 12 hours of 2-hour subscriptions renewed by PATCH at 80%: at least 5 renewals of one.
+    expect(report.created).toBe(1);
+    expect(report.renewed).toBeGreaterThanOrEqual(5);
+    expect(report.edits).toBeGreaterThan(2);
+    expect(report.pushesLost).toEqual([]);
+    expect(report.lapsed).toEqual([]);
+  }, 180_000);
+});

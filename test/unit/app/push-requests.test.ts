@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { contextOf } from "../../../lib/app/context";
+import { LocalTokenVault } from "../../../lib/app/local-token-vault";
+import { pushStep } from "../../../lib/app/push-plan";
+import { requestPushWork } from "../../../lib/app/push-requests";
+import { ManualClock } from "../../../lib/core/clock";
+import type { StatusGateway } from "../../../lib/core/ports";
+import { silentLog } from "../../../lib/core/ports";
+import type { SourcePush } from "../../../lib/core/records";
+import { MemoryStore } from "../../../lib/store/memory-store";
+import { MemoryQueue } from "../../integration/app/harness";
+
+// Graph's lifecycle notifications, as the issue states them: reauthorizationRequired → renew,
+// subscriptionRemoved → recreate; recorded on the source's channel for its next upkeep, and
+// ignored when they name a subscription the source no longer uses.
+
+const T0 = Date.UTC(2026, 10, 24, 8);
+const HOUR = 3_600_000;
+const KEY = { team: "T0DEMO", user: "U001" };
+const PUSH: SourcePush = { channelId: "sub-1", createdAt: T0, expiresAt: T0 + 72 * HOUR };
+
+describe("push lifecycle requests", () => {
+  it("a requested recreate makes the channel lapsed ('removed'); a requested renew renews now", () => {
+    expect(pushStep(PUSH, T0 + HOUR)).toMatchObject({ kind: "none" });
+    expect(pushStep({ ...PUSH, requested: "recreate" }, T0 + HOUR)).toEqual({
+      kind: "recreate",
+      reason: "removed",
+    });
+    expect(pushStep({ ...PUSH, requested: "renew" }, T0 + HOUR)).toEqual({ kind: "renew" });
+  });
+
+  it("records the request on the source's current channel only, a recreate outranking a renew", async () => {
+    const store = new MemoryStore();
+    const ctx = contextOf(
+      {
+        store,
+        gateway: {} as StatusGateway,
+        transitionQueue: new MemoryQueue(),
+        clock: new ManualClock(T0),
+        log: silentLog,
+        tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
+      },
+      async () => ({ kind: "nothing" }) as never,
+    );
+    await store.putUser(
+      {
+        key: KEY,
+        tz: "UTC",
+        tokenSealed: "x",
+        emails: [],
+        sources: [{ id: "graph-1", url: "https://graph.example/me", kind: "graph", push: PUSH }],
+        rules: {},
+        mode: "auto",
+        version: 0,
+        updatedAt: T0,
+      },
+      undefined,
+    );
+    const pushOf = async () => (await store.getUser(KEY))?.sources[0]?.push;
+    expect(await requestPushWork(ctx, KEY, "graph-1", "renew", "an-older-subscription")).toBe(
+      false,
+    );
+    expect((await pushOf())?.requested).toBeUndefined();
+    expect(await requestPushWork(ctx, KEY, "graph-1", "renew", "sub-1")).toBe(true);
+    expect((await pushOf())?.requested).toBe("renew");
+    expect(await requestPushWork(ctx, KEY, "graph-1", "recreate", "sub-1")).toBe(true);
+    expect(await requestPushWork(ctx, KEY, "graph-1", "renew", "sub-1")).toBe(true);
+    expect((await pushOf())?.requested).toBe("recreate");
+    expect(await requestPushWork(ctx, KEY, "no-such-source", "renew")).toBe(false);
+  });
+});
