@@ -26,6 +26,7 @@ import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
 import { localMetrics } from "./metrics";
+import { migrateLocalSeals } from "./seal-migration";
 
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
@@ -305,6 +306,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       ...(stateDir ? { path: stateDir.dynamoPath } : {}),
     });
     closers.push(() => dynamo.close());
+    if (stateDir) await migrateLocalSeals(dynamo.endpoint, TABLE_NAME, tokenKey, { log, clock });
 
     const hooks = new Map<string, { channelId: string; secret: string }>();
     const hookList: Array<{
