@@ -1,7 +1,10 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import type { SealOwner, TokenVault } from "../core/ports";
+import type { SealOwner } from "../core/ports";
+import type { SealReading, SealReadingVault } from "./seal-migration-vault";
 
 const PREFIX = "aesgcm:";
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 /**
  * The additional authenticated data: binds the ciphertext to its owner and field, as the KMS
  * vault's encryption context does, so a value opened under another owner fails as tampered.
@@ -9,6 +12,11 @@ const PREFIX = "aesgcm:";
  */
 const aadOf = (owner: SealOwner): Buffer =>
   Buffer.from(JSON.stringify(["statuspilot", owner.team, owner.user, owner.field]));
+/**
+ * The additional data of every value sealed before owners were bound (same stored format).
+ * Such values still open, and the local stack seals each again under its owner at start.
+ */
+export const LEGACY_AAD = Buffer.from("statuspilot-user-token");
 
 export class LocalTokenVaultError extends Error {
   override name = "LocalTokenVaultError";
@@ -22,7 +30,7 @@ export class LocalTokenVaultError extends Error {
 }
 
 /** AES-256-GCM with a local 32-byte key (the local stack); AWS uses the KMS vault. */
-export class LocalTokenVault implements TokenVault {
+export class LocalTokenVault implements SealReadingVault {
   private readonly key: Buffer;
 
   constructor(key: Buffer | string) {
@@ -33,7 +41,7 @@ export class LocalTokenVault implements TokenVault {
   }
 
   async seal(plain: string, owner: SealOwner): Promise<string> {
-    const iv = randomBytes(12);
+    const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
     cipher.setAAD(aadOf(owner));
     const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
@@ -41,26 +49,43 @@ export class LocalTokenVault implements TokenVault {
   }
 
   async open(sealed: string, owner: SealOwner): Promise<string> {
-    if (!sealed.startsWith(PREFIX)) {
-      throw new LocalTokenVaultError(
-        "token was not sealed by the local vault",
-        "not_sealed_locally",
-      );
-    }
+    const reading = await this.read(sealed, owner);
+    if (reading.kind !== "refused") return reading.plain;
+    throw reading.reason === "not_this_vault"
+      ? new LocalTokenVaultError("token was not sealed by the local vault", "not_sealed_locally")
+      : new LocalTokenVaultError(
+          "sealed value failed authentication (another key, owner or field)",
+          "tampered",
+        );
+  }
+
+  /**
+   * Opens under the owner's additional data; only when that fails authentication, under the
+   * old purpose-only one. A value sealed under one never authenticates under the other.
+   */
+  async read(sealed: string, owner: SealOwner): Promise<SealReading> {
+    if (!sealed.startsWith(PREFIX)) return { kind: "refused", reason: "not_this_vault" };
     const raw = Buffer.from(sealed.slice(PREFIX.length), "base64");
+    // Too short to hold an IV and a tag: damaged, under any additional data.
+    if (raw.length < IV_BYTES + TAG_BYTES) return { kind: "refused", reason: "not_authentic" };
+    const bound = this.decrypt(raw, aadOf(owner));
+    if (bound !== undefined) return { kind: "bound", plain: bound };
+    const legacy = this.decrypt(raw, LEGACY_AAD);
+    if (legacy !== undefined) return { kind: "legacy", plain: legacy };
+    return { kind: "refused", reason: "not_authentic" };
+  }
+
+  /** The plain text, or undefined when the tag does not authenticate under `aad`. */
+  private decrypt(raw: Buffer, aad: Buffer): string | undefined {
+    const decipher = createDecipheriv("aes-256-gcm", this.key, raw.subarray(0, IV_BYTES));
+    decipher.setAAD(aad);
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    const body = decipher.update(raw.subarray(IV_BYTES + TAG_BYTES));
     try {
-      const decipher = createDecipheriv("aes-256-gcm", this.key, raw.subarray(0, 12));
-      decipher.setAAD(aadOf(owner));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
-    } catch (error: unknown) {
-      throw new LocalTokenVaultError(
-        "sealed value failed authentication (another key, owner or field)",
-        "tampered",
-        {
-          cause: error,
-        },
-      );
+      // With the lengths checked above, only the authentication can fail here.
+      return Buffer.concat([body, decipher.final()]).toString("utf8");
+    } catch {
+      return undefined;
     }
   }
 }

@@ -10,6 +10,7 @@ const commands: Record<string, () => Promise<Command>> = {
   start: async () => (await import("./start")).run,
   status: async () => (await import("./status")).run,
   metrics: async () => (await import("./metrics")).run,
+  "migrate-seals": async () => (await import("./migrate-seals")).run,
   bench: async () => (await import("../../bench/run")).run,
   soak: async () => (await import("../../bench/soak")).run,
 };
@@ -23,6 +24,7 @@ const usage = `usage: statuspilot <command>
   start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL]
   status USER
   metrics [--port 3000] [--json]
+  migrate-seals --stage S [--region R] [--table NAME] [--key-id KEY] [--dry-run]
   bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N]
   soak [--quick]`;
 

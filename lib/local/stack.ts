@@ -24,6 +24,7 @@ import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
 import { localMetrics } from "./metrics";
 import { localMicrosoft } from "./microsoft";
+import { migrateLocalSeals } from "./seal-migration";
 import { type ControlDeps, controlEndpoint } from "./stack-control";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
@@ -105,6 +106,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       ...(stateDir ? { path: stateDir.dynamoPath } : {}),
     });
     closers.push(() => dynamo.close());
+    if (stateDir) await migrateLocalSeals(dynamo.endpoint, TABLE_NAME, tokenKey, { log, clock });
 
     const liveEvents: LiveEvent[] = [];
     const live = (event: LiveEvent) => {

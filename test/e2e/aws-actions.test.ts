@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadWorkspace } from "../../emulator/server";
 import { demoEvents } from "../../lib/local/demo-feed";
 import { signV0 } from "../../lib/webhooks";
+import { resolveConditions } from "../support/cfn-conditions";
 import { type CfnResource, type PackagedStack, packageStack } from "../support/osls-package";
 import { type ActionRecorder, type AwsCall, recordAwsActions } from "./aws-action-recorder";
 import { NOT_CALLED_HERE } from "./aws-actions-unexercised";
@@ -53,7 +54,10 @@ const roleOf = (functionName: string) =>
   `${functionName[0]?.toUpperCase()}${functionName.slice(1)}Role`;
 const statementsOf = (role: string): Statement[] =>
   (
-    (resources[role]?.Properties.Policies ?? []) as Array<{
+    resolveConditions(
+      resources[role]?.Properties.Policies ?? [],
+      stack?.conditions ?? {},
+    ) as Array<{
       PolicyDocument: { Statement: Statement[] };
     }>
   )
@@ -69,7 +73,13 @@ const QUEUES: Record<string, string> = {
 function grantedOn(s: Statement, action: string): string[] {
   if (![s.Action].flat().includes(action)) return [];
   if (action.startsWith("kms:")) {
-    return [s.Condition?.StringEquals?.["kms:EncryptionContext:field"] ?? []].flat().map(String);
+    // The field of an owner's context; the purpose of the old one (values sealed before owners).
+    const context = s.Condition?.StringEquals ?? {};
+    return [
+      context["kms:EncryptionContext:field"] ?? context["kms:EncryptionContext:purpose"] ?? [],
+    ]
+      .flat()
+      .map(String);
   }
   const resource = JSON.stringify(s.Resource);
   if (action.startsWith("dynamodb:")) {

@@ -43,8 +43,11 @@ async function freshClone(): Promise<string> {
 /**
  * `osls package --stage test` on a fresh clone, with fake credentials and no network: osls alone
  * (its local build plugin) bundles and packages. About 15–20 s: call it once per test file.
+ * `params` overrides stage parameters (`--param name=value`).
  */
-export async function packageStack(): Promise<PackagedStack> {
+export async function packageStack(
+  options: { params?: Record<string, string> } = {},
+): Promise<PackagedStack> {
   const cloneDir = await freshClone();
   const outDir = await mkdtemp(path.join(tmpdir(), "statuspilot-package-"));
   const remove = async () => {
@@ -63,7 +66,16 @@ export async function packageStack(): Promise<PackagedStack> {
   try {
     await run(
       path.join(repoRoot, "node_modules/.bin/osls"),
-      ["package", "--stage", "test", "--region", "eu-west-1", "--package", outDir],
+      [
+        "package",
+        "--stage",
+        "test",
+        "--region",
+        "eu-west-1",
+        "--package",
+        outDir,
+        ...Object.entries(options.params ?? {}).map(([name, value]) => `--param=${name}=${value}`),
+      ],
       { cwd: cloneDir, env, timeout: 110_000 },
     );
     const template = JSON.parse(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConditions } from "../../support/cfn-conditions";
 import { type CfnResource, type PackagedStack, packageStack } from "../../support/osls-package";
 
 // Issue 11 §2: the key policy keeps the account-root statement; each function's role may only
@@ -51,15 +52,23 @@ interface Statement {
 let stack: PackagedStack | undefined;
 let resources: Record<string, CfnResource> = {};
 
+/** The role's statements as deployed with the packaged stage parameters (conditions resolved). */
 const statementsOf = (role: string): Statement[] =>
   (
-    (resources[role]?.Properties.Policies ?? []) as Array<{
+    resolveConditions(
+      resources[role]?.Properties.Policies ?? [],
+      stack?.conditions ?? {},
+    ) as Array<{
       PolicyDocument: { Statement: Statement[] };
     }>
   ).flatMap((p) => p.PolicyDocument.Statement);
 const actionsOf = (s: Statement): string[] => [s.Action].flat();
+/** The context of values sealed before owners were bound (the old vaults' one). */
+const LEGACY_PURPOSE = "statuspilot-user-token";
+const isLegacy = (s: Statement): boolean =>
+  s.Condition?.StringEquals?.["kms:EncryptionContext:purpose"] !== undefined;
 const kmsStatements = (role: string) =>
-  statementsOf(role).filter((s) => actionsOf(s).some((a) => a.startsWith("kms:")));
+  statementsOf(role).filter((s) => actionsOf(s).some((a) => a.startsWith("kms:")) && !isLegacy(s));
 const sorted = (xs: unknown): string[] => [xs].flat().map(String).sort();
 
 describe("the packaged stack's KMS key policy and grants", () => {
@@ -112,6 +121,31 @@ describe("the packaged stack's KMS key policy and grants", () => {
           .sort();
       expect(fieldsFor("kms:Encrypt")).toEqual([...expected.encrypt].sort());
       expect(fieldsFor("kms:Decrypt")).toEqual([...expected.decrypt].sort());
+    },
+  );
+
+  // The upgrade window (infra/DEPLOY.md, "Upgrading sealed values"): with the stage parameter
+  // legacySealedValues on, as by default, each role that opens secrets may also Decrypt, and
+  // only Decrypt, under the old context and nothing else; no other role may.
+  it.each(Object.entries(EXPECTED))(
+    "%s may open values sealed before owners were bound only if it opens secrets",
+    (role, expected) => {
+      expect(stack?.conditions.LegacySealedValues).toEqual({ "Fn::Equals": ["true", "true"] });
+      const legacy = statementsOf(role).filter(isLegacy);
+      if (expected.decrypt.length === 0) {
+        expect(legacy).toEqual([]);
+        return;
+      }
+      expect(legacy).toHaveLength(1);
+      expect(legacy[0]).toMatchObject({
+        Effect: "Allow",
+        Action: "kms:Decrypt",
+        Resource: { "Fn::GetAtt": ["TokenKey", "Arn"] },
+      });
+      expect(legacy[0]?.Condition).toEqual({
+        "ForAllValues:StringEquals": { "kms:EncryptionContextKeys": ["purpose"] },
+        StringEquals: { "kms:EncryptionContext:purpose": LEGACY_PURPOSE },
+      });
     },
   );
 });

@@ -6,6 +6,7 @@ import { functionEntries } from "../../../infra/build";
 import { renderTableJson } from "../../../infra/table-resource";
 import { SYNC_GATE_PREFIX } from "../../../lib/store/items/sync-gate";
 import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "../../../lib/store/table";
+import { resolveConditions } from "../../support/cfn-conditions";
 import {
   type CfnResource,
   type PackagedStack,
@@ -19,12 +20,15 @@ let outDir = "";
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
-/** Every IAM statement in every role's inline policies. */
+/** Every IAM statement in every role's inline policies, as deployed (conditions resolved). */
 function roleStatements(): Array<{ role: string; statement: Record<string, unknown> }> {
   return ofType("AWS::IAM::Role").flatMap(([role, r]) =>
-    ((r.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: unknown[] } }>).flatMap(
-      (p) =>
-        p.PolicyDocument.Statement.map((s) => ({ role, statement: s as Record<string, unknown> })),
+    (
+      resolveConditions(r.Properties.Policies ?? [], stack?.conditions ?? {}) as Array<{
+        PolicyDocument: { Statement: unknown[] };
+      }>
+    ).flatMap((p) =>
+      p.PolicyDocument.Statement.map((s) => ({ role, statement: s as Record<string, unknown> })),
     ),
   );
 }
