@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
-import { buildBundles, functionEntries, repoRoot } from "../infra/build";
+import { buildBundles, functionEntries, repoRoot } from "#infra/build";
 import { formatTable, quantile, round } from "./support/stats";
 
 export interface BundleRow {

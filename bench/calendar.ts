@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ICAL from "ical.js";
 import nodeIcal from "node-ical";
-import { expand } from "../lib/calendar/expand";
+import { expand } from "#lib/calendar/expand";
 import { generateFeed } from "./fixtures/generate-feed";
 
 /**

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
-import type { CallRecord } from "../emulator/server";
-import { type DemoEvent, renderIcs } from "../lib/local/demo-feed";
+import type { CallRecord } from "#emulator/server";
+import { type DemoEvent, renderIcs } from "#lib/local/demo-feed";
 import { AWS_SQS_SCALING, modelCompletions } from "./support/sqs-lambda-model";
 import { type BenchUser, startBenchStack } from "./support/stack";
 import { formatTable, quantile, round } from "./support/stats";

@@ -1,4 +1,4 @@
-import type { CliIo } from "../lib/cli/io";
+import type { CliIo } from "#lib/cli/io";
 import { type BundleRow, runBundleBench, TRANSITION_WORKER_ISSUE_12 } from "./bundles";
 import { runCalendarBench } from "./calendar";
 import { runConvergence } from "./convergence";

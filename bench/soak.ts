@@ -1,4 +1,4 @@
-import type { CliIo } from "../lib/cli/io";
+import type { CliIo } from "#lib/cli/io";
 import { formatRenewalReport, RENEWAL_SHAPE, runRenewalSoak } from "./soak/renewal";
 import { formatGraphRenewalReport, runGraphRenewalSoak } from "./soak/renewal-graph";
 import { formatReport } from "./soak/report";

@@ -4,11 +4,11 @@
  * hands it to the functions' factories as their source (devstack/lambdas.ts).
  */
 
-import { compose } from "../lib/app/compose";
-import { loadConfig } from "../lib/app/config";
-import { ALL_MODULES } from "../lib/app/modules";
-import type { App, AppOverrides, AppSource } from "../lib/app/root";
-import type { MicrosoftEnv } from "../lib/local/microsoft-config";
+import { compose } from "#lib/app/compose";
+import { loadConfig } from "#lib/app/config";
+import { ALL_MODULES } from "#lib/app/modules";
+import type { App, AppOverrides, AppSource } from "#lib/app/root";
+import type { MicrosoftEnv } from "#lib/local/microsoft-config";
 import type { LambdaRuntime } from "./runtime";
 
 export type { App, AppOverrides, AppSource };

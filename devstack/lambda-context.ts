@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Context } from "aws-lambda";
-import type { Clock } from "../lib/core/clock";
+import type { Clock } from "#lib/core/clock";
 
 export interface LambdaContextOptions {
   functionName: string;

@@ -1,5 +1,5 @@
-import { backgroundFunctions, type FunctionModule, routes } from "../functions/routes";
-import type { HttpRoute } from "../lib/local/http-gateway";
+import { backgroundFunctions, type FunctionModule, routes } from "#functions/routes";
+import type { HttpRoute } from "#lib/local/http-gateway";
 import type { AppSource } from "./app";
 import { functionConfig, readFunctionsConfig } from "./functions-config";
 import type { LambdaRuntime } from "./runtime";

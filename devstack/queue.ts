@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type { Log, Queue } from "../lib/core/ports";
-import { silentLog } from "../lib/core/ports";
+import type { Log, Queue } from "#lib/core/ports";
+import { silentLog } from "#lib/core/ports";
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
 import type { Scheduler } from "./scheduler";
 

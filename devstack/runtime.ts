@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Context } from "aws-lambda";
-import type { Clock } from "../lib/core/clock";
-import type { Log } from "../lib/core/ports";
-import { silentLog } from "../lib/core/ports";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
+import { silentLog } from "#lib/core/ports";
 import { createLambdaContext } from "./lambda-context";
 
 // biome-ignore lint/complexity/noBannedTypes: handlers are typed per function; the runtime only calls them.

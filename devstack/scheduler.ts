@@ -1,4 +1,4 @@
-import type { Clock, ManualClock } from "../lib/core/clock";
+import type { Clock, ManualClock } from "#lib/core/clock";
 
 export type Task = () => unknown;
 

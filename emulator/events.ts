@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
-import type { Clock } from "../lib/core/clock";
-import type { Log } from "../lib/core/ports";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
 
 export interface EventTarget {
   appId: string;

@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
-import { parseManifestText, validateManifest } from "../lib/schema/manifest";
-import type { Problem } from "../lib/schema/problems";
-import { type ProfileContext, validateProfile, validateProfileField } from "../lib/schema/profile";
+import { parseManifestText, validateManifest } from "#lib/schema/manifest";
+import type { Problem } from "#lib/schema/problems";
+import { type ProfileContext, validateProfile, validateProfileField } from "#lib/schema/profile";
 import { registerMcpServers } from "./mcp";
 import {
   type EmulatorModel,

@@ -4,7 +4,7 @@
  * with the `tokens_revoked` and `app_uninstalled` events it sends.
  */
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../lib/core/clock";
+import type { Clock } from "#lib/core/clock";
 import { type EventDispatcher, eventEnvelope, subscribedTarget } from "./events";
 import type { EmulatorModel } from "./model";
 import type { WorkspaceToken } from "./workspace";

@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Clock } from "../lib/core/clock";
+import type { Clock } from "#lib/core/clock";
 import type { EventDispatcher } from "./events";
 import { type CallContext, fail, type MethodResult } from "./methods";
 import type { AppState, EmulatorModel } from "./model";

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as z from "zod";
-import { validateManifest } from "../lib/schema/manifest";
-import { parsePointer, toPointer } from "../lib/schema/problems";
+import { validateManifest } from "#lib/schema/manifest";
+import { parsePointer, toPointer } from "#lib/schema/problems";
 
 export const PLANS = ["free", "pro", "business-plus", "enterprise-grid"] as const;
 export const ROLES = ["guest", "member", "admin", "owner", "primary_owner"] as const;

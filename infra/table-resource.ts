@@ -1,4 +1,4 @@
-import { cloudFormationTableResource } from "../lib/store/table";
+import { cloudFormationTableResource } from "#lib/store/table";
 
 /** The table's logical id in the CloudFormation stack; IAM statements refer to it. */
 const OSLS_TABLE_NAME = ["$", "{self:custom.tableName}"].join("");

@@ -1,5 +1,5 @@
-import { type Decision, decideForState, decisionStatus } from "../../lib/core/decide";
-import { applyRead } from "../../lib/core/profile-read";
+import { type Decision, decideForState, decisionStatus } from "#lib/core/decide";
+import { applyRead } from "#lib/core/profile-read";
 import {
   applyObservation,
   claimWrite,
@@ -9,8 +9,8 @@ import {
   releaseWrite,
   type StatusState,
   sameStatus,
-} from "../../lib/core/status-state";
-import { type Block, isEmptyStatus, type StatusValue } from "../../lib/core/types";
+} from "#lib/core/status-state";
+import { type Block, isEmptyStatus, type StatusValue } from "#lib/core/types";
 import type { Command } from "./commands";
 
 /*

@@ -1,4 +1,4 @@
-import type { StatusValue } from "../../lib/core/types";
+import type { StatusValue } from "#lib/core/types";
 import { changeInstants, expectedStatusAt, sameShown } from "./oracle";
 import type { UserPlan } from "./scenario";
 

@@ -1,4 +1,4 @@
-import { isEmptyStatus, type StatusValue } from "../../lib/core/types";
+import { isEmptyStatus, type StatusValue } from "#lib/core/types";
 import type { Checkpoint } from "./checkpoints";
 import type { EventHandled, ServiceCall } from "./harness";
 import { changeInstants, expectedStatusAt, sameShown, shownOnProfile } from "./oracle";

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { CreateTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createTableInput } from "../../lib/store/table";
+import { createTableInput } from "#lib/store/table";
 
 // dynalite ships CommonJS without types; this is the slice of it we use.
 const dynalite = createRequire(import.meta.url)("dynalite") as (options: {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Scheduler } from "../../devstack/scheduler";
-import type { Clock } from "../../lib/core/clock";
+import type { Scheduler } from "#devstack/scheduler";
+import type { Clock } from "#lib/core/clock";
 import type { Rng } from "./scenario";
 
 export interface EventRelayOptions {

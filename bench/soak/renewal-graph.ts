@@ -1,10 +1,10 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEMO_USERS } from "../../emulator/microsoft/server";
-import { loadWorkspace } from "../../emulator/server";
-import { systemClock } from "../../lib/app/system-clock";
-import { ManualClock } from "../../lib/core/clock";
-import { type LocalStack, startStack } from "../../lib/local/stack";
+import { DEMO_USERS } from "#emulator/microsoft/server";
+import { loadWorkspace } from "#emulator/server";
+import { systemClock } from "#lib/app/system-clock";
+import { ManualClock } from "#lib/core/clock";
+import { type LocalStack, startStack } from "#lib/local/stack";
 import { Jar, json, RENEWAL_SHAPE, type RenewalShape } from "./renewal";
 import { seededRng } from "./scenario";
 

@@ -1,5 +1,5 @@
-import { ManualClock } from "../../lib/core/clock";
-import type { StatusValue } from "../../lib/core/types";
+import { ManualClock } from "#lib/core/clock";
+import type { StatusValue } from "#lib/core/types";
 import { type Checkpoint, planCheckpoints } from "./checkpoints";
 import {
   type CheckResult,

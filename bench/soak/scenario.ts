@@ -1,4 +1,4 @@
-import type { StatusValue } from "../../lib/core/types";
+import type { StatusValue } from "#lib/core/types";
 
 /** A seeded random source, so a soak run replays exactly. */
 export interface Rng {

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { Scheduler, Task } from "../../devstack/scheduler";
-import type { ManualClock } from "../../lib/core/clock";
+import type { Scheduler, Task } from "#devstack/scheduler";
+import type { ManualClock } from "#lib/core/clock";
 
 interface Timer {
   at: number;

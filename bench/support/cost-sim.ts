@@ -2,8 +2,8 @@
  * The cost benchmark's simulation of some users for some days on the in-process stack, and the
  * raw counts it returns (plain data, so worker processes can send them to the parent).
  */
-import type { CallRecord } from "../../emulator/server";
-import { type DemoEvent, renderIcs } from "../../lib/local/demo-feed";
+import type { CallRecord } from "#emulator/server";
+import { type DemoEvent, renderIcs } from "#lib/local/demo-feed";
 import type { DynamoCounts } from "./dynamo-meter";
 import type { Invocation } from "./lambda-meter";
 import { type BenchUser, startBenchStack } from "./stack";

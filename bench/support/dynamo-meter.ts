@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { type AttributeValue, DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
-import { tableDefinition } from "../../lib/store/table";
+import { tableDefinition } from "#lib/store/table";
 
 /** Commands that read; everything else that reaches the table is a write. */
 const READS = new Set(["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand"]);

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { Clock } from "../../lib/core/clock";
+import type { Clock } from "#lib/core/clock";
 import { meteredAs, meterLookUpMs } from "./dynamo-meter";
 
 export interface Invocation {

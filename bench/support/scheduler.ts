@@ -1,5 +1,5 @@
-import type { Scheduler, Task } from "../../devstack/scheduler";
-import type { ManualClock } from "../../lib/core/clock";
+import type { Scheduler, Task } from "#devstack/scheduler";
+import type { ManualClock } from "#lib/core/clock";
 
 interface Timer {
   at: number;

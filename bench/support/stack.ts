@@ -18,25 +18,25 @@
  */
 import { createHmac, randomBytes } from "node:crypto";
 import type { ScheduledEvent, SQSEvent } from "aws-lambda";
-import { type App, composeLocalApp, frozenAfterReturn } from "../../devstack/app";
-import { startLocalDynamo } from "../../devstack/dynamo";
-import { LOCAL_REGION } from "../../devstack/lambda-context";
-import { localLambdas } from "../../devstack/lambdas";
-import { DelayQueue } from "../../devstack/queue";
-import { LambdaRuntime } from "../../devstack/runtime";
-import { every } from "../../devstack/schedules";
-import { type CallRecord, type RunningEmulator, startEmulator } from "../../emulator/server";
-import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
-import { MetricsRecorder } from "../../lib/app/metrics-recorder";
-import { ManualClock } from "../../lib/core/clock";
-import { pollPhasesEndedBy } from "../../lib/core/poll";
-import type { Log } from "../../lib/core/ports";
-import { silentLog } from "../../lib/core/ports";
-import { channelToken } from "../../lib/http/channel-token";
-import { startGateway } from "../../lib/local/http-gateway";
-import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
-import { pollPhase } from "../../lib/store/items/user";
-import { createTableInput } from "../../lib/store/table";
+import { type App, composeLocalApp, frozenAfterReturn } from "#devstack/app";
+import { startLocalDynamo } from "#devstack/dynamo";
+import { LOCAL_REGION } from "#devstack/lambda-context";
+import { localLambdas } from "#devstack/lambdas";
+import { DelayQueue } from "#devstack/queue";
+import { LambdaRuntime } from "#devstack/runtime";
+import { every } from "#devstack/schedules";
+import { type CallRecord, type RunningEmulator, startEmulator } from "#emulator/server";
+import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
+import { MetricsRecorder } from "#lib/app/metrics-recorder";
+import { ManualClock } from "#lib/core/clock";
+import { pollPhasesEndedBy } from "#lib/core/poll";
+import type { Log } from "#lib/core/ports";
+import { silentLog } from "#lib/core/ports";
+import { channelToken } from "#lib/http/channel-token";
+import { startGateway } from "#lib/local/http-gateway";
+import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
+import { pollPhase } from "#lib/store/items/user";
+import { createTableInput } from "#lib/store/table";
 import {
   type DynamoCounts,
   dynamoCounts,

@@ -1,4 +1,4 @@
-import { parseWorkspace, type Workspace } from "../../emulator/server";
+import { parseWorkspace, type Workspace } from "#emulator/server";
 
 export const BENCH_TEAM = "T0BENCH";
 export const BENCH_APP = "A0STATUSPILOT";

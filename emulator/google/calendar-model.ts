@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { ianaZone } from "../../lib/calendar/zones";
-import type { Clock } from "../../lib/core/clock";
+import { ianaZone } from "#lib/calendar/zones";
+import type { Clock } from "#lib/core/clock";
 import {
   type EventCreate,
   EventCreateIn,

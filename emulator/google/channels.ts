@@ -1,4 +1,4 @@
-import type { Clock } from "../../lib/core/clock";
+import type { Clock } from "#lib/core/clock";
 import type { CalendarState, GoogleUser } from "./calendar-model";
 import { badRequest, GoogleApiError } from "./errors";
 import type { PushSender } from "./push";

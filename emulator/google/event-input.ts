@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ianaZone } from "../../lib/calendar/zones";
+import { ianaZone } from "#lib/calendar/zones";
 import { parseRecurrence, type Recurrence, RecurrenceError } from "./recurrence";
 import { parseDate, parseRfc3339, zoneRules } from "./time";
 

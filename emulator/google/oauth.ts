@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../../lib/core/clock";
+import type { Clock } from "#lib/core/clock";
 import type { GoogleUser } from "./calendar-model";
 import { OAuthTokenError } from "./errors";
 

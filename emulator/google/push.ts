@@ -1,4 +1,4 @@
-import type { Log } from "../../lib/core/ports";
+import type { Log } from "#lib/core/ports";
 
 /**
  * Delivers push notification messages: a POST to the channel's address with the X-Goog-*

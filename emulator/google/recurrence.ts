@@ -1,4 +1,4 @@
-import type { ZoneRules } from "../../lib/calendar/zones";
+import type { ZoneRules } from "#lib/calendar/zones";
 import { DAY_MS, instantToWall, wallToInstant } from "./time";
 
 /**

@@ -1,4 +1,4 @@
-import { ianaZone, UTC_ZONE, utcToWall, wallToUtc, type ZoneRules } from "../../lib/calendar/zones";
+import { ianaZone, UTC_ZONE, utcToWall, wallToUtc, type ZoneRules } from "#lib/calendar/zones";
 
 /**
  * Times as the Calendar API writes them: RFC 3339 `dateTime` values with an offset, `date`

@@ -6,7 +6,7 @@
  * delays. When every attempt of a change notification failed, a `missed` lifecycle notification
  * goes to the subscription's lifecycle URL, as Graph does for notifications it could not deliver.
  */
-import type { Clock } from "../../lib/core/clock";
+import type { Clock } from "#lib/core/clock";
 import { graphInstant } from "./http";
 import type { ChangeType, StoredEvent, StoredSubscription } from "./model";
 

@@ -1,5 +1,5 @@
 /** The Microsoft emulator's options, its demo data, faults and its programmatic API. */
-import type { Clock } from "../../lib/core/clock";
+import type { Clock } from "#lib/core/clock";
 import type { MsClient } from "./identity";
 import type { EventInput, MsUser, StoredSubscription } from "./model";
 import type { DeliveryRecord } from "./notifier";

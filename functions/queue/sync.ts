@@ -1,5 +1,5 @@
-import { fromEnvironment } from "../../lib/app/compose";
-import { calendarModule, kmsModule, oauthModule, serviceModule } from "../../lib/app/modules";
+import { fromEnvironment } from "#lib/app/compose";
+import { calendarModule, kmsModule, oauthModule, serviceModule } from "#lib/app/modules";
 import type { AppSource } from "../shared/app-context";
 import { queueHandler, syncQueueMessageSchema } from "../shared/queue";
 import { syncOne } from "../shared/workers";

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { oooEmojiSchema, oooTextSchema } from "../../lib/app/inputs";
+import { oooEmojiSchema, oooTextSchema } from "#lib/app/inputs";
 import {
   entryIdSchema,
   parseInput,

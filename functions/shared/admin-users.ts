@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { feedUrlProblem } from "../../lib/calendar/source-rules";
-import { CHANNEL_KINDS, SOURCE_KINDS } from "../../lib/core/source-kinds";
+import { feedUrlProblem } from "#lib/calendar/source-rules";
+import { CHANNEL_KINDS, SOURCE_KINDS } from "#lib/core/source-kinds";
 import {
   channelIdSchema,
   channelToken,

@@ -1,8 +1,8 @@
 import { ParseError } from "@aws-lambda-powertools/parser/errors";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { AppError, InvalidInputError } from "../../lib/app/errors";
-import type { AppLog } from "../../lib/app/logger";
-import { StoreError } from "../../lib/store/errors";
+import { AppError, InvalidInputError } from "#lib/app/errors";
+import type { AppLog } from "#lib/app/logger";
+import { StoreError } from "#lib/store/errors";
 import {
   MethodNotAllowed,
   WebhookError,

@@ -1,10 +1,10 @@
-import type { ConnectProvider } from "../../lib/app/connect-providers";
-import type { App } from "../../lib/app/root";
-import { ProviderError } from "../../lib/calendar/providers/errors";
-import { connectBinding, connectCallbackPath } from "../../lib/web/connect";
-import { OAuthStateError } from "../../lib/web/errors";
+import type { ConnectProvider } from "#lib/app/connect-providers";
+import type { App } from "#lib/app/root";
+import { ProviderError } from "#lib/calendar/providers/errors";
+import { connectBinding, connectCallbackPath } from "#lib/web/connect";
+import { OAuthStateError } from "#lib/web/errors";
+import { PATHS } from "#lib/web/pages/view-model";
 import { renderErrorPage, renderInstallStateErrorPage } from "../../lib/web/pages/messages";
-import { PATHS } from "../../lib/web/pages/view-model";
 import type { HttpFn } from "./http";
 import { page, redirect } from "./web-replies";
 import { signedIn } from "./web-settings";

@@ -1,19 +1,19 @@
-import type { App } from "../../lib/app/root";
-import { OAuthError } from "../../lib/service/oauth-client";
-import { OAuthStateError } from "../../lib/web/errors";
-import { type FrontDoor, frontDoorOf } from "../../lib/web/front-door";
+import type { App } from "#lib/app/root";
+import { OAuthError } from "#lib/service/oauth-client";
+import { OAuthStateError } from "#lib/web/errors";
+import { type FrontDoor, frontDoorOf } from "#lib/web/front-door";
 import {
   installBindingClearCookie,
   installBindingSetCookie,
   newInstallBinding,
   readInstallBinding,
-} from "../../lib/web/install-binding";
+} from "#lib/web/install-binding";
+import { PATHS } from "#lib/web/pages/view-model";
 import {
   renderErrorPage,
   renderInstallStateErrorPage,
   renderNothingInstalledPage,
 } from "../../lib/web/pages/messages";
-import { PATHS } from "../../lib/web/pages/view-model";
 import type { HttpFn } from "./http";
 import { page, redirect } from "./web-replies";
 

@@ -1,17 +1,12 @@
-import type { RevokeToken } from "../../lib/app/disconnect";
-import { InvalidInputError } from "../../lib/app/errors";
-import type { App } from "../../lib/app/root";
-import type { SelfView } from "../../lib/app/self-service";
-import type { UserKey } from "../../lib/core/types";
-import type { FrontDoor } from "../../lib/web/front-door";
-import { oooDayRange } from "../../lib/web/pages/settings-view";
-import {
-  FIELDS,
-  type Notice,
-  SETTINGS_ACTIONS,
-  STATUS_KINDS,
-} from "../../lib/web/pages/view-model";
-import type { Session } from "../../lib/web/session";
+import type { RevokeToken } from "#lib/app/disconnect";
+import { InvalidInputError } from "#lib/app/errors";
+import type { App } from "#lib/app/root";
+import type { SelfView } from "#lib/app/self-service";
+import type { UserKey } from "#lib/core/types";
+import type { FrontDoor } from "#lib/web/front-door";
+import { oooDayRange } from "#lib/web/pages/settings-view";
+import { FIELDS, type Notice, SETTINGS_ACTIONS, STATUS_KINDS } from "#lib/web/pages/view-model";
+import type { Session } from "#lib/web/session";
 
 /** Who is signed in: the session cookie decides, never a form field. */
 export interface SignedIn {

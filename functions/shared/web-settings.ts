@@ -1,19 +1,19 @@
-import { InvalidInputError } from "../../lib/app/errors";
-import type { App } from "../../lib/app/root";
-import { OAuthError } from "../../lib/service/oauth-client";
-import { connectPath } from "../../lib/web/connect";
-import { CSRF_FIELD } from "../../lib/web/csrf";
-import { type FrontDoor, frontDoorOf } from "../../lib/web/front-door";
-import { renderErrorPage } from "../../lib/web/pages/messages";
-import { renderSettingsPage } from "../../lib/web/pages/settings";
-import { rulesView, todayView } from "../../lib/web/pages/settings-view";
+import { InvalidInputError } from "#lib/app/errors";
+import type { App } from "#lib/app/root";
+import { OAuthError } from "#lib/service/oauth-client";
+import { connectPath } from "#lib/web/connect";
+import { CSRF_FIELD } from "#lib/web/csrf";
+import { type FrontDoor, frontDoorOf } from "#lib/web/front-door";
+import { rulesView, todayView } from "#lib/web/pages/settings-view";
 import {
   type CalendarView,
   type ConnectOffer,
   type Notice,
   PATHS,
-} from "../../lib/web/pages/view-model";
-import { isCurrentSession } from "../../lib/web/session";
+} from "#lib/web/pages/view-model";
+import { isCurrentSession } from "#lib/web/session";
+import { renderErrorPage } from "../../lib/web/pages/messages";
+import { renderSettingsPage } from "../../lib/web/pages/settings";
 import type { HttpFn } from "./http";
 import type { HttpRequest } from "./http-event";
 import { page, redirect } from "./web-replies";

@@ -1,5 +1,5 @@
-import type { App } from "../../lib/app/root";
-import { missingFrontDoorSettings } from "../../lib/web/front-door";
+import type { App } from "#lib/app/root";
+import { missingFrontDoorSettings } from "#lib/web/front-door";
 import { renderErrorPage } from "../../lib/web/pages/messages";
 import type { HttpFn } from "./http";
 import type { HttpResult } from "./http-errors";

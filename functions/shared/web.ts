@@ -1,7 +1,7 @@
-import { CONNECT_PROVIDERS } from "../../lib/app/connect-providers";
-import { connectCallbackPath, connectPath } from "../../lib/web/connect";
-import { CALLBACK_PATH } from "../../lib/web/front-door";
-import { PATHS, SETTINGS_ACTIONS } from "../../lib/web/pages/view-model";
+import { CONNECT_PROVIDERS } from "#lib/app/connect-providers";
+import { connectCallbackPath, connectPath } from "#lib/web/connect";
+import { CALLBACK_PATH } from "#lib/web/front-door";
+import { PATHS, SETTINGS_ACTIONS } from "#lib/web/pages/view-model";
 import { type HttpFn, type HttpRoute, methodsAt, routed } from "./http";
 import { connectCallback, connectStart } from "./web-connect";
 import { callback, install } from "./web-install";

@@ -1,6 +1,6 @@
 import type * as z from "zod";
-import type { App } from "../../lib/app/root";
-import { runPollBatch, sendPollChecks } from "../../lib/app/sync-coalescing";
+import type { App } from "#lib/app/root";
+import { runPollBatch, sendPollChecks } from "#lib/app/sync-coalescing";
 import type { QueueRecord, syncQueueMessageSchema } from "./queue";
 
 /**

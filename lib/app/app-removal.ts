@@ -1,5 +1,5 @@
-import type { StatusRecord } from "../core/records";
-import type { UserKey } from "../core/types";
+import type { StatusRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import { mutateStatus, mutateUser } from "./status-records";
 

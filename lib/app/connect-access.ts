@@ -1,7 +1,7 @@
-import { ProviderError } from "../calendar/providers/errors";
-import type { ApiReadDeps } from "../calendar/providers/provider";
-import type { SourceRecord } from "../core/records";
-import type { UserKey } from "../core/types";
+import { ProviderError } from "#lib/calendar/providers/errors";
+import type { ApiReadDeps } from "#lib/calendar/providers/provider";
+import type { SourceRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import type { Config } from "./config";
 import {
   type ConnectProvider,

@@ -1,6 +1,6 @@
-import { ProviderError } from "../calendar/providers/errors";
-import type { SourceRecord } from "../core/records";
-import type { UserKey } from "../core/types";
+import { ProviderError } from "#lib/calendar/providers/errors";
+import type { SourceRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import { type ConnectAccessDeps, clientSecretOf, sealRefreshToken } from "./connect-access";
 import { type ConnectProvider, requireSettings } from "./connect-providers";
 import { InvalidInputError } from "./errors";

@@ -1,5 +1,5 @@
-import type { UserKey } from "../core/types";
-import { newChannelId } from "../http/channel-token";
+import type { UserKey } from "#lib/core/types";
+import { newChannelId } from "#lib/http/channel-token";
 import type { Config } from "./config";
 import { type ConnectAccessDeps, createConnectAccess } from "./connect-access";
 import {

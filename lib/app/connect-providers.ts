@@ -1,9 +1,9 @@
-import { googlePushLifecycle } from "../calendar/providers/google";
-import { googleOAuth } from "../calendar/providers/google-oauth";
-import { graphSubscriptions } from "../calendar/providers/graph";
-import { graphOAuth } from "../calendar/providers/graph-oauth";
-import type { CalendarOAuth, PushLifecycle } from "../calendar/providers/provider";
-import type { ChannelKind } from "../core/source-kinds";
+import { googlePushLifecycle } from "#lib/calendar/providers/google";
+import { googleOAuth } from "#lib/calendar/providers/google-oauth";
+import { graphSubscriptions } from "#lib/calendar/providers/graph";
+import { graphOAuth } from "#lib/calendar/providers/graph-oauth";
+import type { CalendarOAuth, PushLifecycle } from "#lib/calendar/providers/provider";
+import type { ChannelKind } from "#lib/core/source-kinds";
 import { type Config, ConfigError, googleSettingsOf, microsoftSettingsOf } from "./config";
 
 /**

@@ -1,12 +1,12 @@
-import { ProviderError, SyncError } from "../calendar/providers/errors";
+import { ProviderError, SyncError } from "#lib/calendar/providers/errors";
 import type {
   ApiSource,
   ApiWindowFetch,
   CalendarProvider,
   SyncWindow,
-} from "../calendar/providers/provider";
-import type { SourceRecord } from "../core/records";
-import type { UserKey } from "../core/types";
+} from "#lib/calendar/providers/provider";
+import type { SourceRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import type { ConnectAccess } from "./connect-access";
 import type { UseCaseContext } from "./context";
 import type { SyncMessage } from "./contracts";

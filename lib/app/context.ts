@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Clock } from "../core/clock";
+import type { Clock } from "#lib/core/clock";
 import type {
   Log,
   Metrics,
@@ -9,9 +9,9 @@ import type {
   StatusStore,
   TokenRefresher,
   TokenVault,
-} from "../core/ports";
-import { silentMetrics } from "../core/ports";
-import type { UserKey } from "../core/types";
+} from "#lib/core/ports";
+import { silentMetrics } from "#lib/core/ports";
+import type { UserKey } from "#lib/core/types";
 import type { ReconcileOutcome, TransitionMessage } from "./contracts";
 
 /** What the use cases are built from, and the knobs they read. */

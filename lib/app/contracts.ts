@@ -4,17 +4,17 @@ import type {
   OutOfOfficeInput,
   SourceKind,
   UserMode,
-} from "../core/records";
-import type { UserRules } from "../core/rules";
-import type { StatusState } from "../core/status-state";
-import type { Block, StatusValue, UserChange, UserKey } from "../core/types";
+} from "#lib/core/records";
+import type { UserRules } from "#lib/core/rules";
+import type { StatusState } from "#lib/core/status-state";
+import type { Block, StatusValue, UserChange, UserKey } from "#lib/core/types";
 
 /**
  * The use cases that handlers, the local stack, benchmarks and the soak call, and the messages
  * and views they exchange. lib/app implements them over the ports of lib/core.
  */
 
-export type { OutOfOfficeEntry, OutOfOfficeInput } from "../core/records";
+export type { OutOfOfficeEntry, OutOfOfficeInput } from "#lib/core/records";
 
 /** A message on the transition queue: reconcile this user at (about) this instant. */
 export interface TransitionMessage {

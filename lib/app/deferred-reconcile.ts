@@ -1,5 +1,5 @@
-import type { UserMode } from "../core/records";
-import type { UserKey } from "../core/types";
+import type { UserMode } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import { contextOf, type UseCaseDeps } from "./context";
 import type { ReconcileOutcome } from "./contracts";
 import { type OutOfOfficeUseCases, outOfOfficeUseCases } from "./out-of-office";

@@ -1,4 +1,4 @@
-import type { UserKey } from "../core/types";
+import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import { accessTokenFor } from "./token-refresh";
 

@@ -1,4 +1,4 @@
-import { type FeedAddressGuard, fetchFeed } from "../calendar/feed-fetch";
+import { type FeedAddressGuard, fetchFeed } from "#lib/calendar/feed-fetch";
 
 /** Why a calendar address cannot be saved after one fetch of it, or undefined when it can. */
 export type FeedProbe = (url: string) => Promise<string | undefined>;

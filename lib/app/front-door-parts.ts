@@ -1,6 +1,6 @@
-import type { FeedAddressGuard } from "../calendar/feed-fetch";
-import type { OneTimeMarks } from "../core/ports";
-import type { UserKey } from "../core/types";
+import type { FeedAddressGuard } from "#lib/calendar/feed-fetch";
+import type { OneTimeMarks } from "#lib/core/ports";
+import type { UserKey } from "#lib/core/types";
 import { type Config, ConfigError } from "./config";
 import { contextOf, type Reconcile, type UseCaseDeps } from "./context";
 import { disconnectUser, type RevokeToken } from "./disconnect";

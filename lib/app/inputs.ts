@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { type SourceAddressPolicy, sourceUrlProblem } from "../calendar/source-rules";
-import { sourceIdSchema } from "../core/ids";
-import { SOURCE_KINDS } from "../core/source-kinds";
-import { STATUS_TEXT_LIMIT } from "../core/text";
+import { type SourceAddressPolicy, sourceUrlProblem } from "#lib/calendar/source-rules";
+import { sourceIdSchema } from "#lib/core/ids";
+import { SOURCE_KINDS } from "#lib/core/source-kinds";
+import { STATUS_TEXT_LIMIT } from "#lib/core/text";
 import { InvalidInputError } from "./errors";
 
 /**

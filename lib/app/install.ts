@@ -1,6 +1,6 @@
-import { VersionConflict } from "../core/ports";
-import type { UserRecord } from "../core/records";
-import type { UserKey } from "../core/types";
+import { VersionConflict } from "#lib/core/ports";
+import type { UserRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import { isZone } from "./inputs";
 import { mutateStatus } from "./status-records";

@@ -1,5 +1,5 @@
 import { DecryptCommand, EncryptCommand, KMSClient } from "@aws-sdk/client-kms";
-import type { SealOwner } from "../core/ports";
+import type { SealOwner } from "#lib/core/ports";
 import type { SealReading, SealReadingVault } from "./seal-migration-vault";
 
 /**

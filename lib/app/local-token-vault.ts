@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import type { SealOwner } from "../core/ports";
+import type { SealOwner } from "#lib/core/ports";
 import type { SealReading, SealReadingVault } from "./seal-migration-vault";
 
 const PREFIX = "aesgcm:";

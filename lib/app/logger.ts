@@ -1,5 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import type { Log } from "../core/ports";
+import type { Log } from "#lib/core/ports";
 
 /** Keys whose values never reach a log line, however deeply nested. */
 const SECRET_KEY = /token|secret|signature|authorization|password|api[-_]?key|client[-_]?state/i;

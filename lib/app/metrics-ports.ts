@@ -4,7 +4,7 @@ import {
   type StatusGateway,
   type StatusStore,
   VersionConflict,
-} from "../core/ports";
+} from "#lib/core/ports";
 import { countProfileSet, countRateLimited, countVersionConflict } from "./metrics";
 
 /**

@@ -1,5 +1,5 @@
 import { MetricUnit, Metrics as PowertoolsMetrics } from "@aws-lambda-powertools/metrics";
-import type { Log, Metrics, MetricUnit as PortUnit } from "../core/ports";
+import type { Log, Metrics, MetricUnit as PortUnit } from "#lib/core/ports";
 import { METRIC_NAMESPACE, METRIC_SERVICE } from "./metrics";
 
 /** The app's metrics: the port, and the Powertools instance the handlers flush (if any). */

@@ -1,4 +1,4 @@
-import type { Metrics, MetricUnit } from "../core/ports";
+import type { Metrics, MetricUnit } from "#lib/core/ports";
 
 /** One value as it was added. */
 export interface RecordedMetric {

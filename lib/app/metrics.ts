@@ -1,6 +1,6 @@
-import type { Metrics, MetricUnit } from "../core/ports";
-import type { StatusRecord } from "../core/records";
-import { type Block, isEmptyStatus, type StatusValue } from "../core/types";
+import type { Metrics, MetricUnit } from "#lib/core/ports";
+import type { StatusRecord } from "#lib/core/records";
+import { type Block, isEmptyStatus, type StatusValue } from "#lib/core/types";
 
 /**
  * Every metric Statuspilot emits, in namespace `Statuspilot` with the `service` dimension, and

@@ -6,22 +6,22 @@
  */
 export interface AppModules {
   /** lib/calendar's expand (ical.js, the zone tables): only the sync expands calendars. */
-  calendar?: () => Promise<typeof import("../calendar/expand")>;
+  calendar?: () => Promise<typeof import("#lib/calendar/expand")>;
   /** The KMS token vault: whoever opens sealed tokens or channel secrets on AWS. */
   kms?: () => Promise<typeof import("./kms-token-vault")>;
   /** SSM SecureStrings through Powertools Parameters: the signing secret, the web's secrets. */
   parameters?: () => Promise<typeof import("./signing-secret")>;
   /** The service's profile client: whoever sets or reads a status. */
-  service?: () => Promise<typeof import("../service/client")>;
+  service?: () => Promise<typeof import("#lib/service/client")>;
   /** The service's OAuth client: renews rotating tokens before a status call. */
-  oauth?: () => Promise<typeof import("../service/oauth-client")>;
+  oauth?: () => Promise<typeof import("#lib/service/oauth-client")>;
 }
 
-export const calendarModule = () => import("../calendar/expand");
+export const calendarModule = () => import("#lib/calendar/expand");
 export const kmsModule = () => import("./kms-token-vault");
 export const parametersModule = () => import("./signing-secret");
-export const serviceModule = () => import("../service/client");
-export const oauthModule = () => import("../service/oauth-client");
+export const serviceModule = () => import("#lib/service/client");
+export const oauthModule = () => import("#lib/service/oauth-client");
 
 /** Every module: for local stacks and tests, which run every function in one process. */
 export const ALL_MODULES: Required<AppModules> = {

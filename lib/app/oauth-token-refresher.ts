@@ -1,4 +1,4 @@
-import type { Clock } from "../core/clock";
+import type { Clock } from "#lib/core/clock";
 import {
   APP_SEAL_OWNER,
   GatewayError,
@@ -6,8 +6,8 @@ import {
   type RefreshedToken,
   type TokenRefresher,
   type TokenVault,
-} from "../core/ports";
-import type { OAuthClient, OAuthError } from "../service/oauth-client";
+} from "#lib/core/ports";
+import type { OAuthClient, OAuthError } from "#lib/service/oauth-client";
 import { type Config, ConfigError } from "./config";
 
 /**
@@ -43,7 +43,7 @@ export function oauthTokenRefresher(
 }
 
 /** The OAuth client's module, loaded on the first refresh (root.ts's `lazy.oauth`). */
-export type LoadOAuthClient = () => Promise<typeof import("../service/oauth-client")>;
+export type LoadOAuthClient = () => Promise<typeof import("#lib/service/oauth-client")>;
 
 /**
  * Token rotation's refresher: the OAuth client (loaded on first refresh) with the app's client

@@ -1,6 +1,6 @@
-import type { Clock } from "../core/clock";
-import type { TokenVault } from "../core/ports";
-import type { UserKey } from "../core/types";
+import type { Clock } from "#lib/core/clock";
+import type { TokenVault } from "#lib/core/ports";
+import type { UserKey } from "#lib/core/types";
 import type { KnownSource } from "./contracts";
 import { openAddress } from "./source-address";
 

@@ -1,5 +1,5 @@
-import type { OutOfOfficeEntry, OutOfOfficeInput } from "../core/records";
-import type { UserKey } from "../core/types";
+import type { OutOfOfficeEntry, OutOfOfficeInput } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type { StatusUseCases } from "./contracts";
 import { InvalidInputError, UnknownUserError } from "./errors";

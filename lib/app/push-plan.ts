@@ -1,4 +1,4 @@
-import type { SourcePush } from "../core/records";
+import type { SourcePush } from "#lib/core/records";
 
 /**
  * When a connected source's push channel needs work, as a pure decision over its record and the

@@ -1,8 +1,8 @@
-import { ProviderError } from "../calendar/providers/errors";
-import type { PushSubscription } from "../calendar/providers/provider";
-import type { SourcePush, SourceRecord } from "../core/records";
-import type { UserKey } from "../core/types";
-import { channelToken } from "../http/channel-token";
+import { ProviderError } from "#lib/calendar/providers/errors";
+import type { PushSubscription } from "#lib/calendar/providers/provider";
+import type { SourcePush, SourceRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
+import { channelToken } from "#lib/http/channel-token";
 import type { Config } from "./config";
 import type { ConnectAccess } from "./connect-access";
 import { connectProviderOfKind, requireSettings } from "./connect-providers";

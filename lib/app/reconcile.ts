@@ -1,9 +1,9 @@
-import { type PlanPolicy, plan, type ReadFinding, type Step } from "../core/plan";
-import type { StatusRecord, UserRecord } from "../core/records";
-import { withSchedule } from "../core/schedule";
-import { claimWrite } from "../core/status-state";
-import { desiredAt } from "../core/timeline";
-import type { Block, UserKey } from "../core/types";
+import { type PlanPolicy, plan, type ReadFinding, type Step } from "#lib/core/plan";
+import type { StatusRecord, UserRecord } from "#lib/core/records";
+import { withSchedule } from "#lib/core/schedule";
+import { claimWrite } from "#lib/core/status-state";
+import { desiredAt } from "#lib/core/timeline";
+import type { Block, UserKey } from "#lib/core/types";
 import { purgeIfDue } from "./app-removal";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";

@@ -1,9 +1,9 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { ResolveHost } from "../calendar/feed-fetch";
-import type { Clock } from "../core/clock";
-import type { Queue, TokenVault } from "../core/ports";
-import type { ChannelKind } from "../core/records";
-import type { UserKey } from "../core/types";
+import type { ResolveHost } from "#lib/calendar/feed-fetch";
+import type { Clock } from "#lib/core/clock";
+import type { Queue, TokenVault } from "#lib/core/ports";
+import type { ChannelKind } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import type { Config } from "./config";
 import type { ConnectParts } from "./connect-parts";
 import type {

@@ -1,11 +1,11 @@
 import { type DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
-import type { Clock } from "../core/clock";
-import type { Log } from "../core/ports";
-import type { UserKey } from "../core/types";
-import { DynamoStore } from "../store/dynamo-store";
-import { channelKeys } from "../store/items/channel";
-import { type Item, readS } from "../store/items/codec";
-import { userKeys } from "../store/items/user";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
+import type { UserKey } from "#lib/core/types";
+import { DynamoStore } from "#lib/store/dynamo-store";
+import { channelKeys } from "#lib/store/items/channel";
+import { type Item, readS } from "#lib/store/items/codec";
+import { userKeys } from "#lib/store/items/user";
 import { migrateSeals, type SealedRecordKeys, type SealMigrationReport } from "./seal-migration";
 import type { SealReadingVault } from "./seal-migration-vault";
 

@@ -1,4 +1,4 @@
-import type { SealOwner, TokenVault } from "../core/ports";
+import type { SealOwner, TokenVault } from "#lib/core/ports";
 
 /**
  * What a sealed value turned out to be when read for one owner. Values sealed before owners

@@ -1,7 +1,7 @@
-import type { Clock } from "../core/clock";
-import type { Log, SealedField, SealOwner, StatusStore } from "../core/ports";
-import type { ChannelRecord, SourceRecord, UserRecord } from "../core/records";
-import type { UserKey } from "../core/types";
+import type { Clock } from "#lib/core/clock";
+import type { Log, SealedField, SealOwner, StatusStore } from "#lib/core/ports";
+import type { ChannelRecord, SourceRecord, UserRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import type { SealReadingVault } from "./seal-migration-vault";
 import { hasPlainAddress, sealAddress } from "./source-address";
 import { retryOnConflict } from "./version-retry";

@@ -1,7 +1,7 @@
-import { sourceUrlProblem } from "../calendar/source-rules";
-import type { OutOfOfficeEntry, SourceRecord } from "../core/records";
-import { type UserRules, userRulesSchema } from "../core/rules";
-import type { Block, UserKey } from "../core/types";
+import { sourceUrlProblem } from "#lib/calendar/source-rules";
+import type { OutOfOfficeEntry, SourceRecord } from "#lib/core/records";
+import { type UserRules, userRulesSchema } from "#lib/core/rules";
+import type { Block, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import { InvalidInputError, UnknownUserError } from "./errors";
 import type { FeedProbe } from "./feed-probe";

@@ -1,7 +1,7 @@
-import { GatewayError, type StatusGateway, type StatusTarget } from "../core/ports";
-import type { StatusValue } from "../core/types";
-import type { Profile, ServiceClient } from "../service/client";
-import { isFinalAuthError, ServiceError } from "../service/errors";
+import { GatewayError, type StatusGateway, type StatusTarget } from "#lib/core/ports";
+import type { StatusValue } from "#lib/core/types";
+import type { Profile, ServiceClient } from "#lib/service/client";
+import { isFinalAuthError, ServiceError } from "#lib/service/errors";
 
 /**
  * Refusals no retry fixes besides the auth ones: the token's owner may not change this user

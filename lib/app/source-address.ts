@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { SealOwner, TokenVault } from "../core/ports";
-import type { SourceRecord } from "../core/records";
-import type { UserKey } from "../core/types";
+import type { SealOwner, TokenVault } from "#lib/core/ports";
+import type { SourceRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 
 /**
  * A calendar's secret address is a credential (whoever has it reads the calendar), so it is

@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import type { Queue } from "../core/ports";
+import type { Queue } from "#lib/core/ports";
 
 /** SQS refused some messages of a batch it accepted. */
 export class QueueSendError extends Error {

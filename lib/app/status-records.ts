@@ -1,7 +1,7 @@
-import { VersionConflict } from "../core/ports";
-import type { StatusRecord, UserRecord } from "../core/records";
-import { initialStatusState } from "../core/status-state";
-import type { UserKey } from "../core/types";
+import { VersionConflict } from "#lib/core/ports";
+import type { StatusRecord, UserRecord } from "#lib/core/records";
+import { initialStatusState } from "#lib/core/status-state";
+import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type { TransitionMessage } from "./contracts";
 import { UnknownUserError } from "./errors";

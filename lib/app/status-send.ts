@@ -1,8 +1,8 @@
-import type { ProfileRead } from "../core/plan";
-import { GatewayError, type RateSlot, type StatusTarget } from "../core/ports";
-import type { StatusRecord, UserRecord } from "../core/records";
-import { recordWrite } from "../core/status-state";
-import type { StatusValue } from "../core/types";
+import type { ProfileRead } from "#lib/core/plan";
+import { GatewayError, type RateSlot, type StatusTarget } from "#lib/core/ports";
+import type { StatusRecord, UserRecord } from "#lib/core/records";
+import { recordWrite } from "#lib/core/status-state";
+import type { StatusValue } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
 import { accessTokenFor } from "./token-refresh";

@@ -1,5 +1,5 @@
-import type { Clock } from "../core/clock";
-import type { Log, Queue, SourceRef, SyncGate } from "../core/ports";
+import type { Clock } from "#lib/core/clock";
+import type { Log, Queue, SourceRef, SyncGate } from "#lib/core/ports";
 import type { PollBatchMessage, SyncMessage } from "./contracts";
 import type { SyncOutcome } from "./sync";
 

@@ -1,16 +1,16 @@
-import type { FeedAddressGuard } from "../calendar/feed-fetch";
-import type { ExpandFn, SourceValidators } from "../calendar/providers/provider";
-import { findProvider, type SourceKind } from "../calendar/providers/registry";
-import type { Clock } from "../core/clock";
-import type { Log, Metrics } from "../core/ports";
-import type { UserRules } from "../core/rules";
-import type { Block, Occurrence, UserKey } from "../core/types";
+import type { FeedAddressGuard } from "#lib/calendar/feed-fetch";
+import type { ExpandFn, SourceValidators } from "#lib/calendar/providers/provider";
+import { findProvider, type SourceKind } from "#lib/calendar/providers/registry";
+import type { Clock } from "#lib/core/clock";
+import type { Log, Metrics } from "#lib/core/ports";
+import type { UserRules } from "#lib/core/rules";
+import type { Block, Occurrence, UserKey } from "#lib/core/types";
 import { type ConnectedSync, readConnectedSource } from "./connect-read";
 import type { KnownSource, SyncMessage, TimelineMeta } from "./contracts";
 import { countSyncFailure } from "./metrics";
 
-export { SyncError } from "../calendar/providers/errors";
-export type { ExpandFn, Expansion } from "../calendar/providers/provider";
+export { SyncError } from "#lib/calendar/providers/errors";
+export type { ExpandFn, Expansion } from "#lib/calendar/providers/provider";
 
 /** What the sync needs to know about one calendar source and its owner. */
 export interface SyncSourceView {

@@ -1,6 +1,6 @@
-import { VersionConflict } from "../core/ports";
-import type { TimelineRecord } from "../core/records";
-import type { Block, UserKey } from "../core/types";
+import { VersionConflict } from "#lib/core/ports";
+import type { TimelineRecord } from "#lib/core/records";
+import type { Block, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type { TimelineMeta } from "./contracts";
 import { UnknownUserError } from "./errors";

@@ -1,5 +1,5 @@
-import { GatewayError, VersionConflict } from "../core/ports";
-import type { UserRecord } from "../core/records";
+import { GatewayError, VersionConflict } from "#lib/core/ports";
+import type { UserRecord } from "#lib/core/records";
 import type { UseCaseContext } from "./context";
 
 /**

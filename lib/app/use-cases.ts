@@ -1,4 +1,4 @@
-import type { UserKey } from "../core/types";
+import type { UserKey } from "#lib/core/types";
 import { recordAppUninstalled, recordTokensRevoked } from "./app-removal";
 import { contextOf, type UseCaseDeps } from "./context";
 import type { ReconcileOutcome, StatusUseCases, UserAdministration } from "./contracts";

@@ -1,8 +1,8 @@
-import { nothingNewIn } from "../core/echo";
-import type { UserRecord } from "../core/records";
-import { withSchedule } from "../core/schedule";
-import { applyObservation, type ObservationResult } from "../core/status-state";
-import type { UserChange } from "../core/types";
+import { nothingNewIn } from "#lib/core/echo";
+import type { UserRecord } from "#lib/core/records";
+import { withSchedule } from "#lib/core/schedule";
+import { applyObservation, type ObservationResult } from "#lib/core/status-state";
+import type { UserChange } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import { isZone } from "./inputs";
 import { mutateUser, newStatusRecord, saveStatus } from "./status-records";

@@ -1,5 +1,5 @@
-import type { UserMode } from "../core/records";
-import type { UserKey } from "../core/types";
+import type { UserMode } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import { mutateUser } from "./status-records";
 

@@ -1,8 +1,8 @@
-import type { Log } from "../core/ports";
-import type { UserRecord, UserSnapshot } from "../core/records";
-import { DEFAULT_RULES, outOfOfficeText, type UserRules, userRulesSchema } from "../core/rules";
-import { resolveSegments, type Segment } from "../core/timeline";
-import type { Block } from "../core/types";
+import type { Log } from "#lib/core/ports";
+import type { UserRecord, UserSnapshot } from "#lib/core/records";
+import { DEFAULT_RULES, outOfOfficeText, type UserRules, userRulesSchema } from "#lib/core/rules";
+import { resolveSegments, type Segment } from "#lib/core/timeline";
+import type { Block } from "#lib/core/types";
 
 /** A user's rules, or the defaults (with a warning) when the stored ones no longer parse. */
 export function rulesOf(log: Log, user: UserRecord): UserRules {

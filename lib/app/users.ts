@@ -1,8 +1,8 @@
-import { pollPhasesEndedBy } from "../core/poll";
-import { VersionConflict } from "../core/ports";
-import type { SourceRecord, UserRecord } from "../core/records";
-import { userRulesSchema } from "../core/rules";
-import type { UserKey } from "../core/types";
+import { pollPhasesEndedBy } from "#lib/core/poll";
+import { VersionConflict } from "#lib/core/ports";
+import type { SourceRecord, UserRecord } from "#lib/core/records";
+import { userRulesSchema } from "#lib/core/rules";
+import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type {
   ChannelBindingInput,

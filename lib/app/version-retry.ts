@@ -1,4 +1,4 @@
-import { VersionConflict } from "../core/ports";
+import { VersionConflict } from "#lib/core/ports";
 
 /**
  * The optimistic-concurrency loop: runs `attempt` (which reads, then writes conditionally on the

@@ -1,7 +1,7 @@
-import type { StatusRecord, UserRecord } from "../core/records";
-import { overrideActive } from "../core/status-state";
-import { desiredAt } from "../core/timeline";
-import type { UserKey } from "../core/types";
+import type { StatusRecord, UserRecord } from "#lib/core/records";
+import { overrideActive } from "#lib/core/status-state";
+import { desiredAt } from "#lib/core/timeline";
+import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type { StatusView, UserView } from "./contracts";
 import { shownAddress } from "./source-address";

@@ -1,8 +1,8 @@
-import { backoffDelayMs } from "../core/backoff";
-import { type GatewayError, VersionConflict } from "../core/ports";
-import type { StatusRecord } from "../core/records";
-import { releaseWrite, type StatusState } from "../core/status-state";
-import type { StatusValue, UserKey } from "../core/types";
+import { backoffDelayMs } from "#lib/core/backoff";
+import { type GatewayError, VersionConflict } from "#lib/core/ports";
+import type { StatusRecord } from "#lib/core/records";
+import { releaseWrite, type StatusState } from "#lib/core/status-state";
+import type { StatusValue, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type { ReconcileOutcome } from "./contracts";
 import { countUserNeedingReauth } from "./metrics";

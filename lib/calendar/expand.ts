@@ -1,5 +1,5 @@
 import type ICAL from "ical.js";
-import type { Occurrence } from "../core/types";
+import type { Occurrence } from "#lib/core/types";
 import { InvalidWindowError, UnknownTimeZoneError } from "./errors";
 import {
   type Context,

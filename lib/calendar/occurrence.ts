@@ -1,5 +1,5 @@
 import type ICAL from "ical.js";
-import type { Occurrence } from "../core/types";
+import type { Occurrence } from "#lib/core/types";
 import { type Context, textOf, textValueOf } from "./event-time";
 
 export const normaliseEmail = (value: string): string =>

@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { CalendarError } from "../calendar/errors";
-import { expand } from "../calendar/expand";
-import { DEFAULT_RULES } from "../core/rules";
-import { buildTimeline } from "../core/timeline";
-import type { Occurrence } from "../core/types";
+import { CalendarError } from "#lib/calendar/errors";
+import { expand } from "#lib/calendar/expand";
+import { DEFAULT_RULES } from "#lib/core/rules";
+import { buildTimeline } from "#lib/core/timeline";
+import type { Occurrence } from "#lib/core/types";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const EXIT_USAGE = 64;

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { systemClock } from "../app/system-clock";
-import type { Log } from "../core/ports";
+import { systemClock } from "#lib/app/system-clock";
+import type { Log } from "#lib/core/ports";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const USAGE =
@@ -57,7 +57,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
     io.err(`--body-timeout-ms must be a positive integer\n${USAGE}`);
     return 64;
   }
-  const { loadWorkspace, parseFaults, startEmulator } = await import("../../emulator/server");
+  const { loadWorkspace, parseFaults, startEmulator } = await import("#emulator/server");
   let workspace: ReturnType<typeof loadWorkspace>;
   let faults: ReturnType<typeof parseFaults> | undefined;
   try {

@@ -11,8 +11,8 @@ const commands: Record<string, () => Promise<Command>> = {
   status: async () => (await import("./status")).run,
   metrics: async () => (await import("./metrics")).run,
   "migrate-seals": async () => (await import("./migrate-seals")).run,
-  bench: async () => (await import("../../bench/run")).run,
-  soak: async () => (await import("../../bench/soak")).run,
+  bench: async () => (await import("#bench/run")).run,
+  soak: async () => (await import("#bench/soak")).run,
 };
 
 const usage = `usage: statuspilot <command>

@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { systemClock } from "../app/system-clock";
-import { ManifestParseError, parseManifestText, validateManifest } from "../schema/manifest";
-import { ServiceError } from "../service/errors";
-import { ManifestClient } from "../service/manifest-client";
+import { systemClock } from "#lib/app/system-clock";
+import { ManifestParseError, parseManifestText, validateManifest } from "#lib/schema/manifest";
+import { ServiceError } from "#lib/service/errors";
+import { ManifestClient } from "#lib/service/manifest-client";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const EXIT_USAGE = 64;

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { ManifestParseError, parseManifestText, validateManifest } from "../schema/manifest";
+import { ManifestParseError, parseManifestText, validateManifest } from "#lib/schema/manifest";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const EXIT_USAGE = 64;

@@ -1,12 +1,12 @@
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
-import { KmsTokenVault } from "../app/kms-token-vault";
-import { describeSealMigration, migrateSealsInTable } from "../app/seal-migration-dynamo";
-import type { SealReadingVault } from "../app/seal-migration-vault";
-import { systemClock } from "../app/system-clock";
-import type { Clock } from "../core/clock";
-import { silentLog } from "../core/ports";
+import { KmsTokenVault } from "#lib/app/kms-token-vault";
+import { describeSealMigration, migrateSealsInTable } from "#lib/app/seal-migration-dynamo";
+import type { SealReadingVault } from "#lib/app/seal-migration-vault";
+import { systemClock } from "#lib/app/system-clock";
+import type { Clock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
 import type { CliIo } from "./io";
 
 const EXIT_USAGE = 64;

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
-import { systemClock } from "../app/system-clock";
-import type { LocalGoogleSettings } from "../local/google";
-import type { MicrosoftLocalConfig } from "../local/microsoft-config";
+import { systemClock } from "#lib/app/system-clock";
+import type { LocalGoogleSettings } from "#lib/local/google";
+import type { MicrosoftLocalConfig } from "#lib/local/microsoft-config";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const USAGE =
@@ -77,13 +77,13 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   }
 
   const { fileURLToPath } = await import("node:url");
-  const { loadWorkspace } = await import("../../emulator/server");
-  const { loadLocalConfig } = await import("../local/config");
-  const { startDemo } = await import("../local/demo");
-  const { startStack } = await import("../local/stack");
-  const { LocalStackError } = await import("../../devstack/errors");
+  const { loadWorkspace } = await import("#emulator/server");
+  const { loadLocalConfig } = await import("#lib/local/config");
+  const { startDemo } = await import("#lib/local/demo");
+  const { startStack } = await import("#lib/local/stack");
+  const { LocalStackError } = await import("#devstack/errors");
   const { formatLiveEvent, formatLogLine, machineTimeZone, clockTime } = await import(
-    "../local/live-log"
+    "#lib/local/live-log"
   );
 
   const timeZone = machineTimeZone();
@@ -107,7 +107,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
     let microsoft: MicrosoftLocalConfig | undefined;
     if (values.config !== undefined) {
       users = loadLocalConfig(values.config);
-      const providers = (await import("../local/config-providers")).loadLocalProviders(
+      const providers = (await import("#lib/local/config-providers")).loadLocalProviders(
         values.config,
       );
       google = providers.google;

@@ -1,5 +1,5 @@
 import type * as z from "zod";
-import { toPointer } from "../schema/problems";
+import { toPointer } from "#lib/schema/problems";
 import { WebhookInputError } from "./errors";
 
 /** What a webhook use case reads from an HTTP request (the handler builds it from the event). */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { LOCAL_ACCOUNT_ID } from "../../devstack/lambda-context";
+import { LOCAL_ACCOUNT_ID } from "#devstack/lambda-context";
 
 export type HttpMethod = "GET" | "POST" | "DELETE" | "PUT" | "PATCH" | "HEAD" | "OPTIONS";
 

@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import type { AppLog } from "../app/logger";
-import type { Log } from "../core/ports";
+import type { AppLog } from "#lib/app/logger";
+import type { Log } from "#lib/core/ports";
 
 export type AppLogLevel = "DEBUG" | "INFO" | "WARN" | "ERROR";
 

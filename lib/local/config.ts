@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
-import { ConfigError } from "../../devstack/errors";
+import { ConfigError } from "#devstack/errors";
 import { localProvidersSchema } from "./config-providers";
 import type { LocalUserConfig } from "./stack";
 

@@ -1,4 +1,4 @@
-import type { Clock } from "../core/clock";
+import type { Clock } from "#lib/core/clock";
 import { type DemoEvent, demoEvents, renderIcs } from "./demo-feed";
 import { type IcsServer, startIcsServer } from "./ics-server";
 import type { LocalUserConfig } from "./stack";

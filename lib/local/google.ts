@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { type RunningGoogleEmulator, startGoogleEmulator } from "../../emulator/google/server";
-import type { Clock } from "../core/clock";
-import type { Log } from "../core/ports";
-import { connectCallbackPath } from "../web/connect";
+import { type RunningGoogleEmulator, startGoogleEmulator } from "#emulator/google/server";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
+import { connectCallbackPath } from "#lib/web/connect";
 import type { DemoEvent } from "./demo-feed";
 
 /**

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { isAddressInUse, PortInUseError } from "../../devstack/errors";
-import { createLambdaContext } from "../../devstack/lambda-context";
-import type { Clock } from "../core/clock";
-import type { Log } from "../core/ports";
-import { silentLog } from "../core/ports";
+import { isAddressInUse, PortInUseError } from "#devstack/errors";
+import { createLambdaContext } from "#devstack/lambda-context";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
+import { silentLog } from "#lib/core/ports";
 import {
   fromHandlerResult,
   type RouteSpec,

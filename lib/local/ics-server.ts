@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { isAddressInUse, PortInUseError } from "../../devstack/errors";
-import type { Clock } from "../core/clock";
+import { isAddressInUse, PortInUseError } from "#devstack/errors";
+import type { Clock } from "#lib/core/clock";
 
 interface Feed {
   body: string;

@@ -1,9 +1,9 @@
-import type { Scheduler } from "../../devstack/scheduler";
-import type { RunningEmulator } from "../../emulator/server";
-import type { ReconcileOutcome } from "../app/contracts";
-import type { ReconcileFn } from "../app/root";
-import type { Clock } from "../core/clock";
-import type { UserKey } from "../core/types";
+import type { Scheduler } from "#devstack/scheduler";
+import type { RunningEmulator } from "#emulator/server";
+import type { ReconcileOutcome } from "#lib/app/contracts";
+import type { ReconcileFn } from "#lib/app/root";
+import type { Clock } from "#lib/core/clock";
+import type { UserKey } from "#lib/core/types";
 import { type LiveEvent, ourProfileSets } from "./live-log";
 
 /**

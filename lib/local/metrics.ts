@@ -1,5 +1,5 @@
-import { type MetricSeries, MetricsRecorder } from "../app/metrics-recorder";
-import type { Clock } from "../core/clock";
+import { type MetricSeries, MetricsRecorder } from "#lib/app/metrics-recorder";
+import type { Clock } from "#lib/core/clock";
 
 /** What `GET /_local/metrics` answers: every series recorded since the stack started. */
 export interface LocalMetricsAnswer {

@@ -2,8 +2,8 @@ import {
   DEMO_CLIENTS,
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
-} from "../../emulator/microsoft/server";
-import type { Clock } from "../core/clock";
+} from "#emulator/microsoft/server";
+import type { Clock } from "#lib/core/clock";
 import { type MicrosoftEnv, type MicrosoftLocalConfig, microsoftEnvOf } from "./microsoft-config";
 
 /** Microsoft for the local stack (see microsoft-config.ts): the configured one or the emulator. */

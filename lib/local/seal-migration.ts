@@ -1,10 +1,10 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { LOCAL_CREDENTIALS } from "../../devstack/dynamo";
-import { LOCAL_REGION } from "../../devstack/lambda-context";
-import { LocalTokenVault } from "../app/local-token-vault";
-import { describeSealMigration, migrateSealsInTable } from "../app/seal-migration-dynamo";
-import type { Clock } from "../core/clock";
-import type { Log } from "../core/ports";
+import { LOCAL_CREDENTIALS } from "#devstack/dynamo";
+import { LOCAL_REGION } from "#devstack/lambda-context";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { describeSealMigration, migrateSealsInTable } from "#lib/app/seal-migration-dynamo";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
 
 /**
  * At start, on the state kept from earlier runs: secrets sealed before they were bound to their

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from "node:http";
 import * as z from "zod";
-import type { DelayQueue } from "../../devstack/queue";
-import { ManualScheduler, type Scheduler } from "../../devstack/scheduler";
-import type { RunningEmulator } from "../../emulator/server";
-import type { SyncMessage, TransitionMessage } from "../app/contracts";
-import type { Clock } from "../core/clock";
+import type { DelayQueue } from "#devstack/queue";
+import { ManualScheduler, type Scheduler } from "#devstack/scheduler";
+import type { RunningEmulator } from "#emulator/server";
+import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
+import type { Clock } from "#lib/core/clock";
 import type { LocalEndpoint } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import type { LocalUserConfig } from "./stack-types";

@@ -1,10 +1,10 @@
-import type { DelayQueue } from "../../devstack/queue";
-import type { LambdaRuntime } from "../../devstack/runtime";
-import type { Scheduler } from "../../devstack/scheduler";
-import type { RunningEmulator, Workspace } from "../../emulator/server";
-import type { SyncMessage, TransitionMessage } from "../app/contracts";
-import type { Clock, ManualClock } from "../core/clock";
-import type { Log } from "../core/ports";
+import type { DelayQueue } from "#devstack/queue";
+import type { LambdaRuntime } from "#devstack/runtime";
+import type { Scheduler } from "#devstack/scheduler";
+import type { RunningEmulator, Workspace } from "#emulator/server";
+import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
+import type { Clock, ManualClock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
 import type { DemoEvent } from "./demo-feed";
 import type { LocalGoogle, LocalGoogleSettings } from "./google";
 import type { LiveEvent } from "./live-log";

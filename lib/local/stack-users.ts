@@ -1,10 +1,10 @@
-import type { App } from "../../devstack/app";
-import { ConfigError } from "../../devstack/errors";
-import type { StateDir } from "../../devstack/state";
-import type { SyncMessage } from "../app/contracts";
-import type { Queue } from "../core/ports";
-import type { UserKey } from "../core/types";
-import { channelToken, newChannelId } from "../http/channel-token";
+import type { App } from "#devstack/app";
+import { ConfigError } from "#devstack/errors";
+import type { StateDir } from "#devstack/state";
+import type { SyncMessage } from "#lib/app/contracts";
+import type { Queue } from "#lib/core/ports";
+import type { UserKey } from "#lib/core/types";
+import { channelToken, newChannelId } from "#lib/http/channel-token";
 import type { LocalUserConfig } from "./stack-types";
 
 /** The user-admin functions the stack needs from the composition root (lib/app). */

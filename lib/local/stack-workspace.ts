@@ -1,4 +1,4 @@
-import type { Workspace } from "../../emulator/server";
+import type { Workspace } from "#emulator/server";
 
 /** Finds the app whose events come to us: the one subscribed at a `/service/events` URL. */
 export function ourApp(workspace: Workspace, appId?: string) {

@@ -1,8 +1,8 @@
-import type { Clock } from "../core/clock";
-import type { Log } from "../core/ports";
-import { isEmptyStatus, type StatusValue } from "../core/types";
-import type { Problem } from "../schema/problems";
-import { type ProfileContext, validateProfile, validateProfileField } from "../schema/profile";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
+import { isEmptyStatus, type StatusValue } from "#lib/core/types";
+import type { Problem } from "#lib/schema/problems";
+import { type ProfileContext, validateProfile, validateProfileField } from "#lib/schema/profile";
 import { TokenBudget } from "./budget";
 import { BudgetExceededError, ServiceValidationError } from "./errors";
 import { okSchema, type Profile, profileResponseSchema } from "./profile";

@@ -1,7 +1,7 @@
 import * as z from "zod";
-import type { Clock } from "../core/clock";
-import type { Log } from "../core/ports";
-import { ManifestParseError, parseManifestText, validateManifest } from "../schema/manifest";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
+import { ManifestParseError, parseManifestText, validateManifest } from "#lib/schema/manifest";
 import { ServiceError } from "./errors";
 import { ServiceTransport } from "./transport";
 

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import type { Clock } from "../core/clock";
-import type { Log } from "../core/ports";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
 import { ServiceError, type ServiceErrorCode } from "./errors";
 import { ServiceTransport } from "./transport";
 

@@ -1,6 +1,6 @@
 import type * as z from "zod";
-import type { Clock } from "../core/clock";
-import { type Log, silentLog } from "../core/ports";
+import type { Clock } from "#lib/core/clock";
+import { type Log, silentLog } from "#lib/core/ports";
 import { callTimeLeftMs } from "./call-deadline";
 import { ServiceError, ServiceNetworkError, ServiceResponseError } from "./errors";
 import { failureSchema } from "./profile";

@@ -3,7 +3,7 @@ import {
   type DynamoDBClient,
   PutItemCommand,
 } from "@aws-sdk/client-dynamodb";
-import type { OneTimeMarks } from "../core/ports";
+import type { OneTimeMarks } from "#lib/core/ports";
 import { StoreError } from "./errors";
 import { n } from "./items/codec";
 import { EXPIRES_AT_MS, oneTimeMarkToItem } from "./items/one-time-mark";

@@ -4,8 +4,8 @@ import {
   GetItemCommand,
   PutItemCommand,
 } from "@aws-sdk/client-dynamodb";
-import type { RateBudget, RateSlot } from "../core/ports";
-import { reserveSlot, type SlotLimits, slotLimitsOf } from "../core/rate-slots";
+import type { RateBudget, RateSlot } from "#lib/core/ports";
+import { reserveSlot, type SlotLimits, slotLimitsOf } from "#lib/core/rate-slots";
 import { StoreError } from "./errors";
 import {
   bookExpiryOf,

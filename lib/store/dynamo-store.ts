@@ -7,7 +7,7 @@ import {
   QueryCommand,
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
-import { type PolledUser, type StatusStore, VersionConflict } from "../core/ports";
+import { type PolledUser, type StatusStore, VersionConflict } from "#lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -15,8 +15,8 @@ import type {
   TimelineRecord,
   UserRecord,
   UserSnapshot,
-} from "../core/records";
-import type { UserKey } from "../core/types";
+} from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import { getItemsOf } from "./dynamo-batch-get";
 import { ConflictError, StoreError } from "./errors";
 import { budgetUsersKeys } from "./items/budget";

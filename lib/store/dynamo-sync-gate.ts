@@ -1,6 +1,6 @@
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { GateClaim, GateFinish, GateRequest, SourceRef, SyncGate } from "../core/ports";
-import { QUEUED_LEASE_MS, RUN_LEASE_MS } from "../core/sync-leases";
+import type { GateClaim, GateFinish, GateRequest, SourceRef, SyncGate } from "#lib/core/ports";
+import { QUEUED_LEASE_MS, RUN_LEASE_MS } from "#lib/core/sync-leases";
 import { conditionalUpdate } from "./conditional-update";
 import { StoreError } from "./errors";
 import { n, s } from "./items/codec";

@@ -1,5 +1,5 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
-import { VersionConflict } from "../core/ports";
+import { VersionConflict } from "#lib/core/ports";
 
 /** Errors of the DynamoDB store; a lost conditional write is the port's VersionConflict. */
 export class StoreError extends Error {

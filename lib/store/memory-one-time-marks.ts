@@ -1,4 +1,4 @@
-import type { OneTimeMarks } from "../core/ports";
+import type { OneTimeMarks } from "#lib/core/ports";
 
 /** One-time marks in memory: the local stack without DynamoDB, and unit tests. */
 export class MemoryOneTimeMarks implements OneTimeMarks {

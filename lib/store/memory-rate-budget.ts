@@ -1,5 +1,5 @@
-import type { RateBudget, RateSlot } from "../core/ports";
-import { reserveSlot, type Slot, type SlotLimits, slotLimitsOf } from "../core/rate-slots";
+import type { RateBudget, RateSlot } from "#lib/core/ports";
+import { reserveSlot, type Slot, type SlotLimits, slotLimitsOf } from "#lib/core/rate-slots";
 
 export type MemoryRateBudgetOptions = Partial<SlotLimits>;
 

@@ -1,4 +1,4 @@
-import type { PolledUser, StatusStore } from "../core/ports";
+import type { PolledUser, StatusStore } from "#lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -6,8 +6,8 @@ import type {
   TimelineRecord,
   UserRecord,
   UserSnapshot,
-} from "../core/records";
-import type { UserKey } from "../core/types";
+} from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import { ConflictError } from "./errors";
 import { channelKeys } from "./items/channel";
 import { oooKeys } from "./items/ooo";

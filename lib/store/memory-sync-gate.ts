@@ -1,5 +1,5 @@
-import type { GateClaim, GateFinish, GateRequest, SourceRef, SyncGate } from "../core/ports";
-import { QUEUED_LEASE_MS, RUN_LEASE_MS } from "../core/sync-leases";
+import type { GateClaim, GateFinish, GateRequest, SourceRef, SyncGate } from "#lib/core/ports";
+import { QUEUED_LEASE_MS, RUN_LEASE_MS } from "#lib/core/sync-leases";
 
 /** One source's gate; the same fields as the DynamoDB gate item (lib/store/items/sync-gate.ts). */
 interface GateState {

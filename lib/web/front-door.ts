@@ -1,7 +1,7 @@
-import { authorizeEndpointOf, type Config, ConfigError } from "../app/config";
-import type { FrontDoorParts } from "../app/front-door-parts";
-import type { App } from "../app/root";
-import { authorizeUrl, OAuthClient } from "../service/oauth-client";
+import { authorizeEndpointOf, type Config, ConfigError } from "#lib/app/config";
+import type { FrontDoorParts } from "#lib/app/front-door-parts";
+import type { App } from "#lib/app/root";
+import { authorizeUrl, OAuthClient } from "#lib/service/oauth-client";
 import { CsrfTokens } from "./csrf";
 import { OAuthStates } from "./oauth-state";
 import { SessionCookies } from "./session";

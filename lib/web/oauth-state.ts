@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../core/clock";
-import type { OneTimeMarks } from "../core/ports";
+import type { Clock } from "#lib/core/clock";
+import type { OneTimeMarks } from "#lib/core/ports";
 import { OAuthStateError } from "./errors";
 import { checkKey, constantTimeEqual, macOf } from "./mac";
 

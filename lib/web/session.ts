@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import * as z from "zod";
-import type { Clock } from "../core/clock";
+import type { Clock } from "#lib/core/clock";
 import type { WebErrorCode } from "./errors";
 import { checkKey, constantTimeEqual, macOf } from "./mac";
 

@@ -3,11 +3,11 @@ import type {
   OutOfOfficeInput,
   SyncMessage,
   TransitionMessage,
-} from "../app/contracts";
-import type { ChannelKind } from "../calendar/providers/registry";
-import type { Clock } from "../core/clock";
-import type { Log, Queue } from "../core/ports";
-import type { UserChange, UserKey } from "../core/types";
+} from "#lib/app/contracts";
+import type { ChannelKind } from "#lib/calendar/providers/registry";
+import type { Clock } from "#lib/core/clock";
+import type { Log, Queue } from "#lib/core/ports";
+import type { UserChange, UserKey } from "#lib/core/types";
 
 /** Which hook a channel id belongs to: a provider with a push hook (the registry's). */
 export type { ChannelKind };

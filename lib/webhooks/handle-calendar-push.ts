@@ -1,11 +1,11 @@
-import type { SyncMessage } from "../app/contracts";
-import type { PushHook } from "../calendar/providers/provider";
-import { pushHookFor, pushHookOf, pushRoutes } from "../calendar/providers/registry";
-import { WebhookError } from "../http/errors";
-import type { WebhookReply, WebhookRequest } from "../http/request";
+import type { SyncMessage } from "#lib/app/contracts";
+import type { PushHook } from "#lib/calendar/providers/provider";
+import { pushHookFor, pushHookOf, pushRoutes } from "#lib/calendar/providers/registry";
+import { WebhookError } from "#lib/http/errors";
+import type { WebhookReply, WebhookRequest } from "#lib/http/request";
 import type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 
-export { MAX_GRAPH_FAILURES, MAX_GRAPH_LOOKUPS } from "../calendar/providers/graph";
+export { MAX_GRAPH_FAILURES, MAX_GRAPH_LOOKUPS } from "#lib/calendar/providers/graph";
 
 /** Only the source's identity goes on the queue: never its secret. */
 const pushOf = (channel: ChannelBinding): SyncMessage => ({

@@ -1,6 +1,6 @@
-import type { OutOfOfficeEntry } from "../app/contracts";
-import { AppError } from "../app/errors";
-import type { WebhookReply, WebhookRequest } from "../http/request";
+import type { OutOfOfficeEntry } from "#lib/app/contracts";
+import { AppError } from "#lib/app/errors";
+import type { WebhookReply, WebhookRequest } from "#lib/http/request";
 import type { WebhookDeps } from "./deps";
 import { OooCommandError, parseOooCommand } from "./ooo-command";
 import { ephemeral, readSlashCommand } from "./slash-command";

@@ -6,8 +6,8 @@ import {
   textReply,
   type WebhookReply,
   type WebhookRequest,
-} from "../http/request";
-import { header, verifyV0 } from "../http/signature";
+} from "#lib/http/request";
+import { header, verifyV0 } from "#lib/http/signature";
 import type { WebhookDeps } from "./deps";
 import {
   EVERY_TIME,

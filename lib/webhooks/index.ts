@@ -9,20 +9,20 @@ export {
   sourceIdSchema,
   WORKSPACE_ID,
   workspaceIdSchema,
-} from "../core/ids";
-export type { GooglePush } from "../http/calendar-push";
-export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "../http/calendar-push";
-export { channelToken, channelTokenMatches, newChannelId } from "../http/channel-token";
-export type { WebhookErrorCode } from "../http/errors";
+} from "#lib/core/ids";
+export type { GooglePush } from "#lib/http/calendar-push";
+export { isGoogleHandshake, verifyChannelToken, verifyClientState } from "#lib/http/calendar-push";
+export { channelToken, channelTokenMatches, newChannelId } from "#lib/http/channel-token";
+export type { WebhookErrorCode } from "#lib/http/errors";
 export {
   MethodNotAllowed,
   StaleTimestampError,
   WebhookError,
   WebhookInputError,
-} from "../http/errors";
-export type { WebhookReply, WebhookRequest } from "../http/request";
-export { issuePointer, jsonReply, parseInput, parseJsonInput, textReply } from "../http/request";
-export type { SignedRequest } from "../http/signature";
+} from "#lib/http/errors";
+export type { WebhookReply, WebhookRequest } from "#lib/http/request";
+export { issuePointer, jsonReply, parseInput, parseJsonInput, textReply } from "#lib/http/request";
+export type { SignedRequest } from "#lib/http/signature";
 export {
   BAD_SIGNATURE,
   constantTimeEqual,
@@ -30,7 +30,7 @@ export {
   SIGNATURE_WINDOW_S,
   signV0,
   verifyV0,
-} from "../http/signature";
+} from "#lib/http/signature";
 export type { ChannelBinding, ChannelKind, WebhookDeps } from "./deps";
 export type { CalendarPushRequest } from "./handle-calendar-push";
 export {

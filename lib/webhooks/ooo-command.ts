@@ -1,5 +1,5 @@
-import type { OutOfOfficeInput } from "../app/contracts";
-import { MAX_ENTRY_ID_LENGTH } from "../core/ids";
+import type { OutOfOfficeInput } from "#lib/app/contracts";
+import { MAX_ENTRY_ID_LENGTH } from "#lib/core/ids";
 
 export const OOO_USAGE =
   "usage: /ooo YYYY-MM-DD[THH:MM] [to YYYY-MM-DD[THH:MM]] [message] · /ooo until YYYY-MM-DD [message] · /ooo list · /ooo cancel ID";

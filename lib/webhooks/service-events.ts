@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { eventIdSchema, workspaceIdSchema } from "../core/ids";
-import type { UserChange } from "../core/types";
+import { eventIdSchema, workspaceIdSchema } from "#lib/core/ids";
+import type { UserChange } from "#lib/core/types";
 
 /** Longest event or envelope `type` accepted; the reply echoes it when ignoring the event. */
 export const MAX_TYPE_LENGTH = 64;

@@ -1,8 +1,8 @@
 import * as z from "zod";
-import type { Clock } from "../core/clock";
-import { workspaceIdSchema } from "../core/ids";
-import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "../http/request";
-import { header, verifyV0 } from "../http/signature";
+import type { Clock } from "#lib/core/clock";
+import { workspaceIdSchema } from "#lib/core/ids";
+import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "#lib/http/request";
+import { header, verifyV0 } from "#lib/http/signature";
 
 /** What every slash command shares: the signed form POST and its ephemeral answer. */
 

@@ -1,8 +1,8 @@
-import type { StatusView, UserView } from "../app/contracts";
-import type { UserMode } from "../core/records";
-import type { StatusValue, UserKey } from "../core/types";
-import type { WebhookReply, WebhookRequest } from "../http/request";
-import { header } from "../http/signature";
+import type { StatusView, UserView } from "#lib/app/contracts";
+import type { UserMode } from "#lib/core/records";
+import type { StatusValue, UserKey } from "#lib/core/types";
+import type { WebhookReply, WebhookRequest } from "#lib/http/request";
+import { header } from "#lib/http/signature";
 import type { WebhookDeps } from "./deps";
 import { NOT_SET_UP } from "./handle-ooo-command";
 import { ephemeral, readSlashCommand } from "./slash-command";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runConvergence } from "../../bench/convergence";
+import { runConvergence } from "#bench/convergence";
 
 describe("statuspilot bench: convergence (quick)", () => {
   it("runs every reconcile property on its seeds and reports seeds run and failures", () => {

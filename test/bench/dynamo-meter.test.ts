@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { indexWrites } from "../../bench/support/dynamo-meter";
+import { indexWrites } from "#bench/support/dynamo-meter";
 
 const INDEXES = [{ name: "poll", keys: ["GSI2PK", "GSI2SK"] }];
 const base = { PK: { S: "USER#T#U" }, SK: { S: "PROFILE" }, data: { S: "x" } };

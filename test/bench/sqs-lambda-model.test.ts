@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { modelCompletions } from "../../bench/support/sqs-lambda-model";
+import { modelCompletions } from "#bench/support/sqs-lambda-model";
 
 const model = {
   batchSize: 10,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Metrics, MetricUnit } from "../../lib/core/ports";
+import type { Metrics, MetricUnit } from "#lib/core/ports";
 
 // The rule every Metrics adapter keeps (lib/core/ports.ts): each value added comes out once,
 // with its name, its unit and the dimensions given with it (besides the service dimension the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { OneTimeMarks } from "../../lib/core/ports";
+import type { OneTimeMarks } from "#lib/core/ports";
 
 // The rule every OneTimeMarks adapter keeps (lib/core/ports.ts): the first consume of an id
 // answers true; any later one answers false while that mark lives (expiresAt > now); a mark

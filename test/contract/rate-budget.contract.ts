@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { RateBudget } from "../../lib/core/ports";
+import type { RateBudget } from "#lib/core/ports";
 
 /**
  * What every RateBudget promises (lib/core/ports.ts, spec 8.1), run against each adapter. Per

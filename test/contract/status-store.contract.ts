@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { POLL_INTERVAL_MS } from "../../lib/core/poll";
-import type { StatusStore } from "../../lib/core/ports";
-import { ConflictError } from "../../lib/store/errors";
-import { pollPhase } from "../../lib/store/items/user";
+import { POLL_INTERVAL_MS } from "#lib/core/poll";
+import type { StatusStore } from "#lib/core/ports";
+import { ConflictError } from "#lib/store/errors";
+import { pollPhase } from "#lib/store/items/user";
 import {
   ALICE,
   ALICE_ELSEWHERE,

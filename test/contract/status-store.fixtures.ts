@@ -1,13 +1,13 @@
-import type { StatusStore } from "../../lib/core/ports";
+import type { StatusStore } from "#lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
   StatusRecord,
   TimelineRecord,
   UserRecord,
-} from "../../lib/core/records";
-import { initialStatusState } from "../../lib/core/status-state";
-import type { UserKey } from "../../lib/core/types";
+} from "#lib/core/records";
+import { initialStatusState } from "#lib/core/status-state";
+import type { UserKey } from "#lib/core/types";
 
 /** Records and helpers for the StatusStore contract (status-store.contract.ts). */
 export const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);

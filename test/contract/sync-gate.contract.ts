@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SourceRef, SyncGate } from "../../lib/core/ports";
-import { QUEUED_LEASE_MS, RUN_LEASE_MS } from "../../lib/core/sync-leases";
+import type { SourceRef, SyncGate } from "#lib/core/ports";
+import { QUEUED_LEASE_MS, RUN_LEASE_MS } from "#lib/core/sync-leases";
 
 /**
  * What every SyncGate promises (lib/core/ports.ts), run against each adapter, with the default

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type App, composeLocalApp, frozenAfterReturn } from "../../devstack/app";
-import { FrozenInvocationError, LambdaRuntime } from "../../devstack/runtime";
-import type { SyncMessage, TransitionMessage } from "../../lib/app/contracts";
-import { ManualClock } from "../../lib/core/clock";
+import { type App, composeLocalApp, frozenAfterReturn } from "#devstack/app";
+import { FrozenInvocationError, LambdaRuntime } from "#devstack/runtime";
+import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
+import { ManualClock } from "#lib/core/clock";
 import { type LocalDynamo, startDynalite } from "../support/dynalite";
 
 const T0 = Date.UTC(2025, 2, 10, 12, 0, 0);

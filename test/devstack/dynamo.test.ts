@@ -1,7 +1,7 @@
 import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
-import { LOCAL_CREDENTIALS, startLocalDynamo } from "../../devstack/dynamo";
-import { createTableInput } from "../../lib/store/table";
+import { LOCAL_CREDENTIALS, startLocalDynamo } from "#devstack/dynamo";
+import { createTableInput } from "#lib/store/table";
 
 describe("startLocalDynamo", () => {
   it("starts dynalite on loopback with the shared table already active", async () => {

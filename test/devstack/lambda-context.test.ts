@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createLambdaContext } from "../../devstack/lambda-context";
-import { ManualClock } from "../../lib/core/clock";
+import { createLambdaContext } from "#devstack/lambda-context";
+import { ManualClock } from "#lib/core/clock";
 
 describe("createLambdaContext", () => {
   it("counts the remaining time down from the deadline on the injected clock", () => {

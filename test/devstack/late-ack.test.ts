@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { LambdaRuntime } from "../../devstack/runtime";
-import type { TransitionMessage } from "../../lib/app/contracts";
-import { ManualClock } from "../../lib/core/clock";
-import { silentLog } from "../../lib/core/ports";
-import type { UserChange } from "../../lib/core/types";
-import { signV0 } from "../../lib/http/signature";
-import { handleServiceEvent } from "../../lib/webhooks/handle-service-event";
+import { LambdaRuntime } from "#devstack/runtime";
+import type { TransitionMessage } from "#lib/app/contracts";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import type { UserChange } from "#lib/core/types";
+import { signV0 } from "#lib/http/signature";
+import { handleServiceEvent } from "#lib/webhooks/handle-service-event";
 
 const T0 = Date.UTC(2025, 2, 10, 12, 0, 0);
 const SECRET = "late-ack-signing-secret";

@@ -1,9 +1,9 @@
 import type { SQSEvent } from "aws-lambda";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DelayQueue, DelayQueueError } from "../../devstack/queue";
-import { ManualScheduler } from "../../devstack/scheduler";
-import { ManualClock } from "../../lib/core/clock";
+import { DelayQueue, DelayQueueError } from "#devstack/queue";
+import { ManualScheduler } from "#devstack/scheduler";
+import { ManualClock } from "#lib/core/clock";
 
 const T0 = Date.UTC(2025, 2, 10, 12, 0, 0);
 

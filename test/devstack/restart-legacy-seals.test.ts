@@ -4,13 +4,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "../../emulator/server";
-import { LocalTokenVault } from "../../lib/app/local-token-vault";
-import { ManualClock } from "../../lib/core/clock";
-import { renderIcs } from "../../lib/local/demo-feed";
-import { type IcsServer, startIcsServer } from "../../lib/local/ics-server";
-import { type LocalStack, startStack, TABLE_NAME } from "../../lib/local/stack";
-import { DynamoStore } from "../../lib/store/dynamo-store";
+import { loadWorkspace } from "#emulator/server";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { ManualClock } from "#lib/core/clock";
+import { renderIcs } from "#lib/local/demo-feed";
+import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
+import { type LocalStack, startStack, TABLE_NAME } from "#lib/local/stack";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { oldLocalSeal } from "../support/legacy-seals";
 
 // A local stack kept in a state directory by a version from before owners were bound holds its

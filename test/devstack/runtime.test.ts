@@ -1,13 +1,9 @@
 import type { Context, SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
-import { DelayQueue } from "../../devstack/queue";
-import {
-  FrozenInvocationError,
-  InvocationTimeoutError,
-  LambdaRuntime,
-} from "../../devstack/runtime";
-import { ManualScheduler } from "../../devstack/scheduler";
-import { ManualClock } from "../../lib/core/clock";
+import { DelayQueue } from "#devstack/queue";
+import { FrozenInvocationError, InvocationTimeoutError, LambdaRuntime } from "#devstack/runtime";
+import { ManualScheduler } from "#devstack/scheduler";
+import { ManualClock } from "#lib/core/clock";
 
 const T0 = Date.UTC(2025, 2, 10, 12, 0, 0);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

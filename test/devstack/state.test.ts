@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStateDir } from "../../devstack/state";
+import { openStateDir } from "#devstack/state";
 
 describe("the state directory's web key", () => {
   let dir = "";

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DelayQueue } from "../../devstack/queue";
-import { LambdaRuntime } from "../../devstack/runtime";
-import { LocalTokenVault } from "../../lib/app/local-token-vault";
-import type { SealOwner } from "../../lib/core/ports";
+import { DelayQueue } from "#devstack/queue";
+import { LambdaRuntime } from "#devstack/runtime";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import type { SealOwner } from "#lib/core/ports";
 
 /**
  * Records the AWS actions each function calls while the local stack runs, as its role on AWS

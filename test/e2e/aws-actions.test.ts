@@ -1,8 +1,8 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "../../emulator/server";
-import { demoEvents } from "../../lib/local/demo-feed";
+import { loadWorkspace } from "#emulator/server";
+import { demoEvents } from "#lib/local/demo-feed";
 import { signV0 } from "../../lib/webhooks";
 import { resolveConditions } from "../support/cfn-conditions";
 import { type CfnResource, type PackagedStack, packageStack } from "../support/osls-package";

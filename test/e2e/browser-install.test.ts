@@ -4,7 +4,7 @@ import path from "node:path";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { demoEvents } from "../../lib/local/demo-feed";
+import { demoEvents } from "#lib/local/demo-feed";
 import { advance, advanceTo, type E2e, startE2e, statuspilotProfileSets, T0 } from "./support";
 
 /**

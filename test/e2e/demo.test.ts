@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { demoEvents } from "../../lib/local/demo-feed";
+import { demoEvents } from "#lib/local/demo-feed";
 import { advanceTo, type E2e, liveLog, setCalls, startE2e, T0 } from "./support";
 
 const S = 1000;

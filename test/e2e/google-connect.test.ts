@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "../../lib/app/system-clock";
-import { run as status } from "../../lib/cli/status";
+import { systemClock } from "#lib/app/system-clock";
+import { run as status } from "#lib/cli/status";
 import { CookieJar, visit } from "../integration/web/support";
 import {
   addGoogleEvent,

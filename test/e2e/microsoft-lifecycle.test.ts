@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { DEMO_USERS, type RunningMicrosoftEmulator } from "../../emulator/microsoft/server";
+import { DEMO_USERS, type RunningMicrosoftEmulator } from "#emulator/microsoft/server";
 import { visit } from "../integration/web/support";
 import { type GoogleE2e, installAs, startGoogleE2e } from "./google-support";
 import { advance, nowOf, profileOf, settle } from "./support";

@@ -1,13 +1,13 @@
 import { createHmac } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadWorkspace } from "../../emulator/server";
-import { systemClock } from "../../lib/app/system-clock";
-import { ManualClock } from "../../lib/core/clock";
-import { type DemoEvent, renderIcs } from "../../lib/local/demo-feed";
-import { startIcsServer } from "../../lib/local/ics-server";
-import { formatLiveEvent, type LiveEvent } from "../../lib/local/live-log";
-import { startStack } from "../../lib/local/stack";
+import { loadWorkspace } from "#emulator/server";
+import { systemClock } from "#lib/app/system-clock";
+import { ManualClock } from "#lib/core/clock";
+import { type DemoEvent, renderIcs } from "#lib/local/demo-feed";
+import { startIcsServer } from "#lib/local/ics-server";
+import { formatLiveEvent, type LiveEvent } from "#lib/local/live-log";
+import { startStack } from "#lib/local/stack";
 
 const repoRoot = path.resolve(fileURLToPath(import.meta.url), "../../..");
 export const TEAM = "T0DEMO";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Route, routes } from "../../functions/routes";
+import { type Route, routes } from "#functions/routes";
 import {
   type AnyHandler,
   apiEvent,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Route } from "../../functions/routes";
+import type { Route } from "#functions/routes";
 import { type AnyHandler, apiEvent } from "./support/requests";
 import { ALICE, FRONT_DOOR, type FuzzStack, startFuzzStack } from "./support/stack";
 import { fuzz, sendAndExpectRefusal } from "./support/verdict";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHandler } from "../../functions/http/events";
+import { createHandler } from "#functions/http/events";
 import {
   apiEvent,
   contentType,

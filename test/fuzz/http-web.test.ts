@@ -1,9 +1,9 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Route } from "../../functions/routes";
-import { loadConfig } from "../../lib/app/config";
-import { missingFrontDoorSettings } from "../../lib/web/front-door";
+import type { Route } from "#functions/routes";
+import { loadConfig } from "#lib/app/config";
+import { missingFrontDoorSettings } from "#lib/web/front-door";
 import { type AnyHandler, apiEvent, invoke } from "./support/requests";
 import { ALICE, BOB, FRONT_DOOR, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
 import { contentTypeOf, fuzz, sendAndExpectRefusal } from "./support/verdict";

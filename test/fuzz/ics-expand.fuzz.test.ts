@@ -3,8 +3,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CalendarParseError } from "../../lib/calendar/errors";
-import { expand } from "../../lib/calendar/expand";
+import { CalendarParseError } from "#lib/calendar/errors";
+import { expand } from "#lib/calendar/expand";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const ownDir = path.join(repoRoot, "test/fixtures/ics");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { planCheckpoints, userCheckpoints } from "../../bench/soak/checkpoints";
-import { FULL_SHAPE, ON_TIME_MS, QUICK_SHAPE } from "../../bench/soak/run";
-import { type CalendarEvent, generateScenario, type UserPlan } from "../../bench/soak/scenario";
+import { planCheckpoints, userCheckpoints } from "#bench/soak/checkpoints";
+import { FULL_SHAPE, ON_TIME_MS, QUICK_SHAPE } from "#bench/soak/run";
+import { type CalendarEvent, generateScenario, type UserPlan } from "#bench/soak/scenario";
 
 const at = (hhmm: string) => Date.parse(`2026-03-09T${hhmm}:00Z`);
 const LATE = 3 * 60_000;

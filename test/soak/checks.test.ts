@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Checkpoint } from "../../bench/soak/checkpoints";
-import { type CheckInput, checkInvariants, requiredViolations } from "../../bench/soak/checks";
-import type { ServiceCall } from "../../bench/soak/harness";
-import type { Scenario, UserPlan } from "../../bench/soak/scenario";
+import type { Checkpoint } from "#bench/soak/checkpoints";
+import { type CheckInput, checkInvariants, requiredViolations } from "#bench/soak/checks";
+import type { ServiceCall } from "#bench/soak/harness";
+import type { Scenario, UserPlan } from "#bench/soak/scenario";
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 2, 9, 9, 0);

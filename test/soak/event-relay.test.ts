@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { type EventRelay, startEventRelay } from "../../bench/soak/event-relay";
-import type { Rng } from "../../bench/soak/scenario";
-import { SoakScheduler } from "../../bench/soak/scheduler";
-import { ManualClock } from "../../lib/core/clock";
+import { type EventRelay, startEventRelay } from "#bench/soak/event-relay";
+import type { Rng } from "#bench/soak/scenario";
+import { SoakScheduler } from "#bench/soak/scheduler";
+import { ManualClock } from "#lib/core/clock";
 
 const T0 = Date.UTC(2026, 2, 9, 9, 0);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { expectedStatusAt, outOfOfficeWording } from "../../bench/soak/oracle";
-import type { CalendarEvent, UserPlan } from "../../bench/soak/scenario";
+import { expectedStatusAt, outOfOfficeWording } from "#bench/soak/oracle";
+import type { CalendarEvent, UserPlan } from "#bench/soak/scenario";
 
 const at = (hhmm: string) => Date.parse(`2026-03-09T${hhmm}:00Z`);
 const s = (hhmm: string) => at(hhmm) / 1000;

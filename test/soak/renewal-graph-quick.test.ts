@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RENEWAL_SHAPE } from "../../bench/soak/renewal";
-import { runGraphRenewalSoak } from "../../bench/soak/renewal-graph";
+import { RENEWAL_SHAPE } from "#bench/soak/renewal";
+import { runGraphRenewalSoak } from "#bench/soak/renewal-graph";
 
 /**
  * Half a simulated day of the Graph renewal soak with 2-hour subscriptions, so that its harness

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RENEWAL_SHAPE, runRenewalSoak } from "../../bench/soak/renewal";
+import { RENEWAL_SHAPE, runRenewalSoak } from "#bench/soak/renewal";
 
 /**
  * Half a simulated day of the renewal soak with 2-hour channels, so that its harness and checks

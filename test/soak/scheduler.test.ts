@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SoakScheduler } from "../../bench/soak/scheduler";
-import { ManualClock } from "../../lib/core/clock";
+import { SoakScheduler } from "#bench/soak/scheduler";
+import { ManualClock } from "#lib/core/clock";
 
 const T0 = Date.UTC(2026, 2, 9, 9, 0);
 

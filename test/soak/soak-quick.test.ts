@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { run } from "../../bench/soak";
+import { run } from "#bench/soak";
 
 describe("statuspilot soak --quick", () => {
   it("survives the fault-injected short day with every invariant at zero and exits 0", async () => {

@@ -1,7 +1,7 @@
-import { channelToken } from "../../http/channel-token";
-import { WebhookError } from "../../http/errors";
-import { jsonReply, type WebhookRequest } from "../../http/request";
-import { BAD_SIGNATURE, header, verifyV0 } from "../../http/signature";
+import { channelToken } from "#lib/http/channel-token";
+import { WebhookError } from "#lib/http/errors";
+import { jsonReply, type WebhookRequest } from "#lib/http/request";
+import { BAD_SIGNATURE, header, verifyV0 } from "#lib/http/signature";
 import { icsProvider } from "./ics";
 import type { CalendarProvider, PushChannel, PushDeps, PushHook, PushVerdict } from "./provider";
 import { requireChannelId } from "./push-channel";

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { Occurrence } from "../../core/types";
+import type { Occurrence } from "#lib/core/types";
 
 /**
  * Google Calendar events (events.list with `singleEvents=true`, so each item is one instance)

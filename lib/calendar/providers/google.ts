@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { isGoogleHandshake } from "../../http/calendar-push";
-import { channelTokenMatches } from "../../http/channel-token";
-import { WebhookError } from "../../http/errors";
-import { jsonReply, type WebhookRequest } from "../../http/request";
-import { header } from "../../http/signature";
+import { isGoogleHandshake } from "#lib/http/calendar-push";
+import { channelTokenMatches } from "#lib/http/channel-token";
+import { WebhookError } from "#lib/http/errors";
+import { jsonReply, type WebhookRequest } from "#lib/http/request";
+import { header } from "#lib/http/signature";
 import { ProviderError } from "./errors";
 import { type EventsListing, listEvents, stopChannel, watchEvents } from "./google-api";
 import { mapGoogleEvents } from "./google-events";

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { Occurrence } from "../../core/types";
+import type { Occurrence } from "#lib/core/types";
 
 /**
  * Microsoft Graph events in our occurrence model, from the fields' documented meanings:

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Occurrence } from "../../core/types";
+import type { Occurrence } from "#lib/core/types";
 import { ProviderError } from "./errors";
 import { type GraphCallDeps, type GraphHttpOptions, graphCall } from "./graph-http";
 import { type GraphEvent, graphEventSchema, mapGraphEvent } from "./graph-map";

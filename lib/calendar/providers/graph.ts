@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { channelIdSchema } from "../../core/ids";
-import { channelToken, channelTokenMatches } from "../../http/channel-token";
-import { WebhookError } from "../../http/errors";
-import { jsonReply, parseJsonInput, textReply, type WebhookRequest } from "../../http/request";
+import { channelIdSchema } from "#lib/core/ids";
+import { channelToken, channelTokenMatches } from "#lib/http/channel-token";
+import { WebhookError } from "#lib/http/errors";
+import { jsonReply, parseJsonInput, textReply, type WebhookRequest } from "#lib/http/request";
 import type { GraphHttpOptions } from "./graph-http";
 import { graphOAuth } from "./graph-oauth";
 import { clientStateOf, graphPushLifecycle } from "./graph-push";

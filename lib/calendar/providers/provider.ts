@@ -1,7 +1,7 @@
-import type { Clock } from "../../core/clock";
-import type { Log } from "../../core/ports";
-import type { Occurrence } from "../../core/types";
-import type { WebhookReply, WebhookRequest } from "../../http/request";
+import type { Clock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
+import type { Occurrence } from "#lib/core/types";
+import type { WebhookReply, WebhookRequest } from "#lib/http/request";
 import type { FeedAddressGuard } from "../feed-fetch";
 import type { SourceAddressPolicy } from "../source-rules";
 

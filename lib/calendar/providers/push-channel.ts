@@ -1,5 +1,5 @@
-import { isChannelId, MAX_ID_LENGTH } from "../../core/ids";
-import { WebhookError } from "../../http/errors";
+import { isChannelId, MAX_ID_LENGTH } from "#lib/core/ids";
+import { WebhookError } from "#lib/http/errors";
 
 /**
  * An id that admin PUT would refuse can name no binding: refused by its form, before any work.

@@ -6,7 +6,7 @@ import {
   isSourceKind,
   SOURCE_KINDS,
   type SourceKind,
-} from "../../core/source-kinds";
+} from "#lib/core/source-kinds";
 import { UnknownProviderError } from "./errors";
 import { genericProvider, genericPushHook } from "./generic";
 import { googleProvider, googlePushHook } from "./google";

@@ -1,5 +1,5 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
-import type { Slot } from "../../core/rate-slots";
+import type { Slot } from "#lib/core/rate-slots";
 import { type Item, n, s } from "./codec";
 
 /**

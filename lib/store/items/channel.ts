@@ -1,5 +1,5 @@
-import type { ChannelRecord } from "../../core/records";
-import { type ChannelKind, isChannelKind } from "../../core/source-kinds";
+import type { ChannelRecord } from "#lib/core/records";
+import { type ChannelKind, isChannelKind } from "#lib/core/source-kinds";
 import { CorruptItemError } from "../errors";
 import { type Item, n, readN, readS, s, userPk } from "./codec";
 

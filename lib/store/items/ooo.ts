@@ -1,5 +1,5 @@
-import type { OutOfOfficeRecord } from "../../core/records";
-import type { UserKey } from "../../core/types";
+import type { OutOfOfficeRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import { TTL_ATTRIBUTE } from "../table";
 import { type Item, n, readN, readS, s, userPk } from "./codec";
 

@@ -1,6 +1,6 @@
-import type { StatusRecord } from "../../core/records";
-import type { StatusState } from "../../core/status-state";
-import type { UserKey } from "../../core/types";
+import type { StatusRecord } from "#lib/core/records";
+import type { StatusState } from "#lib/core/status-state";
+import type { UserKey } from "#lib/core/types";
 import { shardOf } from "../table";
 import { type Item, n, readJson, readN, readOptionalN, readS, s, userPk } from "./codec";
 

@@ -1,5 +1,5 @@
-import type { TimelineRecord } from "../../core/records";
-import type { Block, UserKey } from "../../core/types";
+import type { TimelineRecord } from "#lib/core/records";
+import type { Block, UserKey } from "#lib/core/types";
 import { type Item, n, readJson, readN, readS, s, userPk } from "./codec";
 
 /** One calendar source's resolved blocks for the horizon, with the feed's ETag and hash. */

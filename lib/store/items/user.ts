@@ -1,7 +1,7 @@
-import { POLL_INTERVAL_MS } from "../../core/poll";
-import type { PolledUser } from "../../core/ports";
-import type { SourceRecord, UserRecord } from "../../core/records";
-import type { UserKey } from "../../core/types";
+import { POLL_INTERVAL_MS } from "#lib/core/poll";
+import type { PolledUser } from "#lib/core/ports";
+import type { SourceRecord, UserRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 import { shardOf } from "../table";
 import { type Item, n, readJson, readN, readS, s, userPk } from "./codec";
 

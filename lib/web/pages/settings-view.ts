@@ -5,10 +5,10 @@ import {
   utcToWall,
   type ZoneRules,
   zonedMidnight,
-} from "../../calendar/zones";
-import type { UserRules } from "../../core/rules";
-import { desiredAt, nextTransitionAfter } from "../../core/timeline";
-import type { Block } from "../../core/types";
+} from "#lib/calendar/zones";
+import type { UserRules } from "#lib/core/rules";
+import { desiredAt, nextTransitionAfter } from "#lib/core/timeline";
+import type { Block } from "#lib/core/types";
 import type { RulesView, TodayView } from "./view-model";
 
 /**

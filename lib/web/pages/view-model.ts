@@ -1,4 +1,4 @@
-import type { StatusKind } from "../../core/types";
+import type { StatusKind } from "#lib/core/types";
 
 /**
  * What the pages show, as plain data: the routes build these from the user's records, and the

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { type Route, routes } from "../../../functions/routes";
-import type { App } from "../../../lib/app/root";
-import { frontDoorOf } from "../../../lib/web/front-door";
-import { installBindingSetCookie, newInstallBinding } from "../../../lib/web/install-binding";
+import { type Route, routes } from "#functions/routes";
+import type { App } from "#lib/app/root";
+import { frontDoorOf } from "#lib/web/front-door";
+import { installBindingSetCookie, newInstallBinding } from "#lib/web/install-binding";
 import type { ALICE, BOB } from "./stack";
 import type { NoOp } from "./verdict";
 

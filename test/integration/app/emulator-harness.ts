@@ -1,14 +1,14 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
-import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
-import { createUseCases, type UseCaseOptions, type UseCases } from "../../../lib/app/use-cases";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentLog } from "../../../lib/core/ports";
-import { ServiceClient } from "../../../lib/service/client";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { loadWorkspace, type RunningEmulator, startEmulator } from "#emulator/server";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { ServiceStatusGateway } from "#lib/app/service-gateway";
+import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/use-cases";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import { ServiceClient } from "#lib/service/client";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { MemoryQueue, T0 } from "./harness";
 

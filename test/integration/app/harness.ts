@@ -1,16 +1,11 @@
-import type { TransitionMessage, UpsertUserInput } from "../../../lib/app/contracts";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { createUseCases, type UseCaseOptions, type UseCases } from "../../../lib/app/use-cases";
-import { ManualClock } from "../../../lib/core/clock";
-import type { Queue } from "../../../lib/core/ports";
-import {
-  GatewayError,
-  type StatusGateway,
-  type StatusTarget,
-  silentLog,
-} from "../../../lib/core/ports";
-import { type Block, EMPTY_STATUS, type StatusValue, type UserKey } from "../../../lib/core/types";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
+import type { TransitionMessage, UpsertUserInput } from "#lib/app/contracts";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/use-cases";
+import { ManualClock } from "#lib/core/clock";
+import type { Queue } from "#lib/core/ports";
+import { GatewayError, type StatusGateway, type StatusTarget, silentLog } from "#lib/core/ports";
+import { type Block, EMPTY_STATUS, type StatusValue, type UserKey } from "#lib/core/types";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import type { LocalDynamo } from "../../support/dynalite";
 
 /**

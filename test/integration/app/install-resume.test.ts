@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { contextOf, type UseCaseDeps } from "../../../lib/app/context";
-import { completeInstall } from "../../../lib/app/install";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
-import { createUseCases } from "../../../lib/app/use-cases";
-import { silentLog } from "../../../lib/core/ports";
-import { ServiceClient } from "../../../lib/service/client";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { contextOf, type UseCaseDeps } from "#lib/app/context";
+import { completeInstall } from "#lib/app/install";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { ServiceStatusGateway } from "#lib/app/service-gateway";
+import { createUseCases } from "#lib/app/use-cases";
+import { silentLog } from "#lib/core/ports";
+import { ServiceClient } from "#lib/service/client";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { useEmulatorStack } from "./emulator-harness";
 import { block, MemoryQueue, MIN, T0 } from "./harness";
 

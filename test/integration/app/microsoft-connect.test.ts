@@ -6,20 +6,20 @@ import {
   DEMO_USERS,
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
-} from "../../../emulator/microsoft/server";
-import { loadConfig } from "../../../lib/app/config";
-import { createConnectAccess } from "../../../lib/app/connect-access";
-import { completeConnect, connectUrl } from "../../../lib/app/connect-flow";
-import { connectProviderAt } from "../../../lib/app/connect-providers";
-import { contextOf, type UseCaseDeps } from "../../../lib/app/context";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { graphProvider, graphPushHook } from "../../../lib/calendar/providers/graph";
-import type { PushChannel } from "../../../lib/calendar/providers/provider";
-import { ManualClock } from "../../../lib/core/clock";
-import type { StatusGateway } from "../../../lib/core/ports";
-import { silentLog } from "../../../lib/core/ports";
-import type { WebhookRequest } from "../../../lib/http/request";
-import { MemoryStore } from "../../../lib/store/memory-store";
+} from "#emulator/microsoft/server";
+import { loadConfig } from "#lib/app/config";
+import { createConnectAccess } from "#lib/app/connect-access";
+import { completeConnect, connectUrl } from "#lib/app/connect-flow";
+import { connectProviderAt } from "#lib/app/connect-providers";
+import { contextOf, type UseCaseDeps } from "#lib/app/context";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { graphProvider, graphPushHook } from "#lib/calendar/providers/graph";
+import type { PushChannel } from "#lib/calendar/providers/provider";
+import { ManualClock } from "#lib/core/clock";
+import type { StatusGateway } from "#lib/core/ports";
+import { silentLog } from "#lib/core/ports";
+import type { WebhookRequest } from "#lib/http/request";
+import { MemoryStore } from "#lib/store/memory-store";
 import { MemoryQueue } from "./harness";
 
 // Connecting Microsoft through the app's connect flow, against the Microsoft emulator over real

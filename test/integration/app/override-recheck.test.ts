@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StatusValue, UserKey } from "../../../lib/core/types";
+import type { StatusValue, UserKey } from "#lib/core/types";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, type Harness, harness, MIN, T0 } from "./harness";
 

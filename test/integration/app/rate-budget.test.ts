@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReconcileOutcome } from "../../../lib/app/contracts";
-import { createUseCases } from "../../../lib/app/use-cases";
-import { silentLog } from "../../../lib/core/ports";
-import type { UserKey } from "../../../lib/core/types";
-import { DynamoRateBudget } from "../../../lib/store/dynamo-rate-budget";
+import type { ReconcileOutcome } from "#lib/app/contracts";
+import { createUseCases } from "#lib/app/use-cases";
+import { silentLog } from "#lib/core/ports";
+import type { UserKey } from "#lib/core/types";
+import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MIN, T0 } from "./harness";
 

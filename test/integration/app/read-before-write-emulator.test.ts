@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
-import type { UseCaseOptions, UseCases } from "../../../lib/app/use-cases";
-import { ServiceClient } from "../../../lib/service/client";
+import { ServiceStatusGateway } from "#lib/app/service-gateway";
+import type { UseCaseOptions, UseCases } from "#lib/app/use-cases";
+import { ServiceClient } from "#lib/service/client";
 import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";
 

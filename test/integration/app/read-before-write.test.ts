@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StatusValue } from "../../../lib/core/types";
+import type { StatusValue } from "#lib/core/types";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MIN, RecordingGateway, T0 } from "./harness";
 

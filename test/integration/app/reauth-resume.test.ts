@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { UpsertUserInput } from "../../../lib/app/contracts";
+import type { UpsertUserInput } from "#lib/app/contracts";
 import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";
 

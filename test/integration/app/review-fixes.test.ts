@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidInputError } from "../../../lib/app/errors";
-import { createUseCases } from "../../../lib/app/use-cases";
-import { type StatusStore, silentLog, VersionConflict } from "../../../lib/core/ports";
-import type { StatusRecord } from "../../../lib/core/records";
-import { ConflictError, StoreError } from "../../../lib/store/errors";
+import { InvalidInputError } from "#lib/app/errors";
+import { createUseCases } from "#lib/app/use-cases";
+import { type StatusStore, silentLog, VersionConflict } from "#lib/core/ports";
+import type { StatusRecord } from "#lib/core/records";
+import { ConflictError, StoreError } from "#lib/store/errors";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MemoryQueue, MIN, RecordingGateway, T0 } from "./harness";
 

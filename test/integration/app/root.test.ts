@@ -1,11 +1,11 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
-import { compose } from "../../../lib/app/compose";
-import { loadConfig } from "../../../lib/app/config";
-import type { SyncMessage } from "../../../lib/app/contracts";
-import type { AppLog } from "../../../lib/app/logger";
-import { ALL_MODULES } from "../../../lib/app/modules";
-import type { Queue } from "../../../lib/core/ports";
+import { compose } from "#lib/app/compose";
+import { loadConfig } from "#lib/app/config";
+import type { SyncMessage } from "#lib/app/contracts";
+import type { AppLog } from "#lib/app/logger";
+import { ALL_MODULES } from "#lib/app/modules";
+import type { Queue } from "#lib/core/ports";
 import { useEmulatorStack } from "./emulator-harness";
 import { block, MemoryQueue, MIN, T0 } from "./harness";
 

@@ -1,18 +1,15 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { migrateSeals } from "../../../lib/app/seal-migration";
-import {
-  DynamoSealedRecordKeys,
-  migrateSealsInTable,
-} from "../../../lib/app/seal-migration-dynamo";
-import { runWith } from "../../../lib/cli/migrate-seals";
-import { ManualClock } from "../../../lib/core/clock";
-import { type SealOwner, silentLog } from "../../../lib/core/ports";
-import type { UserRecord } from "../../../lib/core/records";
-import type { UserKey } from "../../../lib/core/types";
-import { migrateLocalSeals } from "../../../lib/local/seal-migration";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { migrateSeals } from "#lib/app/seal-migration";
+import { DynamoSealedRecordKeys, migrateSealsInTable } from "#lib/app/seal-migration-dynamo";
+import { runWith } from "#lib/cli/migrate-seals";
+import { ManualClock } from "#lib/core/clock";
+import { type SealOwner, silentLog } from "#lib/core/ports";
+import type { UserRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
+import { migrateLocalSeals } from "#lib/local/seal-migration";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { oldLocalSeal } from "../../support/legacy-seals";
 

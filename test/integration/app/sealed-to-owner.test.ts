@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shownAddress } from "../../../lib/app/source-address";
-import { type SyncDeps, syncSource } from "../../../lib/app/sync";
-import { expand } from "../../../lib/calendar/expand";
-import { buildTimeline } from "../../../lib/core/timeline";
-import type { UserKey } from "../../../lib/core/types";
+import { shownAddress } from "#lib/app/source-address";
+import { type SyncDeps, syncSource } from "#lib/app/sync";
+import { expand } from "#lib/calendar/expand";
+import { buildTimeline } from "#lib/core/timeline";
+import type { UserKey } from "#lib/core/types";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { repoRoot } from "../../support/osls-package";
 import { block, type Harness, harness, MIN, T0 } from "./harness";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SyncMessage } from "../../../lib/app/contracts";
-import { InvalidInputError } from "../../../lib/app/errors";
+import type { SyncMessage } from "#lib/app/contracts";
+import { InvalidInputError } from "#lib/app/errors";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MIN, RecordingGateway, T0 } from "./harness";
 

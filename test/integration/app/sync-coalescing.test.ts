@@ -1,17 +1,13 @@
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SyncMessage } from "../../../lib/app/contracts";
-import { SyncError, type SyncOutcome } from "../../../lib/app/sync";
-import {
-  createSyncRequester,
-  type GatedSyncDeps,
-  runGatedSync,
-} from "../../../lib/app/sync-coalescing";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentLog } from "../../../lib/core/ports";
-import { RUN_LEASE_MS } from "../../../lib/core/sync-leases";
-import { DynamoSyncGate } from "../../../lib/store/dynamo-sync-gate";
+import type { SyncMessage } from "#lib/app/contracts";
+import { SyncError, type SyncOutcome } from "#lib/app/sync";
+import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "#lib/app/sync-coalescing";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import { RUN_LEASE_MS } from "#lib/core/sync-leases";
+import { DynamoSyncGate } from "#lib/store/dynamo-sync-gate";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 /**

@@ -1,15 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { oauthTokenRefresher } from "../../../lib/app/oauth-token-refresher";
-import { ServiceStatusGateway } from "../../../lib/app/service-gateway";
-import { createUseCases, type UseCases } from "../../../lib/app/use-cases";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentLog } from "../../../lib/core/ports";
-import type { Block } from "../../../lib/core/types";
-import { ServiceClient } from "../../../lib/service/client";
-import { OAuthClient } from "../../../lib/service/oauth-client";
-import { MemoryStore } from "../../../lib/store/memory-store";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { oauthTokenRefresher } from "#lib/app/oauth-token-refresher";
+import { ServiceStatusGateway } from "#lib/app/service-gateway";
+import { createUseCases, type UseCases } from "#lib/app/use-cases";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import type { Block } from "#lib/core/types";
+import { ServiceClient } from "#lib/service/client";
+import { OAuthClient } from "#lib/service/oauth-client";
+import { MemoryStore } from "#lib/store/memory-store";
 import { conformanceWorkspace } from "../service/harness";
 import { MemoryQueue } from "./harness";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReconcileOutcome } from "../../../lib/app/contracts";
-import type { UserKey } from "../../../lib/core/types";
+import type { ReconcileOutcome } from "#lib/app/contracts";
+import type { UserKey } from "#lib/core/types";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, harness, MIN, T0 } from "./harness";
 

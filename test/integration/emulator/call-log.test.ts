@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator, type Workspace } from "../../../emulator/server";
-import { ManualClock } from "../../../lib/core/clock";
+import { type RunningEmulator, startEmulator, type Workspace } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
 import { conformanceWorkspace } from "../service/harness";
 
 /** `GET /_emulator/calls`, read over HTTP as a test outside the process would. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { run } from "../../../lib/cli/emulator";
-import type { CliIo } from "../../../lib/cli/io";
+import { run } from "#lib/cli/emulator";
+import type { CliIo } from "#lib/cli/io";
 import { fixture, repoRoot } from "../service/harness";
 
 function bufferIo() {

@@ -1,10 +1,10 @@
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { ManualClock } from "../../../lib/core/clock";
-import { ServiceClient } from "../../../lib/service/client";
-import { ServiceError } from "../../../lib/service/errors";
-import { ManifestClient } from "../../../lib/service/manifest-client";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
+import { ServiceClient } from "#lib/service/client";
+import { ServiceError } from "#lib/service/errors";
+import { ManifestClient } from "#lib/service/manifest-client";
 import { conformanceWorkspace, startReceiver } from "../service/harness";
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);

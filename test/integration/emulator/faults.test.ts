@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { FaultSpecError, parseFaults, seededRandom } from "../../../emulator/faults";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { ManualClock } from "../../../lib/core/clock";
-import { ServiceClient } from "../../../lib/service/client";
+import { FaultSpecError, parseFaults, seededRandom } from "#emulator/faults";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
+import { ServiceClient } from "#lib/service/client";
 import { conformanceWorkspace } from "../service/harness";
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);

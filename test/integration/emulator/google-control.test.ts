@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { demoEventId, seedGoogleDemo } from "../../../emulator/google/demo";
-import { startGoogleEmulator } from "../../../emulator/google/server";
-import { ManualClock } from "../../../lib/core/clock";
+import { demoEventId, seedGoogleDemo } from "#emulator/google/demo";
+import { startGoogleEmulator } from "#emulator/google/server";
+import { ManualClock } from "#lib/core/clock";
 import {
   CLIENT_ID,
   CLIENT_SECRET,

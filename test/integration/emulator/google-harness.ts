@@ -1,8 +1,8 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach } from "vitest";
-import { type RunningGoogleEmulator, startGoogleEmulator } from "../../../emulator/google/server";
-import { ManualClock } from "../../../lib/core/clock";
+import { type RunningGoogleEmulator, startGoogleEmulator } from "#emulator/google/server";
+import { ManualClock } from "#lib/core/clock";
 
 // Shared setup of the Google emulator tests: an emulator on a manual clock with one OAuth client
 // and one account, the OAuth dance over HTTP, and a local receiver for push messages.

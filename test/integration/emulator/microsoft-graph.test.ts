@@ -4,8 +4,8 @@ import {
   DEMO_USERS,
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
-} from "../../../emulator/microsoft/server";
-import { ManualClock } from "../../../lib/core/clock";
+} from "#emulator/microsoft/server";
+import { ManualClock } from "#lib/core/clock";
 
 // Graph's calendar reads over real HTTP, checked against the documentation: calendarView needs
 // startDateTime and endDateTime, pages by `@odata.nextLink`, times in UTC under

@@ -3,8 +3,8 @@ import {
   DEMO_USERS,
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
-} from "../../../emulator/microsoft/server";
-import { ManualClock } from "../../../lib/core/clock";
+} from "#emulator/microsoft/server";
+import { ManualClock } from "#lib/core/clock";
 
 // The identity platform's v2 authorization code flow over real HTTP. Expectations restate the
 // public documentation: a redirect with `code` and `state`, a token answer with `token_type`,

@@ -6,14 +6,14 @@ import {
   DEMO_USERS,
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
-} from "../../../emulator/microsoft/server";
-import { ProviderError } from "../../../lib/calendar/providers/errors";
-import { graphApi, graphPushHook } from "../../../lib/calendar/providers/graph";
-import type { ApiDeps, PushChannel } from "../../../lib/calendar/providers/provider";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentLog } from "../../../lib/core/ports";
-import { channelToken } from "../../../lib/http/channel-token";
-import type { WebhookRequest } from "../../../lib/http/request";
+} from "#emulator/microsoft/server";
+import { ProviderError } from "#lib/calendar/providers/errors";
+import { graphApi, graphPushHook } from "#lib/calendar/providers/graph";
+import type { ApiDeps, PushChannel } from "#lib/calendar/providers/provider";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import { channelToken } from "#lib/http/channel-token";
+import type { WebhookRequest } from "#lib/http/request";
 
 // The Graph provider against the Microsoft emulator, over real HTTP: the OAuth client, the read
 // (delta rounds, paging, the cursor, throttling), and the subscription lifecycle with our own

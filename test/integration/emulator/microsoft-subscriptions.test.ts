@@ -5,8 +5,8 @@ import {
   DEMO_USERS,
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
-} from "../../../emulator/microsoft/server";
-import { ManualClock } from "../../../lib/core/clock";
+} from "#emulator/microsoft/server";
+import { ManualClock } from "#lib/core/clock";
 import { startGraphReceiver } from "./microsoft-receiver";
 
 // Graph subscriptions over real HTTP, checked against the documentation: the validation

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { loadWorkspace, type Workspace } from "../../../emulator/workspace";
-import { ManualClock } from "../../../lib/core/clock";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { loadWorkspace, type Workspace } from "#emulator/workspace";
+import { ManualClock } from "#lib/core/clock";
 import { conformanceWorkspace, fixture, repoRoot, startReceiver } from "../service/harness";
 
 // The OAuth v2 extension, over real HTTP. Expected shapes and codes come from the platform's

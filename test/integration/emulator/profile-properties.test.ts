@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { profileContext } from "../../../emulator/methods";
-import { EmulatorModel } from "../../../emulator/model";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { ManualClock } from "../../../lib/core/clock";
-import { validateProfile } from "../../../lib/schema/profile";
-import { ServiceClient } from "../../../lib/service/client";
-import { ServiceError } from "../../../lib/service/errors";
+import { profileContext } from "#emulator/methods";
+import { EmulatorModel } from "#emulator/model";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
+import { validateProfile } from "#lib/schema/profile";
+import { ServiceClient } from "#lib/service/client";
+import { ServiceError } from "#lib/service/errors";
 import { conformanceWorkspace } from "../service/harness";
 import {
   applyStatus,

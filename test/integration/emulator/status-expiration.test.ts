@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { ManualClock } from "../../../lib/core/clock";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
 import { conformanceWorkspace } from "../service/harness";
 
 /**

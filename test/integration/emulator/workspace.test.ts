@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseWorkspace, WorkspaceError } from "../../../emulator/workspace";
+import { parseWorkspace, WorkspaceError } from "#emulator/workspace";
 import { conformanceWorkspace } from "../service/harness";
 
 /** The conformance workspace with A0MAIN's events going to `requestUrl`. */

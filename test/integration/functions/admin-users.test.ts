@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHandler as createAdminUsers } from "../../../functions/http/admin-users";
-import { createHandler as createCalendarHooks } from "../../../functions/http/calendar";
+import { createHandler as createAdminUsers } from "#functions/http/admin-users";
+import { createHandler as createCalendarHooks } from "#functions/http/calendar";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 let stack: Stack;

@@ -9,12 +9,12 @@ import type {
   SQSEvent,
 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHandler as createAdminHandler } from "../../../functions/http/admin";
-import { createHandler as createCalendarHandler } from "../../../functions/http/calendar";
-import { createHandler as createSyncHandler } from "../../../functions/queue/sync";
-import { createHandler as createTransitionHandler } from "../../../functions/queue/transition";
-import { createHandler as createPollHandler } from "../../../functions/schedule/poll";
-import { createHandler as createTickHandler } from "../../../functions/schedule/tick";
+import { createHandler as createAdminHandler } from "#functions/http/admin";
+import { createHandler as createCalendarHandler } from "#functions/http/calendar";
+import { createHandler as createSyncHandler } from "#functions/queue/sync";
+import { createHandler as createTransitionHandler } from "#functions/queue/transition";
+import { createHandler as createPollHandler } from "#functions/schedule/poll";
+import { createHandler as createTickHandler } from "#functions/schedule/tick";
 import {
   eventFixture,
   FIXTURE_NOW_MS,

@@ -6,9 +6,9 @@ import type {
   SQSEvent,
 } from "aws-lambda";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createHandler as createEventsHandler } from "../../../functions/http/events";
-import { createHandler as createOooHandler } from "../../../functions/http/ooo-command";
-import { createHandler as createTransitionHandler } from "../../../functions/queue/transition";
+import { createHandler as createEventsHandler } from "#functions/http/events";
+import { createHandler as createOooHandler } from "#functions/http/ooo-command";
+import { createHandler as createTransitionHandler } from "#functions/queue/transition";
 import { signV0 } from "../../../lib/webhooks";
 import { eventFixture, FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 

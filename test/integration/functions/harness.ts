@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
-import { type App, type AppOverrides, composeLocalApp } from "../../../devstack/app";
-import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
-import type { PollBatchMessage, SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
-import type { ResolveHost } from "../../../lib/calendar/feed-fetch";
-import { ManualClock } from "../../../lib/core/clock";
-import type { Queue } from "../../../lib/core/ports";
+import { type App, type AppOverrides, composeLocalApp } from "#devstack/app";
+import { loadWorkspace, type RunningEmulator, startEmulator } from "#emulator/server";
+import type { PollBatchMessage, SyncMessage, TransitionMessage } from "#lib/app/contracts";
+import type { ResolveHost } from "#lib/calendar/feed-fetch";
+import { ManualClock } from "#lib/core/clock";
+import type { Queue } from "#lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");

@@ -1,11 +1,11 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHandler as createAdmin } from "../../../functions/http/admin";
-import { createHandler as createAdminUsers } from "../../../functions/http/admin-users";
-import { routes } from "../../../functions/routes";
-import { errorToResult } from "../../../functions/shared/http-errors";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { createHandler as createAdmin } from "#functions/http/admin";
+import { createHandler as createAdminUsers } from "#functions/http/admin-users";
+import { routes } from "#functions/routes";
+import { errorToResult } from "#functions/shared/http-errors";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
@@ -110,8 +110,8 @@ describe("admin handlers refuse undeclared methods", () => {
 
   it("declares in its handlers exactly the methods routes.ts routes to them", async () => {
     // Prepare
-    const { COLLECTION_METHODS, ENTRY_METHODS } = await import("../../../functions/http/admin");
-    const { USER_METHODS, CHANNEL_METHODS } = await import("../../../functions/http/admin-users");
+    const { COLLECTION_METHODS, ENTRY_METHODS } = await import("#functions/http/admin");
+    const { USER_METHODS, CHANNEL_METHODS } = await import("#functions/http/admin-users");
     const methodsOf = (path: string) =>
       routes
         .filter((r) => r.path === path)

@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace, type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { run } from "../../../lib/cli/manifest-push";
-import { parseManifestText, validateManifest } from "../../../lib/schema/manifest";
+import { loadWorkspace, type RunningEmulator, startEmulator } from "#emulator/server";
+import { run } from "#lib/cli/manifest-push";
+import { parseManifestText, validateManifest } from "#lib/schema/manifest";
 import { fixturePath, repoRoot } from "./harness";
 
 const manifestFile = path.join(repoRoot, "infra/manifest.yaml");

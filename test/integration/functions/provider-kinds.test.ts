@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHandler as createAdminUsers } from "../../../functions/http/admin-users";
-import { CHANNEL_KINDS, SOURCE_KINDS } from "../../../lib/calendar/providers/registry";
+import { createHandler as createAdminUsers } from "#functions/http/admin-users";
+import { CHANNEL_KINDS, SOURCE_KINDS } from "#lib/calendar/providers/registry";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 let stack: Stack;

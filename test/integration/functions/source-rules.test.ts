@@ -5,9 +5,9 @@ import type {
   SQSEvent,
 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHandler as createAdminUsers } from "../../../functions/http/admin-users";
-import { createHandler as createSyncWorker } from "../../../functions/queue/sync";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { createHandler as createAdminUsers } from "#functions/http/admin-users";
+import { createHandler as createSyncWorker } from "#functions/queue/sync";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 /** The stack of the describe block running now (each starts its own). */

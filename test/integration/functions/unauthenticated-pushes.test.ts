@@ -3,10 +3,10 @@ import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHandler as createAdminHandler } from "../../../functions/http/admin-users";
-import { createHandler } from "../../../functions/http/calendar";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import type { SealOwner, TokenVault } from "../../../lib/core/ports";
+import { createHandler as createAdminHandler } from "#functions/http/admin-users";
+import { createHandler } from "#functions/http/calendar";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import type { SealOwner, TokenVault } from "#lib/core/ports";
 import { FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 
 /** The harness's signing secret; the token oracle below is the README's formula. */

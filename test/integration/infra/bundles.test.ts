@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BundleReport, buildBundles, functionEntries } from "../../../infra/build";
+import { type BundleReport, buildBundles, functionEntries } from "#infra/build";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");

@@ -1,11 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routes } from "../../../functions/routes";
-import { functionEntries } from "../../../infra/build";
-import { renderTableJson } from "../../../infra/table-resource";
-import { SYNC_GATE_PREFIX } from "../../../lib/store/items/sync-gate";
-import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "../../../lib/store/table";
+import { routes } from "#functions/routes";
+import { functionEntries } from "#infra/build";
+import { renderTableJson } from "#infra/table-resource";
+import { SYNC_GATE_PREFIX } from "#lib/store/items/sync-gate";
+import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "#lib/store/table";
 import { resolveConditions } from "../../support/cfn-conditions";
 import {
   type CfnResource,

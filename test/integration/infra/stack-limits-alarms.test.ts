@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_RECEIVE_COUNT } from "../../../functions/shared/queue";
-import { functionEntries } from "../../../infra/build";
-import { METRICS } from "../../../lib/app/metrics";
+import { MAX_RECEIVE_COUNT } from "#functions/shared/queue";
+import { functionEntries } from "#infra/build";
+import { METRICS } from "#lib/app/metrics";
 import {
   type CfnResource,
   type PackagedStack,

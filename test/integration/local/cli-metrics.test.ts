@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../../../lib/cli/io";
-import { run as metrics } from "../../../lib/cli/metrics";
+import type { CliIo } from "#lib/cli/io";
+import { run as metrics } from "#lib/cli/metrics";
 
 const bufferIo = () => {
   const out: string[] = [];

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../../lib/cli/io";
-import { run as status } from "../../../lib/cli/status";
+import type { CliIo } from "#lib/cli/io";
+import { run as status } from "#lib/cli/status";
 
 const bufferIo = () => {
   const out: string[] = [];

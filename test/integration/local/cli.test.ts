@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CliIo } from "../../../lib/cli/io";
-import { run as start } from "../../../lib/cli/start";
-import { run as status } from "../../../lib/cli/status";
+import type { CliIo } from "#lib/cli/io";
+import { run as start } from "#lib/cli/start";
+import { run as status } from "#lib/cli/status";
 
 const bufferIo = () => {
   const out: string[] = [];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ManualClock } from "../../../lib/core/clock";
-import { demoEvents, renderIcs } from "../../../lib/local/demo-feed";
-import { type IcsServer, startIcsServer } from "../../../lib/local/ics-server";
+import { ManualClock } from "#lib/core/clock";
+import { demoEvents, renderIcs } from "#lib/local/demo-feed";
+import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 
 const clock = new ManualClock(Date.parse("2025-03-10T11:00:00Z"));
 let server: IcsServer;

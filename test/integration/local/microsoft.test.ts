@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../../lib/core/clock";
-import { type LocalMicrosoft, localMicrosoft } from "../../../lib/local/microsoft";
+import { ManualClock } from "#lib/core/clock";
+import { type LocalMicrosoft, localMicrosoft } from "#lib/local/microsoft";
 
 // Without providers.microsoft the local stack gets the Microsoft emulator on a port the OS
 // picks, and MICROSOFT_* pointing at it; with it, the configured addresses and no emulator.

@@ -2,12 +2,12 @@ import { createHmac } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "../../../emulator/server";
-import { ManualClock } from "../../../lib/core/clock";
-import type { Log } from "../../../lib/core/ports";
-import { renderIcs } from "../../../lib/local/demo-feed";
-import { type IcsServer, startIcsServer } from "../../../lib/local/ics-server";
-import { type LocalStack, startStack } from "../../../lib/local/stack";
+import { loadWorkspace } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
+import { renderIcs } from "#lib/local/demo-feed";
+import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
+import { type LocalStack, startStack } from "#lib/local/stack";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const T0 = Date.parse("2025-03-10T10:59:00.400Z");

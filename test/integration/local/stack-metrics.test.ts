@@ -1,14 +1,14 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "../../../emulator/server";
-import type { CliIo } from "../../../lib/cli/io";
-import { run as metricsCommand } from "../../../lib/cli/metrics";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentLog } from "../../../lib/core/ports";
-import { renderIcs } from "../../../lib/local/demo-feed";
-import { type IcsServer, startIcsServer } from "../../../lib/local/ics-server";
-import { type LocalStack, startStack } from "../../../lib/local/stack";
+import { loadWorkspace } from "#emulator/server";
+import type { CliIo } from "#lib/cli/io";
+import { run as metricsCommand } from "#lib/cli/metrics";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import { renderIcs } from "#lib/local/demo-feed";
+import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
+import { type LocalStack, startStack } from "#lib/local/stack";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const T0 = Date.parse("2025-03-10T10:59:00.400Z");

@@ -1,15 +1,11 @@
 import { WebClient } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { ManualClock } from "../../../lib/core/clock";
-import { TokenBudget } from "../../../lib/service/budget";
-import { ServiceClient } from "../../../lib/service/client";
-import {
-  BudgetExceededError,
-  ServiceError,
-  ServiceValidationError,
-} from "../../../lib/service/errors";
-import { ManifestClient } from "../../../lib/service/manifest-client";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
+import { TokenBudget } from "#lib/service/budget";
+import { ServiceClient } from "#lib/service/client";
+import { BudgetExceededError, ServiceError, ServiceValidationError } from "#lib/service/errors";
+import { ManifestClient } from "#lib/service/manifest-client";
 import { conformanceWorkspace } from "./harness";
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);

@@ -1,12 +1,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import type { Workspace } from "../../../emulator/workspace";
-import { ManualClock } from "../../../lib/core/clock";
-import { ServiceClient } from "../../../lib/service/client";
-import { ServiceError, SPEC_ERROR_CODES } from "../../../lib/service/errors";
-import { ManifestClient } from "../../../lib/service/manifest-client";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import type { Workspace } from "#emulator/workspace";
+import { ManualClock } from "#lib/core/clock";
+import { ServiceClient } from "#lib/service/client";
+import { ServiceError, SPEC_ERROR_CODES } from "#lib/service/errors";
+import { ManifestClient } from "#lib/service/manifest-client";
 import { conformanceWorkspace, sendTruncatedPost } from "./harness";
 
 /** Every error code of spec section 7. */

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadWorkspace, type Workspace } from "../../../emulator/workspace";
+import { loadWorkspace, type Workspace } from "#emulator/workspace";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const fixture = (name: string) => path.join(repoRoot, "test/fixtures/workspaces", name);

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { ManualClock } from "../../../lib/core/clock";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
 import {
   authorizeUrl,
   OAuthClient,
   OAuthError,
   type OAuthFailureKind,
-} from "../../../lib/service/oauth-client";
+} from "#lib/service/oauth-client";
 import { conformanceWorkspace } from "./harness";
 
 // The product's OAuth client against the emulator over real HTTP. Expected values come from the

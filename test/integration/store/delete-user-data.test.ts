@@ -1,8 +1,8 @@
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DynamoRateBudget } from "../../../lib/store/dynamo-rate-budget";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
-import { DynamoSyncGate } from "../../../lib/store/dynamo-sync-gate";
+import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
+import { DynamoStore } from "#lib/store/dynamo-store";
+import { DynamoSyncGate } from "#lib/store/dynamo-sync-gate";
 import { ALICE, aUser, BOB, T0 } from "../../contract/status-store.fixtures";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 

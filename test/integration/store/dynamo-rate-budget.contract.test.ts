@@ -1,6 +1,6 @@
 import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll } from "vitest";
-import { DynamoRateBudget } from "../../../lib/store/dynamo-rate-budget";
+import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { describeRateBudgetContract } from "../../contract/rate-budget.contract";
 import { createActiveTable, type LocalDynamo, startDynalite } from "../../support/dynalite";
 

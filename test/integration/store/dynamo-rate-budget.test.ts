@@ -1,6 +1,6 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DynamoRateBudget } from "../../../lib/store/dynamo-rate-budget";
+import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 let dynamo: LocalDynamo;

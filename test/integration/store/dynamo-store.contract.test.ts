@@ -1,6 +1,6 @@
 import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll } from "vitest";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { describeStatusStoreContract } from "../../contract/status-store.contract";
 import { createActiveTable, type LocalDynamo, startDynalite } from "../../support/dynalite";
 

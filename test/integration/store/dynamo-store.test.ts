@@ -1,16 +1,12 @@
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POLL_INTERVAL_MS } from "../../../lib/core/poll";
-import type { StatusRecord, UserRecord } from "../../../lib/core/records";
-import { initialStatusState } from "../../../lib/core/status-state";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
-import { ConflictError } from "../../../lib/store/errors";
-import { pollPhase } from "../../../lib/store/items/user";
-import {
-  cloudFormationTableResource,
-  createTableInput,
-  TTL_ATTRIBUTE,
-} from "../../../lib/store/table";
+import { POLL_INTERVAL_MS } from "#lib/core/poll";
+import type { StatusRecord, UserRecord } from "#lib/core/records";
+import { initialStatusState } from "#lib/core/status-state";
+import { DynamoStore } from "#lib/store/dynamo-store";
+import { ConflictError } from "#lib/store/errors";
+import { pollPhase } from "#lib/store/items/user";
+import { cloudFormationTableResource, createTableInput, TTL_ATTRIBUTE } from "#lib/store/table";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);

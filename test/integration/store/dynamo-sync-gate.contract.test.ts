@@ -1,6 +1,6 @@
 import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll } from "vitest";
-import { DynamoSyncGate } from "../../../lib/store/dynamo-sync-gate";
+import { DynamoSyncGate } from "#lib/store/dynamo-sync-gate";
 import { describeSyncGateContract } from "../../contract/sync-gate.contract";
 import { createActiveTable, type LocalDynamo, startDynalite } from "../../support/dynalite";
 

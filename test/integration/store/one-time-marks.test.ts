@@ -1,7 +1,7 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DynamoOneTimeMarks } from "../../../lib/store/dynamo-one-time-marks";
-import { oneTimeMarkKeys } from "../../../lib/store/items/one-time-mark";
+import { DynamoOneTimeMarks } from "#lib/store/dynamo-one-time-marks";
+import { oneTimeMarkKeys } from "#lib/store/items/one-time-mark";
 import { oneTimeMarksContract } from "../../contract/one-time-marks.contract";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 

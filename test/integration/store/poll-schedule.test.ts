@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pollPhasesEndedBy } from "../../../lib/core/poll";
-import type { SourceRecord, UserRecord } from "../../../lib/core/records";
-import { DynamoStore } from "../../../lib/store/dynamo-store";
+import { pollPhasesEndedBy } from "#lib/core/poll";
+import type { SourceRecord, UserRecord } from "#lib/core/records";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 const MINUTE = 60_000;

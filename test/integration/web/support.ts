@@ -4,17 +4,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { type RunningEmulator, startEmulator } from "../../../emulator/server";
-import { loadWorkspace } from "../../../emulator/workspace";
-import { routes } from "../../../functions/routes";
-import { compose } from "../../../lib/app/compose";
-import { loadConfig } from "../../../lib/app/config";
-import type { SyncMessage, TransitionMessage } from "../../../lib/app/contracts";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { ALL_MODULES } from "../../../lib/app/modules";
-import type { App } from "../../../lib/app/root";
-import { ManualClock } from "../../../lib/core/clock";
-import type { Queue } from "../../../lib/core/ports";
+import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { loadWorkspace } from "#emulator/workspace";
+import { routes } from "#functions/routes";
+import { compose } from "#lib/app/compose";
+import { loadConfig } from "#lib/app/config";
+import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { ALL_MODULES } from "#lib/app/modules";
+import type { App } from "#lib/app/root";
+import { ManualClock } from "#lib/core/clock";
+import type { Queue } from "#lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { lambdaContext } from "../functions/harness";
 
@@ -84,7 +84,7 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
 export async function startFrontDoor(): Promise<FrontDoorStack> {
   const clock = new ManualClock(T0);
   const dynamo = await startDynalite();
-  const { createHandler } = await import("../../../functions/http/web");
+  const { createHandler } = await import("#functions/http/web");
   const webServer = createServer((req, res) => {
     void serve(req, res).catch((error: unknown) => {
       res.statusCode = 599;

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { compose, fromEnvironment } from "../../../lib/app/compose";
-import { ConfigError, loadConfig } from "../../../lib/app/config";
-import { ModuleNotBundledError } from "../../../lib/app/modules";
-import type { ReconcileFn } from "../../../lib/app/root";
-import { ManualClock } from "../../../lib/core/clock";
+import { compose, fromEnvironment } from "#lib/app/compose";
+import { ConfigError, loadConfig } from "#lib/app/config";
+import { ModuleNotBundledError } from "#lib/app/modules";
+import type { ReconcileFn } from "#lib/app/root";
+import { ManualClock } from "#lib/core/clock";
 
 /* A deployed function's App: read from the environment once, composed on first use. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { compose } from "../../../lib/app/compose";
-import { ConfigError, loadConfig } from "../../../lib/app/config";
-import { ManualClock } from "../../../lib/core/clock";
+import { compose } from "#lib/app/compose";
+import { ConfigError, loadConfig } from "#lib/app/config";
+import { ManualClock } from "#lib/core/clock";
 
 /* The composition root is a plain function of the configuration: no I/O, no environment. */
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { authorizeEndpointOf, ConfigError, loadConfig } from "../../../lib/app/config";
-import { createFrontDoorParts } from "../../../lib/app/front-door-parts";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentLog } from "../../../lib/core/ports";
-import { MemoryOneTimeMarks } from "../../../lib/store/memory-one-time-marks";
-import { MemoryStore } from "../../../lib/store/memory-store";
+import { authorizeEndpointOf, ConfigError, loadConfig } from "#lib/app/config";
+import { createFrontDoorParts } from "#lib/app/front-door-parts";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import { MemoryOneTimeMarks } from "#lib/store/memory-one-time-marks";
+import { MemoryStore } from "#lib/store/memory-store";
 
 const BASE = {
   TABLE_NAME: "t",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { googleSettingsOf, loadConfig } from "../../../lib/app/config";
+import { googleSettingsOf, loadConfig } from "#lib/app/config";
 
 const base = {
   TABLE_NAME: "t",

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createPowertoolsMetrics } from "../../../lib/app/metrics-powertools";
-import { MetricsRecorder, nearestRank } from "../../../lib/app/metrics-recorder";
-import type { MetricUnit } from "../../../lib/core/ports";
-import { silentLog } from "../../../lib/core/ports";
+import { createPowertoolsMetrics } from "#lib/app/metrics-powertools";
+import { MetricsRecorder, nearestRank } from "#lib/app/metrics-recorder";
+import type { MetricUnit } from "#lib/core/ports";
+import { silentLog } from "#lib/core/ports";
 import { type EmittedMetric, metricsContract } from "../../contract/metrics.contract";
 
 /** The JSON lines written to stdout while `run` ran. */

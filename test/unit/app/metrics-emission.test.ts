@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { countingConflicts, withCountedPorts } from "../../../lib/app/metrics-ports";
-import { MetricsRecorder } from "../../../lib/app/metrics-recorder";
-import { createUseCases } from "../../../lib/app/use-cases";
-import { ManualClock } from "../../../lib/core/clock";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { countingConflicts, withCountedPorts } from "#lib/app/metrics-ports";
+import { MetricsRecorder } from "#lib/app/metrics-recorder";
+import { createUseCases } from "#lib/app/use-cases";
+import { ManualClock } from "#lib/core/clock";
 import {
   GatewayError,
   type StatusGateway,
   type StatusTarget,
   silentLog,
   VersionConflict,
-} from "../../../lib/core/ports";
-import type { StatusValue, UserKey } from "../../../lib/core/types";
-import { MemoryStore } from "../../../lib/store/memory-store";
+} from "#lib/core/ports";
+import type { StatusValue, UserKey } from "#lib/core/types";
+import { MemoryStore } from "#lib/store/memory-store";
 import { block, MemoryQueue, MIN, T0 } from "../../integration/app/harness";
 
 /**

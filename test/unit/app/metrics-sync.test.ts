@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { MetricsRecorder } from "../../../lib/app/metrics-recorder";
-import { type SyncDeps, SyncError, type SyncSourceView, syncSource } from "../../../lib/app/sync";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentLog } from "../../../lib/core/ports";
-import { DEFAULT_RULES } from "../../../lib/core/rules";
-import type { SourceKind } from "../../../lib/core/source-kinds";
+import { MetricsRecorder } from "#lib/app/metrics-recorder";
+import { type SyncDeps, SyncError, type SyncSourceView, syncSource } from "#lib/app/sync";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import { DEFAULT_RULES } from "#lib/core/rules";
+import type { SourceKind } from "#lib/core/source-kinds";
 
 // A sync failure is a calendar read that failed (thrown, so the queue retries it) or that the
 // calendar's host refused (skipped); each counts once, under the source's provider kind.
@@ -41,7 +41,7 @@ function depsWith(kind: SourceKind, fetchFn: typeof fetch, metrics: MetricsRecor
     loadSource: async () => source,
     recordSourceSync: async () => undefined,
     applyTimeline: async () => undefined,
-    expand: async (...args) => (await import("../../../lib/calendar/expand")).expand(...args),
+    expand: async (...args) => (await import("#lib/calendar/expand")).expand(...args),
     buildTimeline: () => [],
     metrics,
   };

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { cachedAddressOpener } from "../../../lib/app/opened-addresses";
-import { sourceUrlOwner } from "../../../lib/app/source-address";
-import { ManualClock } from "../../../lib/core/clock";
-import type { SealOwner, TokenVault } from "../../../lib/core/ports";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { cachedAddressOpener } from "#lib/app/opened-addresses";
+import { sourceUrlOwner } from "#lib/app/source-address";
+import { ManualClock } from "#lib/core/clock";
+import type { SealOwner, TokenVault } from "#lib/core/ports";
 
 const ALICE = { team: "T1", user: "U1" };
 const MALLORY = { team: "T1", user: "U9" };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { PollBatchMessage, SyncMessage } from "../../../lib/app/contracts";
-import type { SyncOutcome } from "../../../lib/app/sync";
-import { POLL_RETRY_DELAY_S, runPollBatch, sendPollChecks } from "../../../lib/app/sync-coalescing";
-import { type Queue, silentLog } from "../../../lib/core/ports";
+import type { PollBatchMessage, SyncMessage } from "#lib/app/contracts";
+import type { SyncOutcome } from "#lib/app/sync";
+import { POLL_RETRY_DELAY_S, runPollBatch, sendPollChecks } from "#lib/app/sync-coalescing";
+import { type Queue, silentLog } from "#lib/core/ports";
 
 /** A queue that records each request: single sends and batches apart. */
 class RequestLog<M> implements Queue<M> {

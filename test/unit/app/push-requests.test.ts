@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { contextOf } from "../../../lib/app/context";
-import { LocalTokenVault } from "../../../lib/app/local-token-vault";
-import { pushStep } from "../../../lib/app/push-plan";
-import { requestPushWork } from "../../../lib/app/push-requests";
-import { ManualClock } from "../../../lib/core/clock";
-import type { StatusGateway } from "../../../lib/core/ports";
-import { silentLog } from "../../../lib/core/ports";
-import type { SourcePush } from "../../../lib/core/records";
-import { MemoryStore } from "../../../lib/store/memory-store";
+import { contextOf } from "#lib/app/context";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { pushStep } from "#lib/app/push-plan";
+import { requestPushWork } from "#lib/app/push-requests";
+import { ManualClock } from "#lib/core/clock";
+import type { StatusGateway } from "#lib/core/ports";
+import { silentLog } from "#lib/core/ports";
+import type { SourcePush } from "#lib/core/records";
+import { MemoryStore } from "#lib/store/memory-store";
 import { MemoryQueue } from "../../integration/app/harness";
 
 // Graph's lifecycle notifications, as the issue states them: reauthorizationRequired → renew,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runCalendarBench } from "../../../bench/calendar";
+import { runCalendarBench } from "#bench/calendar";
 
 describe("calendar benchmark (quick)", () => {
   it("runs the three engines on one generated feed and finds identical occurrence sets", async () => {

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { runExpand, runTimeline } from "../../../lib/cli/calendar";
-import type { CliIo } from "../../../lib/cli/io";
+import { runExpand, runTimeline } from "#lib/cli/calendar";
+import type { CliIo } from "#lib/cli/io";
 
 const fixture = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -3,11 +3,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
-import { expand } from "../../../lib/calendar/expand";
-import { globalZone } from "../../../lib/calendar/zone-names";
-import { ZoneResolver } from "../../../lib/calendar/zone-resolver";
-import { UTC_ZONE, wallToUtc } from "../../../lib/calendar/zones";
-import type { Occurrence } from "../../../lib/core/types";
+import { expand } from "#lib/calendar/expand";
+import { globalZone } from "#lib/calendar/zone-names";
+import { ZoneResolver } from "#lib/calendar/zone-resolver";
+import { UTC_ZONE, wallToUtc } from "#lib/calendar/zones";
+import type { Occurrence } from "#lib/core/types";
 
 /**
  * Checks `expand` against every expectation in ../shared/corpus/ics/EXPECTED.md (assertions of

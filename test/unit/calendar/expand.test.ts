@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CalendarParseError } from "../../../lib/calendar/errors";
-import { expand } from "../../../lib/calendar/expand";
+import { CalendarParseError } from "#lib/calendar/errors";
+import { expand } from "#lib/calendar/expand";
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
 const feed = (name: string) => readFileSync(path.join(fixtures, name), "utf8");

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
-import { expand } from "../../../lib/calendar/expand";
+import { expand } from "#lib/calendar/expand";
 
 const DAY = 86_400_000;
 const pad = (n: number) => String(n).padStart(2, "0");

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { expand } from "../../../lib/calendar/expand";
+import { expand } from "#lib/calendar/expand";
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
 const text = readFileSync(path.join(fixtures, "malformed-lines.ics"), "utf8");

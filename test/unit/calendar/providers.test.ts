@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { routes } from "../../../functions/routes";
-import { UnknownProviderError } from "../../../lib/calendar/providers/errors";
+import { routes } from "#functions/routes";
+import { UnknownProviderError } from "#lib/calendar/providers/errors";
 import {
   CHANNEL_KINDS,
   channelKindSchema,
@@ -14,10 +14,10 @@ import {
   pushRoutes,
   SOURCE_KINDS,
   sourceKindSchema,
-} from "../../../lib/calendar/providers/registry";
-import type { ChannelRecord } from "../../../lib/core/records";
-import { CorruptItemError } from "../../../lib/store/errors";
-import { channelFromItem, channelToItem } from "../../../lib/store/items/channel";
+} from "#lib/calendar/providers/registry";
+import type { ChannelRecord } from "#lib/core/records";
+import { CorruptItemError } from "#lib/store/errors";
+import { channelFromItem, channelToItem } from "#lib/store/items/channel";
 import { CALENDAR_HOOK_ROUTES, handleCalendarPush, WebhookError } from "../../../lib/webhooks";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");

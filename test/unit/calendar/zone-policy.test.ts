@@ -3,9 +3,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { findIana } from "windows-iana";
-import { expand } from "../../../lib/calendar/expand";
-import { WINDOWS_DISPLAY_NAMES } from "../../../lib/calendar/windows-display-names";
-import { globalZone } from "../../../lib/calendar/zone-names";
+import { expand } from "#lib/calendar/expand";
+import { WINDOWS_DISPLAY_NAMES } from "#lib/calendar/windows-display-names";
+import { globalZone } from "#lib/calendar/zone-names";
 
 const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
 const feed = (name: string) => readFileSync(path.join(fixtures, name), "utf8");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backoffDelayMs } from "../../../lib/core/backoff";
+import { backoffDelayMs } from "#lib/core/backoff";
 
 const POLICY = { baseS: 5, maxS: 900 };
 

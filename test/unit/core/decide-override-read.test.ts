@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decideForState } from "../../../lib/core/decide";
-import { applyRead } from "../../../lib/core/profile-read";
+import { decideForState } from "#lib/core/decide";
+import { applyRead } from "#lib/core/profile-read";
 import {
   applyObservation,
   claimWrite,
@@ -8,8 +8,8 @@ import {
   recordWrite,
   releaseWrite,
   type StatusState,
-} from "../../../lib/core/status-state";
-import type { Block, StatusValue } from "../../../lib/core/types";
+} from "#lib/core/status-state";
+import type { Block, StatusValue } from "#lib/core/types";
 
 /*
  * When the reconciler asks for a read of the profile first (`readFirst`): while a manual

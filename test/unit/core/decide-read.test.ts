@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { decideForState } from "../../../lib/core/decide";
-import { applyRead } from "../../../lib/core/profile-read";
+import { decideForState } from "#lib/core/decide";
+import { applyRead } from "#lib/core/profile-read";
 import {
   applyObservation,
   claimWrite,
   initialStatusState,
   recordWrite,
   releaseWrite,
-} from "../../../lib/core/status-state";
-import type { Block, StatusValue } from "../../../lib/core/types";
+} from "#lib/core/status-state";
+import type { Block, StatusValue } from "#lib/core/types";
 
 const NOW = Date.UTC(2025, 2, 3, 9, 0, 0);
 const LEASE = 30_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decide, decisionStatus } from "../../../lib/core/decide";
-import type { Block, StatusValue } from "../../../lib/core/types";
+import { decide, decisionStatus } from "#lib/core/decide";
+import type { Block, StatusValue } from "#lib/core/types";
 
 const NOW = Date.UTC(2025, 2, 3, 9, 0, 0);
 const EMPTY: StatusValue = { text: "", emoji: "", expiration: 0 };

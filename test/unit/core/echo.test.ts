@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { nothingNewIn } from "../../../lib/core/echo";
+import { nothingNewIn } from "#lib/core/echo";
 import {
   applyObservation,
   claimWrite,
   initialStatusState,
   recordWrite,
   type StatusState,
-} from "../../../lib/core/status-state";
-import type { StatusValue } from "../../../lib/core/types";
+} from "#lib/core/status-state";
+import type { StatusValue } from "#lib/core/types";
 
 /*
  * A `user_change` tells nothing new when it is a redelivery, the echo of a write of ours already

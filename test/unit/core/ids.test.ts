@@ -7,7 +7,7 @@ import {
   eventIdSchema,
   sourceIdSchema,
   workspaceIdSchema,
-} from "../../../lib/core/ids";
+} from "#lib/core/ids";
 import {
   envelopeSchema,
   eventCallbackSchema,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type PlanPolicy, type ProfileRead, plan } from "../../../lib/core/plan";
+import { type PlanPolicy, type ProfileRead, plan } from "#lib/core/plan";
 import {
   applyObservation,
   claimWrite,
   initialStatusState,
   recordWrite,
   type StatusState,
-} from "../../../lib/core/status-state";
-import type { Block, StatusValue } from "../../../lib/core/types";
+} from "#lib/core/status-state";
+import type { Block, StatusValue } from "#lib/core/types";
 
 /*
  * plan() without DynamoDB: one table row per rule of reconciliation. States are built with the

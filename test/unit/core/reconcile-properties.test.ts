@@ -1,14 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  type Command,
-  days,
-  daysWithoutTheUser,
-  lossyDays,
-} from "../../../bench/reconcile/commands";
-import { type Simulation, simulate } from "../../../bench/reconcile/simulation";
-import { applyObservation, initialStatusState, recordWrite } from "../../../lib/core/status-state";
-import type { StatusValue } from "../../../lib/core/types";
+import { type Command, days, daysWithoutTheUser, lossyDays } from "#bench/reconcile/commands";
+import { type Simulation, simulate } from "#bench/reconcile/simulation";
+import { applyObservation, initialStatusState, recordWrite } from "#lib/core/status-state";
+import type { StatusValue } from "#lib/core/types";
 
 /*
  * Random days through the reconciler's pure core (bench/reconcile/simulation.ts): a service,

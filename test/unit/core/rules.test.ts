@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classify, DEFAULT_RULES, outOfOfficeText, userRulesSchema } from "../../../lib/core/rules";
-import { codePointLength, truncateText } from "../../../lib/core/text";
-import type { Occurrence } from "../../../lib/core/types";
+import { classify, DEFAULT_RULES, outOfOfficeText, userRulesSchema } from "#lib/core/rules";
+import { codePointLength, truncateText } from "#lib/core/text";
+import type { Occurrence } from "#lib/core/types";
 
 const meeting = (over: Partial<Occurrence> = {}): Occurrence => ({
   uid: "u1",

@@ -5,7 +5,7 @@ import {
   defaultRulesFor,
   userRulesSchema,
   userRulesSchemaFor,
-} from "../../../lib/core/rules";
+} from "#lib/core/rules";
 import {
   rankKinds,
   STATUS_KINDS,
@@ -13,9 +13,9 @@ import {
   type StatusKindEntry,
   type StatusKindTable,
   StatusKindTableError,
-} from "../../../lib/core/status-kinds";
-import { buildTimeline, resolveSegments } from "../../../lib/core/timeline";
-import type { Occurrence } from "../../../lib/core/types";
+} from "#lib/core/status-kinds";
+import { buildTimeline, resolveSegments } from "#lib/core/timeline";
+import type { Occurrence } from "#lib/core/types";
 
 const H = 3_600_000;
 const T0 = Date.UTC(2024, 2, 12, 0);

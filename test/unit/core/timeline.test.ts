@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RULES, userRulesSchema } from "../../../lib/core/rules";
+import { DEFAULT_RULES, userRulesSchema } from "#lib/core/rules";
 import {
   buildTimeline,
   desiredAt,
@@ -8,8 +8,8 @@ import {
   nextWakeAfter,
   resolveSegments,
   type Segment,
-} from "../../../lib/core/timeline";
-import type { Occurrence, StatusKind } from "../../../lib/core/types";
+} from "#lib/core/timeline";
+import type { Occurrence, StatusKind } from "#lib/core/types";
 
 const H = 3_600_000;
 const T0 = Date.UTC(2024, 2, 12, 0);

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ACK_DEADLINE_MS, createHandler } from "../../../functions/http/events";
-import type { StatusUseCases, TransitionMessage } from "../../../lib/app/contracts";
-import { createLog } from "../../../lib/app/logger";
-import type { App } from "../../../lib/app/root";
-import { ManualClock } from "../../../lib/core/clock";
+import { ACK_DEADLINE_MS, createHandler } from "#functions/http/events";
+import type { StatusUseCases, TransitionMessage } from "#lib/app/contracts";
+import { createLog } from "#lib/app/logger";
+import type { App } from "#lib/app/root";
+import { ManualClock } from "#lib/core/clock";
 import { signV0 } from "../../../lib/webhooks";
 
 const NOW = 1_767_268_800_000;

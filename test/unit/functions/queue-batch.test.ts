@@ -1,13 +1,13 @@
 import type { Context, SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { queueHandler } from "../../../functions/shared/queue";
-import { createLog } from "../../../lib/app/logger";
-import type { App } from "../../../lib/app/root";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentMetrics } from "../../../lib/core/ports";
-import { withCallDeadline } from "../../../lib/service/call-deadline";
-import { ServiceTransport } from "../../../lib/service/transport";
+import { queueHandler } from "#functions/shared/queue";
+import { createLog } from "#lib/app/logger";
+import type { App } from "#lib/app/root";
+import { ManualClock } from "#lib/core/clock";
+import { silentMetrics } from "#lib/core/ports";
+import { withCallDeadline } from "#lib/service/call-deadline";
+import { ServiceTransport } from "#lib/service/transport";
 
 /* A queue batch: its records at once when asked, and none started past the Lambda's time. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { handler as health } from "../../../functions/http/health";
-import { backgroundFunctions, routes } from "../../../functions/routes";
-import { functionEntries } from "../../../infra/build";
+import { handler as health } from "#functions/http/health";
+import { backgroundFunctions, routes } from "#functions/routes";
+import { functionEntries } from "#infra/build";
 
 describe("functions/routes.ts", () => {
   it("loads a handler for every route and background function", async () => {

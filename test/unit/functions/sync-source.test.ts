@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { KnownSource, SyncMessage, TimelineMeta } from "../../../lib/app/contracts";
+import type { KnownSource, SyncMessage, TimelineMeta } from "#lib/app/contracts";
 import {
   DEFAULT_SYNC_LIMITS,
   inRefreshWindow,
@@ -14,13 +14,13 @@ import {
   SyncError,
   type SyncSourceView,
   syncSource,
-} from "../../../lib/app/sync";
-import { expand } from "../../../lib/calendar/expand";
-import { ManualClock } from "../../../lib/core/clock";
-import { silentLog } from "../../../lib/core/ports";
-import { DEFAULT_RULES } from "../../../lib/core/rules";
-import { buildTimeline } from "../../../lib/core/timeline";
-import type { Block } from "../../../lib/core/types";
+} from "#lib/app/sync";
+import { expand } from "#lib/calendar/expand";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import { DEFAULT_RULES } from "#lib/core/rules";
+import { buildTimeline } from "#lib/core/timeline";
+import type { Block } from "#lib/core/types";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const ics = readFileSync(path.join(repoRoot, "test/fixtures/events/team.ics"), "utf8");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { routes } from "../../../functions/routes";
-import { WEB_ROUTES } from "../../../functions/shared/web";
-import { PATHS, SETTINGS_ACTIONS } from "../../../lib/web/pages/view-model";
+import { routes } from "#functions/routes";
+import { WEB_ROUTES } from "#functions/shared/web";
+import { PATHS, SETTINGS_ACTIONS } from "#lib/web/pages/view-model";
 
 describe("the web function's routes", () => {
   it("are exactly the routes routes.ts (and so serverless.yml) gives the web function", () => {

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { channelToken, channelTokenMatches, newChannelId } from "../../../lib/http/channel-token";
+import { channelToken, channelTokenMatches, newChannelId } from "#lib/http/channel-token";
 
 describe("minted channel ids", () => {
   it("are 128 random bits: 32 hex characters, all distinct, every bit position varying", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { WebhookInputError } from "../../../lib/http/errors";
-import { issuePointer, parseInput, parseJsonInput } from "../../../lib/http/request";
+import { WebhookInputError } from "#lib/http/errors";
+import { issuePointer, parseInput, parseJsonInput } from "#lib/http/request";
 
 const refusalOf = (run: () => unknown): WebhookInputError => {
   try {

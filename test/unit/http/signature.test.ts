@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { verifyChannelToken, verifyClientState } from "../../../lib/http/calendar-push";
-import { StaleTimestampError, WebhookError } from "../../../lib/http/errors";
-import { constantTimeEqual, signV0, verifyV0 } from "../../../lib/http/signature";
+import { verifyChannelToken, verifyClientState } from "#lib/http/calendar-push";
+import { StaleTimestampError, WebhookError } from "#lib/http/errors";
+import { constantTimeEqual, signV0, verifyV0 } from "#lib/http/signature";
 
 const secret = "demo-signing-secret";
 const nowMs = 1_767_000_000_000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Log } from "../../../lib/core/ports";
-import { sinkAppLog } from "../../../lib/local/app-log";
+import type { Log } from "#lib/core/ports";
+import { sinkAppLog } from "#lib/local/app-log";
 
 type SinkRecord = { level: string; message: string; data: Record<string, unknown> | undefined };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../../devstack/errors";
-import { parseLocalConfig } from "../../../lib/local/config";
+import { ConfigError } from "#devstack/errors";
+import { parseLocalConfig } from "#lib/local/config";
 
 const user = {
   team: "T0DEMO",

@@ -1,6 +1,6 @@
 import ICAL from "ical.js";
 import { describe, expect, it } from "vitest";
-import { demoEvents, localDate, renderIcs } from "../../../lib/local/demo-feed";
+import { demoEvents, localDate, renderIcs } from "#lib/local/demo-feed";
 
 const START = Date.parse("2025-03-10T10:59:59.400Z");
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatLiveEvent, formatLogLine, ourProfileSets } from "../../../lib/local/live-log";
+import { formatLiveEvent, formatLogLine, ourProfileSets } from "#lib/local/live-log";
 
 const at = (iso: string) => Date.parse(iso);
 const berlin = { timeZone: "Europe/Berlin" };

@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadLocalConfig } from "../../../lib/local/config";
-import { loadLocalProviders } from "../../../lib/local/config-providers";
-import { microsoftEnvOf } from "../../../lib/local/microsoft-config";
+import { loadLocalConfig } from "#lib/local/config";
+import { loadLocalProviders } from "#lib/local/config-providers";
+import { microsoftEnvOf } from "#lib/local/microsoft-config";
 
 // `providers.microsoft` of the local --config: clientId, clientSecret, authUrl, tokenUrl and
 // graphBaseUrl (issue 14 §5), as the MICROSOFT_* settings the app reads.

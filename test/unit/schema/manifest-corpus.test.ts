@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseManifestText, validateManifest } from "../../../lib/schema/manifest";
+import { parseManifestText, validateManifest } from "#lib/schema/manifest";
 import { corpusDir, hasCorpus } from "./corpus-root";
 
 if (!hasCorpus) {

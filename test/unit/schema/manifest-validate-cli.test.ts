@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CliIo } from "../../../lib/cli/io";
-import { run } from "../../../lib/cli/manifest-validate";
+import type { CliIo } from "#lib/cli/io";
+import { run } from "#lib/cli/manifest-validate";
 import { fixturesDir } from "./corpus-root";
 
 function capturingIo() {

@@ -1,11 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  ManifestParseError,
-  parseManifestText,
-  validateManifest,
-} from "../../../lib/schema/manifest";
+import { ManifestParseError, parseManifestText, validateManifest } from "#lib/schema/manifest";
 import { fixturesDir } from "./corpus-root";
 
 type Json = Record<string, unknown>;

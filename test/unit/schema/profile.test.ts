@@ -10,7 +10,7 @@ import {
   profileSchema,
   validateProfile,
   validateProfileField,
-} from "../../../lib/schema/profile";
+} from "#lib/schema/profile";
 import { fixturesDir } from "./corpus-root";
 
 type Json = Record<string, unknown>;

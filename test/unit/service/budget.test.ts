@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../../lib/core/clock";
-import { TokenBudget } from "../../../lib/service/budget";
+import { ManualClock } from "#lib/core/clock";
+import { TokenBudget } from "#lib/service/budget";
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0);
 

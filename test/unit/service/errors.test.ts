@@ -6,7 +6,7 @@ import {
   ServiceError,
   type ServiceErrorCode,
   ServiceValidationError,
-} from "../../../lib/service/errors";
+} from "#lib/service/errors";
 
 describe("ServiceError", () => {
   it.each([

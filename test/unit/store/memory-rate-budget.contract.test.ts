@@ -1,4 +1,4 @@
-import { MemoryRateBudget } from "../../../lib/store/memory-rate-budget";
+import { MemoryRateBudget } from "#lib/store/memory-rate-budget";
 import { describeRateBudgetContract } from "../../contract/rate-budget.contract";
 
 describeRateBudgetContract("MemoryRateBudget", async (limits) => ({

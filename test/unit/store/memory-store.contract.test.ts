@@ -1,4 +1,4 @@
-import { MemoryStore } from "../../../lib/store/memory-store";
+import { MemoryStore } from "#lib/store/memory-store";
 import { describeStatusStoreContract } from "../../contract/status-store.contract";
 
 describeStatusStoreContract("MemoryStore", async () => ({

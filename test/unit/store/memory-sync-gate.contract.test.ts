@@ -1,4 +1,4 @@
-import { MemorySyncGate } from "../../../lib/store/memory-sync-gate";
+import { MemorySyncGate } from "#lib/store/memory-sync-gate";
 import { describeSyncGateContract } from "../../contract/sync-gate.contract";
 
 describeSyncGateContract("MemorySyncGate", async () => ({

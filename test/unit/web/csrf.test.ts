@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../../lib/core/clock";
-import { CsrfTokens } from "../../../lib/web/csrf";
-import { type Session, SessionCookies } from "../../../lib/web/session";
+import { ManualClock } from "#lib/core/clock";
+import { CsrfTokens } from "#lib/web/csrf";
+import { type Session, SessionCookies } from "#lib/web/session";
 
 // The rule: a CSRF token is good for the one session it was made for (its user, sign-in and
 // epoch) and under this app's key only; anything else, or nothing, is refused.

@@ -1,15 +1,15 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../../lib/core/clock";
-import { MemoryOneTimeMarks } from "../../../lib/store/memory-one-time-marks";
-import { OAuthStateError } from "../../../lib/web/errors";
+import { ManualClock } from "#lib/core/clock";
+import { MemoryOneTimeMarks } from "#lib/store/memory-one-time-marks";
+import { OAuthStateError } from "#lib/web/errors";
 import {
   installBindingClearCookie,
   installBindingSetCookie,
   newInstallBinding,
   readInstallBinding,
-} from "../../../lib/web/install-binding";
-import { OAuthStates, STATE_TTL_MS } from "../../../lib/web/oauth-state";
+} from "#lib/web/install-binding";
+import { OAuthStates, STATE_TTL_MS } from "#lib/web/oauth-state";
 
 // The rule: a state is signed with the app's key, valid for 10 minutes from issue, and good for
 // one callback only. Anything else is refused with a code saying why, and a 400.

@@ -1,13 +1,13 @@
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../../lib/core/clock";
+import { ManualClock } from "#lib/core/clock";
 import {
   cookieValues,
   isCurrentSession,
   SESSION_MAX_AGE_MS,
   SessionCookies,
-} from "../../../lib/web/session";
+} from "#lib/web/session";
 
 // The rule: a session cookie is made only by this app (HMAC under its key), says who signed in
 // and when, lasts 30 days, is HttpOnly, SameSite=Lax, Path=/, and Secure exactly over https.

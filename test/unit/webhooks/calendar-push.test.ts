@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import type { SyncMessage } from "../../../lib/app/contracts";
-import { ManualClock } from "../../../lib/core/clock";
+import type { SyncMessage } from "#lib/app/contracts";
+import { ManualClock } from "#lib/core/clock";
 import {
   type CalendarPushRequest,
   type ChannelBinding,

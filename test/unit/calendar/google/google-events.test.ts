@@ -4,8 +4,8 @@ import {
   mapGoogleEvent,
   mapGoogleEvents,
   zonedMidnightOf,
-} from "../../../../lib/calendar/providers/google-events";
-import { classify, userRulesSchema } from "../../../../lib/core/rules";
+} from "#lib/calendar/providers/google-events";
+import { classify, userRulesSchema } from "#lib/core/rules";
 
 /**
  * The Events resource's field meanings (Google Calendar API v3 reference), restated:

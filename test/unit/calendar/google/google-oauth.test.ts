@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../../../../lib/calendar/providers/errors";
-import { GOOGLE_SCOPE, googleOAuth } from "../../../../lib/calendar/providers/google-oauth";
+import { ProviderError } from "#lib/calendar/providers/errors";
+import { GOOGLE_SCOPE, googleOAuth } from "#lib/calendar/providers/google-oauth";
 
 /** Google's OAuth 2.0 for web server applications, restated from its documentation. */
 describe("googleOAuth", () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ProviderError } from "../../../../lib/calendar/providers/errors";
-import { googlePushLifecycle, readGoogleWindow } from "../../../../lib/calendar/providers/google";
-import { stopChannel } from "../../../../lib/calendar/providers/google-api";
-import type { ApiReadDeps } from "../../../../lib/calendar/providers/provider";
-import { ManualClock } from "../../../../lib/core/clock";
+import { ProviderError } from "#lib/calendar/providers/errors";
+import { googlePushLifecycle, readGoogleWindow } from "#lib/calendar/providers/google";
+import { stopChannel } from "#lib/calendar/providers/google-api";
+import type { ApiReadDeps } from "#lib/calendar/providers/provider";
+import { ManualClock } from "#lib/core/clock";
 
 /**
  * events.list, events.watch and channels.stop against a fake that answers as the Calendar API

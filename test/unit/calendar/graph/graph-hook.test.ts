@@ -1,10 +1,10 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { graphClientState, graphPushHook } from "../../../../lib/calendar/providers/graph";
-import type { PushChannel, PushDeps } from "../../../../lib/calendar/providers/provider";
-import { ManualClock } from "../../../../lib/core/clock";
-import { silentLog } from "../../../../lib/core/ports";
-import type { WebhookRequest } from "../../../../lib/http/request";
+import { graphClientState, graphPushHook } from "#lib/calendar/providers/graph";
+import type { PushChannel, PushDeps } from "#lib/calendar/providers/provider";
+import { ManualClock } from "#lib/core/clock";
+import { silentLog } from "#lib/core/ports";
+import type { WebhookRequest } from "#lib/http/request";
 
 // The Graph hook with the clientState a real subscription carries: Graph assigns the
 // subscription id after the handshake, so the clientState names our channel and its token

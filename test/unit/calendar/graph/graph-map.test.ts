@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  type GraphEvent,
-  mapGraphEvent,
-  midnightIn,
-} from "../../../../lib/calendar/providers/graph-map";
-import { classify, DEFAULT_RULES, type UserRules } from "../../../../lib/core/rules";
+import { type GraphEvent, mapGraphEvent, midnightIn } from "#lib/calendar/providers/graph-map";
+import { classify, DEFAULT_RULES, type UserRules } from "#lib/core/rules";
 
 // The mapping of Graph events, table-driven from the documented field meanings (event resource:
 // showAs, isCancelled, responseStatus.response, sensitivity, isAllDay; times in UTC under

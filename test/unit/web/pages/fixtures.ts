@@ -1,4 +1,4 @@
-import type { SettingsView } from "../../../../lib/web/pages/view-model";
+import type { SettingsView } from "#lib/web/pages/view-model";
 
 // A settings page's data for a person in Berlin on Monday 3 March 2025 at 10:15 (UTC+1).
 export const NOW = Date.UTC(2025, 2, 3, 9, 15, 0);

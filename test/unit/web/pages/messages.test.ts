@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WebErrorCode } from "../../../../lib/web/errors";
+import type { WebErrorCode } from "#lib/web/errors";
 import {
   renderErrorPage,
   renderInstallStateErrorPage,

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { PAGE_HEADERS, renderPage } from "../../../../lib/web/pages/layout";
-import { MessagePage } from "../../../../lib/web/pages/messages";
-import { renderSettingsPage } from "../../../../lib/web/pages/settings";
 import {
   type ConnectionState,
   SETTINGS_ACTIONS,
   type SettingsView,
-} from "../../../../lib/web/pages/view-model";
+} from "#lib/web/pages/view-model";
+import { PAGE_HEADERS, renderPage } from "../../../../lib/web/pages/layout";
+import { MessagePage } from "../../../../lib/web/pages/messages";
+import { renderSettingsPage } from "../../../../lib/web/pages/settings";
 import { NOW, settingsView } from "./fixtures";
 import { forms, tags, textOf } from "./html";
 

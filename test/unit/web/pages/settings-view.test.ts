@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RULES } from "../../../../lib/core/rules";
-import type { Block } from "../../../../lib/core/types";
-import { dayIn, oooDayRange, rulesView, todayView } from "../../../../lib/web/pages/settings-view";
+import { DEFAULT_RULES } from "#lib/core/rules";
+import type { Block } from "#lib/core/types";
+import { dayIn, oooDayRange, rulesView, todayView } from "#lib/web/pages/settings-view";
 
 // Days are the user's: Berlin is UTC+1 in winter and UTC+2 from 30 March 2025 (02:00 → 03:00).
 
