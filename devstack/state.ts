@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 
@@ -39,12 +39,25 @@ export class StateDirError extends Error {
 export interface StateDir {
   /** dynalite's LevelDB directory. */
   dynamoPath: string;
+  /** The service emulator's workspace state (profiles, issued tokens, manifests). */
+  emulatorPath: string;
   state: SavedState;
   /** Writes the state file (call after a change, e.g. a new channel id). */
   save(): void;
 }
 
 const STATE_FILE = "state.json";
+const EMULATOR_FILE = "emulator.json";
+
+/**
+ * Writes a file whole or not at all: a temporary file beside it, then a rename, so a process
+ * killed mid-write leaves the previous version, never half of one.
+ */
+export function writeFileAtomically(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: 0o600 });
+  renameSync(temporary, file);
+}
 
 /** 32 random bytes as 43 base64url characters (the front door wants 32+). */
 export const newWebKey = (): string => randomBytes(32).toString("base64url");
@@ -85,7 +98,12 @@ export function openStateDir(dir: string, options: { fresh?: boolean } = {}): St
       channels: {},
     };
   }
-  const save = () => writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  const save = () => writeFileAtomically(file, `${JSON.stringify(state, null, 2)}\n`);
   save();
-  return { dynamoPath: path.join(dir, "dynamo"), state, save };
+  return {
+    dynamoPath: path.join(dir, "dynamo"),
+    emulatorPath: path.join(dir, EMULATOR_FILE),
+    state,
+    save,
+  };
 }

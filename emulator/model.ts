@@ -142,6 +142,16 @@ export class EmulatorModel {
     for (const a of ws.apps) this.apps.set(a.id, { app: a, manifest: structuredClone(a.manifest) });
   }
 
+  /** The id counters, so ids stay unique across a saved and restored state. */
+  counters(): { event: number; email: number } {
+    return { event: this.eventSeq, email: this.emailSeq };
+  }
+
+  restoreCounters(counters: { event: number; email: number }): void {
+    this.eventSeq = counters.event;
+    this.emailSeq = counters.email;
+  }
+
   role(userId: string): Role {
     return this.users.get(userId)?.role ?? "guest";
   }

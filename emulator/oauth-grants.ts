@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "#lib/core/clock";
 import { type EventDispatcher, eventEnvelope, subscribedTarget } from "./events";
 import type { EmulatorModel } from "./model";
+import type { SavedCode, SavedGrant } from "./snapshot";
 import type { WorkspaceToken } from "./workspace";
 
 /** The platform's authorization codes expire after 10 minutes. */
@@ -41,6 +42,45 @@ export class OAuthGrants {
   constructor(
     private readonly opts: { model: EmulatorModel; clock: Clock; events: EventDispatcher },
   ) {}
+
+  /** The grants, their refresh tokens and the unspent codes, as a snapshot keeps them. */
+  save(): { grants: SavedGrant[]; codes: SavedCode[] } {
+    const saved = new Map<Grant, SavedGrant>();
+    const of = (grant: Grant): SavedGrant => {
+      let entry = saved.get(grant);
+      if (!entry) {
+        entry = { ...grant, scopes: [...grant.scopes], tokens: [], refreshTokens: [] };
+        saved.set(grant, entry);
+      }
+      return entry;
+    };
+    for (const [token, grant] of this.grantOfToken) of(grant).tokens.push(token);
+    for (const [token, grant] of this.refreshTokens) of(grant).refreshTokens.push(token);
+    for (const pending of this.codes.values()) of(pending.grant);
+    const index = new Map([...saved.keys()].map((grant, i) => [grant, i]));
+    const codes = [...this.codes].map(([code, pending]) => ({
+      code,
+      grant: index.get(pending.grant) ?? 0,
+      redirectUri: pending.redirectUri,
+      sent: pending.sent,
+      issuedAt: pending.issuedAt,
+    }));
+    return { grants: [...saved.values()], codes };
+  }
+
+  /** Starts from saved grants (the tokens themselves are restored in the model). */
+  restore(saved: { grants: SavedGrant[]; codes: SavedCode[] }): void {
+    const grants = saved.grants.map(({ appId, user, scopes }) => ({ appId, user, scopes }));
+    saved.grants.forEach((entry, i) => {
+      const grant = grants[i] as Grant;
+      for (const token of entry.tokens) this.grantOfToken.set(token, grant);
+      for (const token of entry.refreshTokens) this.refreshTokens.set(token, grant);
+    });
+    for (const { code, grant, ...rest } of saved.codes) {
+      const owner = grants[grant];
+      if (owner) this.codes.set(code, { grant: owner, ...rest });
+    }
+  }
 
   /** Records a consent and returns the code the redirect carries. */
   addCode(pending: PendingCode): string {

@@ -86,7 +86,8 @@ export interface OAuthOptions {
 }
 
 export class OAuthEmulator {
-  private readonly grants: OAuthGrants;
+  /** The consents, tokens and codes behind the pages (read and restored by snapshots). */
+  readonly grants: OAuthGrants;
   readonly methods: Record<string, OAuthMethod> = {
     "oauth.v2.access": (ctx) => this.access(ctx),
     "auth.test": authTest,

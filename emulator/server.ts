@@ -11,11 +11,14 @@ import { EmulatorModel, type PendingEmail, type StoredProfile } from "./model";
 import { OAuthEmulator } from "./oauth";
 import { DEFAULT_LIMITS, RateLimiter, type RateLimits } from "./rate-limit";
 import { parseRequestArgs } from "./request";
+import type { EmulatorSnapshot } from "./snapshot";
+import { applySnapshot, takeSnapshot } from "./snapshot-state";
 import type { Workspace } from "./workspace";
 
 export { type CallRecord, REDACTED_SECRET, redactToken } from "./call-log";
 export { signEvent } from "./events";
 export { type FaultSpec, parseFaults } from "./faults";
+export { type EmulatorSnapshot, parseSnapshot, type SnapshotRead } from "./snapshot";
 export { loadWorkspace, parseWorkspace, type Workspace, WorkspaceError } from "./workspace";
 
 export interface EmulatorOptions {
@@ -38,6 +41,8 @@ export interface EmulatorOptions {
   faultTimeoutMs?: number;
   /** How long a request body may take to arrive before the call answers `request_timeout`. */
   bodyTimeoutMs?: number;
+  /** State saved by `snapshot()` of an earlier run (validated by `parseSnapshot`) to start from. */
+  snapshot?: EmulatorSnapshot;
 }
 
 export interface EmulatorState {
@@ -63,6 +68,8 @@ export interface RunningEmulator {
   flushEvents(): Promise<void>;
   /** Confirms a pending email change, as the user following the link would. */
   confirmEmail(user: string): boolean;
+  /** The mutable workspace state (not deliveries in flight), for `snapshot` of a later run. */
+  snapshot(): EmulatorSnapshot;
 }
 
 const MAX_BODY = 1_000_000;
@@ -139,6 +146,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     events,
     bodyTimeoutMs: opts.bodyTimeoutMs ?? 5000,
   });
+  if (opts.snapshot) applySnapshot(model, oauth.grants, opts.snapshot);
 
   function emitUserChange(userId: string): void {
     const user = model.users.get(userId);
@@ -444,5 +452,6 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     pendingDeliveries: () => events.pending(),
     flushEvents: () => events.flush(),
     confirmEmail,
+    snapshot: () => takeSnapshot(model, oauth.grants),
   };
 }

@@ -31,7 +31,7 @@ const userSchema = z.object({
   profile: z.record(z.string(), z.unknown()).optional(),
 });
 
-const tokenSchema = z.object({
+export const tokenSchema = z.object({
   token: z.string().min(1),
   type: z.enum(["user", "bot", "workspace", "config"]),
   user: z.string().min(1),

@@ -18,6 +18,7 @@ import type { Clock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { createTableInput } from "#lib/store/table";
 import { sinkAppLog } from "./app-log";
+import { keepEmulatorSnapshot, readEmulatorSnapshot } from "./emulator-state";
 import { startLocalGoogle } from "./google";
 import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
@@ -139,6 +140,9 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     closers.push(() => gateway.close());
 
     if (!options.serviceUrl && options.workspace && appId) {
+      const snapshot = stateDir
+        ? readEmulatorSnapshot(stateDir.emulatorPath, options.workspace, appId, log)
+        : undefined;
       emulator = await startEmulator({
         workspace: pointEventsAt(
           options.workspace,
@@ -151,6 +155,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         // Under a manual clock the stack sweeps at each expiry instant itself.
         expirySweepMs: time.mode === "manual" ? 0 : 1000,
         ...(time.mode === "manual" ? { eventRetryDelaysMs: [0, 50, 100] } : {}),
+        ...(snapshot ? { snapshot } : {}),
       }).catch((error: unknown) => {
         throw isAddressInUse(error)
           ? new PortInUseError(options.emulatorPort ?? 4010, "emulator", { cause: error })
@@ -158,6 +163,10 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       });
       const running = emulator;
       closers.push(() => running.close());
+      if (stateDir) {
+        const kept = keepEmulatorSnapshot(running, stateDir.emulatorPath, { log });
+        closers.push(() => kept.stop());
+      }
     }
     const serviceBase = options.serviceUrl ?? emulator?.apiBase ?? "";
 

@@ -1,0 +1,38 @@
+/** Takes a snapshot of a running emulator's model and OAuth grants, and starts them from one. */
+import type { EmulatorModel } from "./model";
+import type { OAuthGrants } from "./oauth-grants";
+import { type EmulatorSnapshot, SNAPSHOT_VERSION } from "./snapshot";
+
+export function takeSnapshot(model: EmulatorModel, grants: OAuthGrants): EmulatorSnapshot {
+  return structuredClone({
+    version: SNAPSHOT_VERSION,
+    team: model.team.id,
+    profiles: Object.fromEntries(model.profiles),
+    tokens: [...model.tokens.values()],
+    apps: [...model.apps.values()].map((a) => ({ id: a.app.id, manifest: a.manifest })),
+    pendingEmails: model.pendingEmails,
+    ...grants.save(),
+    counters: model.counters(),
+  });
+}
+
+/**
+ * Applies a snapshot validated by `parseSnapshot` over the state the workspace file built: what
+ * the snapshot holds wins, and what the file added since (a new user, token or app) stays.
+ */
+export function applySnapshot(
+  model: EmulatorModel,
+  grants: OAuthGrants,
+  snapshot: EmulatorSnapshot,
+): void {
+  const copy = structuredClone(snapshot);
+  for (const [id, profile] of Object.entries(copy.profiles)) model.profiles.set(id, profile);
+  for (const token of copy.tokens) model.tokens.set(token.token, token);
+  for (const { id, manifest } of copy.apps) {
+    const state = model.apps.get(id);
+    if (state) state.manifest = manifest;
+  }
+  model.pendingEmails.splice(0, model.pendingEmails.length, ...copy.pendingEmails);
+  model.restoreCounters(copy.counters);
+  grants.restore(copy);
+}
