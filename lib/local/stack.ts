@@ -19,14 +19,13 @@ import { silentLog } from "#lib/core/ports";
 import { createTableInput } from "#lib/store/table";
 import { sinkAppLog } from "./app-log";
 import { keepEmulatorSnapshot, readEmulatorSnapshot } from "./emulator-state";
-import { startLocalGoogle } from "./google";
 import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
 import { localMetrics } from "./metrics";
-import { localMicrosoft } from "./microsoft";
 import { migrateLocalSeals } from "./seal-migration";
 import { type ControlDeps, controlEndpoint } from "./stack-control";
+import { startLocalProviders } from "./stack-providers";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
 import { ourApp, pointEventsAt } from "./stack-workspace";
@@ -204,28 +203,16 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       queues.sync.close();
     });
 
-    const google =
-      oauthClient && options.google !== false
-        ? await startLocalGoogle({
-            publicBaseUrl: gateway.url,
-            clock,
-            log,
-            ...(options.google !== undefined && "clientId" in options.google
-              ? { given: options.google }
-              : {
-                  autoApprove: options.google?.emulator.autoApprove === true,
-                  ...(options.google?.emulator.events !== undefined
-                    ? { events: options.google.emulator.events }
-                    : {}),
-                }),
-          })
-        : undefined;
-    if (google) closers.push(() => google.close());
-    const microsoft =
-      oauthClient && options.microsoft !== false
-        ? await localMicrosoft(options.microsoft, { clock, manualClock: time.mode === "manual" })
-        : undefined;
-    if (microsoft) closers.push(() => microsoft.close());
+    const providers = oauthClient
+      ? await startLocalProviders(options, {
+          publicBaseUrl: gateway.url,
+          clock,
+          manualClock: time.mode === "manual",
+          log,
+        })
+      : undefined;
+    if (providers) closers.push(() => providers.close());
+    const { google, microsoft } = providers ?? {};
 
     app = composeLocalApp(
       {
