@@ -132,57 +132,55 @@ export type Config = z.infer<typeof configSchema>;
 export const authorizeEndpointOf = (config: Config): string =>
   config.SERVICE_AUTHORIZE_URL ?? `${new URL(config.SERVICE_BASE_URL).origin}/oauth/v2/authorize`;
 
-/** Google's OAuth client and endpoints, or undefined when Google calendars cannot be connected. */
-export function googleSettingsOf(config: Config):
-  | {
-      clientId: string;
-      secret: { clear: string } | { param: string };
-      authUrl: string;
-      tokenUrl: string;
-      apiBaseUrl: string;
-    }
-  | undefined {
+/** A calendar provider's OAuth client and endpoints (the secret in clear locally, else by SSM name). */
+export interface ProviderSettings {
+  clientId: string;
+  secret: { clear: string } | { param: string };
+  authUrl: string;
+  tokenUrl: string;
+  apiBaseUrl: string;
+}
+
+/** The settings when the client id and a secret (clear or SSM name) are both configured. */
+function providerSettings(
+  given: Omit<ProviderSettings, "clientId" | "secret"> & {
+    clientId: string | undefined;
+    clientSecret: string | undefined;
+    clientSecretParam: string | undefined;
+  },
+): ProviderSettings | undefined {
+  const { clientId, clientSecret, clientSecretParam, ...endpoints } = given;
   const secret =
-    config.GOOGLE_CLIENT_SECRET !== undefined
-      ? { clear: config.GOOGLE_CLIENT_SECRET }
-      : config.GOOGLE_CLIENT_SECRET_PARAM !== undefined
-        ? { param: config.GOOGLE_CLIENT_SECRET_PARAM }
+    clientSecret !== undefined
+      ? { clear: clientSecret }
+      : clientSecretParam !== undefined
+        ? { param: clientSecretParam }
         : undefined;
-  if (config.GOOGLE_CLIENT_ID === undefined || secret === undefined) return undefined;
-  return {
+  if (clientId === undefined || secret === undefined) return undefined;
+  return { clientId, secret, ...endpoints };
+}
+
+/** Google's OAuth client and endpoints, or undefined when Google calendars cannot be connected. */
+export const googleSettingsOf = (config: Config): ProviderSettings | undefined =>
+  providerSettings({
     clientId: config.GOOGLE_CLIENT_ID,
-    secret,
+    clientSecret: config.GOOGLE_CLIENT_SECRET,
+    clientSecretParam: config.GOOGLE_CLIENT_SECRET_PARAM,
     authUrl: config.GOOGLE_AUTH_URL,
     tokenUrl: config.GOOGLE_TOKEN_URL,
     apiBaseUrl: config.GOOGLE_API_BASE_URL,
-  };
-}
+  });
 
 /** Microsoft's OAuth client and endpoints (apiBaseUrl: Graph), or undefined when not configured. */
-export function microsoftSettingsOf(config: Config):
-  | {
-      clientId: string;
-      secret: { clear: string } | { param: string };
-      authUrl: string;
-      tokenUrl: string;
-      apiBaseUrl: string;
-    }
-  | undefined {
-  const secret =
-    config.MICROSOFT_CLIENT_SECRET !== undefined
-      ? { clear: config.MICROSOFT_CLIENT_SECRET }
-      : config.MICROSOFT_CLIENT_SECRET_PARAM !== undefined
-        ? { param: config.MICROSOFT_CLIENT_SECRET_PARAM }
-        : undefined;
-  if (config.MICROSOFT_CLIENT_ID === undefined || secret === undefined) return undefined;
-  return {
+export const microsoftSettingsOf = (config: Config): ProviderSettings | undefined =>
+  providerSettings({
     clientId: config.MICROSOFT_CLIENT_ID,
-    secret,
+    clientSecret: config.MICROSOFT_CLIENT_SECRET,
+    clientSecretParam: config.MICROSOFT_CLIENT_SECRET_PARAM,
     authUrl: config.MICROSOFT_AUTH_URL,
     tokenUrl: config.MICROSOFT_TOKEN_URL,
     apiBaseUrl: config.MICROSOFT_GRAPH_BASE_URL,
-  };
-}
+  });
 
 /** Thrown at cold start; `variables` names every missing or invalid variable. */
 export class ConfigError extends Error {

@@ -1,5 +1,8 @@
 import type { OutOfOfficeInput } from "#lib/app/contracts";
 import { MAX_ENTRY_ID_LENGTH } from "#lib/core/ids";
+import { zonedToEpoch } from "#lib/core/zoned-time";
+
+export { zonedToEpoch };
 
 export const OOO_USAGE =
   "usage: /ooo YYYY-MM-DD[THH:MM] [to YYYY-MM-DD[THH:MM]] [message] · /ooo until YYYY-MM-DD [message] · /ooo list · /ooo cancel ID";
@@ -12,41 +15,6 @@ export type OooCommand =
 export class OooCommandError extends Error {
   override name = "OooCommandError";
   readonly code = "bad_command";
-}
-
-/** Offset of `zone` from UTC at `epochMs`, in ms (positive east of Greenwich). */
-function zoneOffsetMs(epochMs: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: zone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(epochMs));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? "0");
-  const asUtc = Date.UTC(
-    get("year"),
-    get("month") - 1,
-    get("day"),
-    get("hour"),
-    get("minute"),
-    get("second"),
-  );
-  return asUtc - Math.floor(epochMs / 1000) * 1000;
-}
-
-/** The instant at which the wall clock in `zone` reads the given local time. */
-export function zonedToEpoch(
-  local: { y: number; m: number; d: number; hh: number; mm: number },
-  zone: string,
-): number {
-  const wall = Date.UTC(local.y, local.m - 1, local.d, local.hh, local.mm);
-  const first = wall - zoneOffsetMs(wall, zone);
-  // A second pass settles instants near a DST change, where the first guess used the other offset.
-  return wall - zoneOffsetMs(first, zone);
 }
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}))?$/;

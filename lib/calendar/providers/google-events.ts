@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { Occurrence } from "#lib/core/types";
+import { zonedToEpoch } from "#lib/core/zoned-time";
 
 /**
  * Google Calendar events (events.list with `singleEvents=true`, so each item is one instance)
@@ -83,42 +84,9 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function zonedMidnightOf(date: string, zone: string): number | undefined {
   const m = DATE.exec(date);
   if (!m) return undefined;
-  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  // The zone's offset near that wall time, then once more at the instant found (DST days).
-  let instant = wall - offsetAt(wall, zone);
-  instant = wall - offsetAt(instant, zone);
-  return instant;
+  return zonedToEpoch({ y: Number(m[1]), m: Number(m[2]), d: Number(m[3]), hh: 0, mm: 0 }, zone);
 }
 
-function offsetAt(utcMs: number, zone: string): number {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    }).formatToParts(utcMs);
-  } catch {
-    return 0;
-  }
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const wall = Date.UTC(
-    get("year"),
-    get("month") - 1,
-    get("day"),
-    get("hour"),
-    get("minute"),
-    get("second"),
-  );
-  return wall - Math.floor(utcMs / 1000) * 1000;
-}
-
-/** An event time as an instant: `dateTime` (RFC 3339 with offset) or `date` in the user's zone. */
 function instantOf(t: { date?: string; dateTime?: string } | undefined, zone: string) {
   if (t?.dateTime !== undefined) {
     const ms = Date.parse(t.dateTime);

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { Occurrence } from "#lib/core/types";
+import { zonedToEpoch } from "#lib/core/zoned-time";
 
 /**
  * Microsoft Graph events in our occurrence model, from the fields' documented meanings:
@@ -54,42 +55,9 @@ const datePart = (dateTime: string): [number, number, number] | undefined => {
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
 };
 
-/** The zone's offset from UTC at `utcMs`, in ms (east positive); an unknown zone counts as UTC. */
-function zoneOffsetMs(utcMs: number, zone: string): number {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    }).formatToParts(utcMs);
-  } catch {
-    return 0;
-  }
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  const asUtc = Date.UTC(
-    get("year"),
-    get("month") - 1,
-    get("day"),
-    get("hour"),
-    get("minute"),
-    get("second"),
-  );
-  return asUtc - Math.floor(utcMs / 1000) * 1000;
-}
-
 /** Midnight of a date in `zone`, as an instant. */
-export function midnightIn(year: number, month: number, day: number, zone: string): number {
-  const guess = Date.UTC(year, month - 1, day);
-  const first = guess - zoneOffsetMs(guess, zone);
-  // The offset at the first estimate, once more, settles days that change offset.
-  return guess - zoneOffsetMs(first, zone);
-}
+export const midnightIn = (year: number, month: number, day: number, zone: string): number =>
+  zonedToEpoch({ y: year, m: month, d: day, hh: 0, mm: 0 }, zone);
 
 const UTC_NAMES = new Set(["utc", "etc/utc", "gmt", "etc/gmt", "z"]);
 
