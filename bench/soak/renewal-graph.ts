@@ -5,7 +5,7 @@ import { loadWorkspace } from "#emulator/server";
 import { systemClock } from "#lib/app/system-clock";
 import { ManualClock } from "#lib/core/clock";
 import { type LocalStack, startStack } from "#lib/local/stack";
-import { Jar, json, RENEWAL_SHAPE, type RenewalShape } from "./renewal";
+import { Jar, pushStateOf, RENEWAL_SHAPE, type RenewalShape, sourceSyncedAt } from "./renewal";
 import { seededRng } from "./scenario";
 
 /**
@@ -86,18 +86,8 @@ export async function runGraphRenewalSoak(
       await stack.advance(0);
     };
     await deliver();
-    const syncedAt = async (): Promise<number> => {
-      const view = await json(`${stack.url}/admin/users/T0DEMO/U001`, {
-        headers: { "x-api-key": stack.adminApiKey },
-      });
-      const user = (view.user ?? {}) as { sources?: Array<{ kind: string; syncedAt?: number }> };
-      return (user.sources ?? []).find((s) => s.kind === "graph")?.syncedAt ?? 0;
-    };
-    const pushState = async (): Promise<string> => {
-      const status = await json(`${stack.url}/_local/status/U001?team=T0DEMO`);
-      const pushes = (status.pushes ?? []) as Array<{ state: string }>;
-      return pushes[0]?.state ?? "none";
-    };
+    const syncedAt = () => sourceSyncedAt(stack, "graph");
+    const pushState = () => pushStateOf(stack);
     const eventIds: string[] = [];
     const hours = shape.days * 24;
     for (let hour = 0; hour < hours; hour++) {

@@ -91,6 +91,22 @@ export async function json(url: string, init: RequestInit = {}): Promise<Record<
   return body;
 }
 
+/** When the demo user's connected source of `kind` last synced (the admin API's view), or 0. */
+export async function sourceSyncedAt(stack: LocalStack, kind: string): Promise<number> {
+  const view = await json(`${stack.url}/admin/users/T0DEMO/U001`, {
+    headers: { "x-api-key": stack.adminApiKey },
+  });
+  const user = (view.user ?? {}) as { sources?: Array<{ kind: string; syncedAt?: number }> };
+  return (user.sources ?? []).find((s) => s.kind === kind)?.syncedAt ?? 0;
+}
+
+/** The demo user's first push channel state (`/_local/status`), or "none". */
+export async function pushStateOf(stack: LocalStack): Promise<string> {
+  const status = await json(`${stack.url}/_local/status/U001?team=T0DEMO`);
+  const pushes = (status.pushes ?? []) as Array<{ state: string }>;
+  return pushes[0]?.state ?? "none";
+}
+
 export async function runRenewalSoak(
   shape: RenewalShape = RENEWAL_SHAPE,
   progress?: (line: string) => void,
@@ -155,19 +171,8 @@ export async function runRenewalSoak(
       await stack.advance(0);
     };
     await deliver();
-    const syncedAt = async (): Promise<number> => {
-      const view = await json(`${stack.url}/admin/users/T0DEMO/U001`, {
-        headers: { "x-api-key": stack.adminApiKey },
-      });
-      const user = (view.user ?? {}) as { sources?: Array<{ kind: string; syncedAt?: number }> };
-      const sources = user.sources ?? [];
-      return sources.find((s) => s.kind === "google")?.syncedAt ?? 0;
-    };
-    const pushState = async (): Promise<string> => {
-      const status = await json(`${stack.url}/_local/status/U001?team=T0DEMO`);
-      const pushes = (status.pushes ?? []) as Array<{ state: string }>;
-      return pushes[0]?.state ?? "none";
-    };
+    const syncedAt = () => sourceSyncedAt(stack, "google");
+    const pushState = () => pushStateOf(stack);
     const eventIds: string[] = [];
     const hours = shape.days * 24;
     for (let hour = 0; hour < hours; hour++) {
