@@ -1,4 +1,5 @@
 import type { Log } from "#lib/core/ports";
+import { DeliveryJobs } from "../delivery-jobs";
 
 /**
  * Delivers push notification messages: a POST to the channel's address with the X-Goog-*
@@ -47,9 +48,7 @@ const MAX_RECORDS = 10_000;
 
 export class PushSender {
   readonly records: PushRecord[] = [];
-  private readonly pending = new Set<Promise<void>>();
-  private readonly timers = new Map<NodeJS.Timeout, () => void>();
-  private closed = false;
+  private readonly jobs = new DeliveryJobs();
 
   constructor(
     private readonly opts: PushOptions,
@@ -69,15 +68,14 @@ export class PushSender {
     };
     this.records.push(record);
     if (this.records.length > MAX_RECORDS) this.records.shift();
-    const job = this.run(msg, record).finally(() => this.pending.delete(job));
-    this.pending.add(job);
+    this.jobs.track(this.run(msg, record));
   }
 
   private async run(msg: PushMessage, record: PushRecord): Promise<void> {
     // Leave after the answer of the call that caused the message (watch, an edit) is written.
     await new Promise((resolve) => setImmediate(resolve));
-    if (this.opts.delayMs > 0) await this.sleep(this.opts.delayMs);
-    for (let attempt = 0; !this.closed; attempt++) {
+    if (this.opts.delayMs > 0) await this.jobs.sleep(this.opts.delayMs);
+    for (let attempt = 0; !this.jobs.closed; attempt++) {
       record.attempts = attempt + 1;
       record.at = this.now();
       const status = await this.attempt(msg);
@@ -88,7 +86,7 @@ export class PushSender {
       }
       const delay = this.opts.retryDelaysMs[attempt];
       if ((status !== 0 && !RETRIED.has(status)) || delay === undefined) break;
-      await this.sleep(delay);
+      await this.jobs.sleep(delay);
     }
     record.outcome = "failed";
     this.log.warn("google push not delivered", {
@@ -113,31 +111,16 @@ export class PushSender {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        resolve();
-      }, ms);
-      this.timers.set(t, resolve);
-    });
-  }
-
   pendingCount(): number {
-    return this.pending.size;
+    return this.jobs.count();
   }
 
   /** Resolves when every message so far, retries included, has been delivered or given up. */
-  async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  flush(): Promise<void> {
+    return this.jobs.flush();
   }
 
   close(): void {
-    this.closed = true;
-    for (const [t, resolve] of this.timers) {
-      clearTimeout(t);
-      resolve();
-    }
-    this.timers.clear();
+    this.jobs.close();
   }
 }

@@ -7,6 +7,7 @@
  * goes to the subscription's lifecycle URL, as Graph does for notifications it could not deliver.
  */
 import type { Clock } from "#lib/core/clock";
+import { DeliveryJobs } from "../delivery-jobs";
 import { graphInstant } from "./http";
 import type { ChangeType, StoredEvent, StoredSubscription } from "./model";
 
@@ -59,11 +60,8 @@ export async function validateEndpoint(
 }
 
 export class Notifier {
-  private readonly pending = new Set<Promise<void>>();
-  /** Retry waits, each with the resolver that ends it early when the emulator closes. */
-  private readonly timers = new Map<NodeJS.Timeout, () => void>();
+  private readonly jobs = new DeliveryJobs();
   private readonly log: DeliveryRecord[] = [];
-  private closed = false;
 
   constructor(private readonly opts: NotifierOptions) {}
 
@@ -72,21 +70,16 @@ export class Notifier {
   }
 
   pendingCount(): number {
-    return this.pending.size;
+    return this.jobs.count();
   }
 
   /** Resolves when every delivery so far, retries included, has settled. */
-  async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  flush(): Promise<void> {
+    return this.jobs.flush();
   }
 
   close(): void {
-    this.closed = true;
-    for (const [t, resolve] of this.timers) {
-      clearTimeout(t);
-      resolve();
-    }
-    this.timers.clear();
+    this.jobs.close();
   }
 
   /** A change notification for one event, to the subscription's notificationUrl. */
@@ -138,8 +131,7 @@ export class Notifier {
   }
 
   private track(p: Promise<void>): void {
-    this.pending.add(p);
-    void p.finally(() => this.pending.delete(p));
+    this.jobs.track(p);
   }
 
   private async deliver(
@@ -150,7 +142,7 @@ export class Notifier {
     event: string,
     attempt: number,
   ): Promise<void> {
-    if (this.closed) return;
+    if (this.jobs.closed) return;
     let status: number | undefined;
     try {
       const res = await fetch(url, {
@@ -183,13 +175,7 @@ export class Notifier {
       return;
     }
     record("failed");
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        resolve();
-      }, delay);
-      this.timers.set(t, resolve);
-    });
+    await this.jobs.sleep(delay);
     await this.deliver(sub, url, body, kind, event, attempt + 1);
   }
 }
