@@ -453,44 +453,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     month;
   const multiRuns = 1440 / TENANTS_PER_POLL;
 
-  // The ICS users' calendar side (cost-sync-side.ts), to set the push-backed user's beside.
-  const rawBySource = Object.fromEntries(bySource);
-  const icsTotals = {
-    readsPerUserDay: round(reads, 1),
-    readUnitsPerUserDay: round(readUnits, 1),
-    writesPerUserDay: round(writes, 1),
-    writeUnitsPerUserDay: round(writeUnits, 1),
-    sqsRequestsPerUserDay: round(sqsRequests, 1),
-    invocationsBatchedPerUserDay: round(batchedTotal, 1),
-    usdPerUserMonth: round(usdPerUserMonth, 5),
-  };
-  const push = pushSample
-    ? pushFigures(
-        {
-          userDays: U,
-          pollChecks,
-          otherSyncMessages: otherSyncs,
-          // Every check fetches the feed (a conditional GET), the poll's and the others'.
-          calendarReads: pollChecks + otherSyncs,
-          pollReads: pollChecks,
-          hooks: of("calendarHooks").length,
-          channelCalls: 0,
-          kmsCalls: pushes,
-          handlerMs: syncSideHandlerMs(invocations),
-          dynamo: syncSideDynamo(rawBySource),
-        },
-        pushSample,
-        icsTotals,
-        {
-          prices: PRICES,
-          memoryGb: MEMORY_GB,
-          syncBatchSize: sqs.syncWorker.batchSize,
-          sourcesPerMessage: POLL_SOURCES_PER_MESSAGE,
-        },
-      )
-    : undefined;
-
-  return {
+  const result: CostResult = {
     users: n,
     days,
     workers,
@@ -543,11 +506,36 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       usdPerUserMonthRealisticFetch: round(pollerUsd(multiRuns, pollMs + REALISTIC_FETCH_MS), 5),
     },
     fewerInvocations: round(1440 / batchedTotal, 1),
-    ...(push ? { push } : {}),
     idleRunReads: round(idleReads, 1),
     simulationS: round(simulationS),
     wallS: round((performance.now() - t0) / 1000),
   };
+  if (pushSample === undefined) return result;
+  // The ICS users' calendar side (cost-sync-side.ts), to set the push-backed user's beside.
+  const push = pushFigures(
+    {
+      userDays: U,
+      pollChecks,
+      otherSyncMessages: otherSyncs,
+      // Every check fetches the feed (a conditional GET), the poll's and the others'.
+      calendarReads: pollChecks + otherSyncs,
+      pollReads: pollChecks,
+      hooks: of("calendarHooks").length,
+      channelCalls: 0,
+      kmsCalls: pushes,
+      handlerMs: syncSideHandlerMs(invocations),
+      dynamo: syncSideDynamo(Object.fromEntries(bySource)),
+    },
+    pushSample,
+    icsTotalsOf(result),
+    {
+      prices: PRICES,
+      memoryGb: MEMORY_GB,
+      syncBatchSize: sqs.syncWorker.batchSize,
+      sourcesPerMessage: POLL_SOURCES_PER_MESSAGE,
+    },
+  );
+  return { ...result, push };
 }
 
 /** The ICS user's whole month, as the push table sets it beside the push-backed user's. */

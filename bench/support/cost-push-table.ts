@@ -186,7 +186,7 @@ export function pushTable(p: PushFigures, totals: IcsTotals): string {
   ];
   return [
     formatTable(
-      `push-backed sources, per user-day: a connected ${p.provider === "google" ? "Google" : p.provider} calendar with a live push channel (safety-net poll every 6 h), the same meetings and edits, ${p.days} simulated days on the local stack with the ${p.provider} emulator over HTTP (${p.edits} edits pushed by the emulator, channel upkeep included)`,
+      `push-backed sources, per user-day: a connected ${p.provider === "google" ? "Google" : p.provider} calendar with a live push channel (safety-net poll every 6 h), the same meetings and edits, ${p.days} simulated days on the local stack with the ${p.provider} emulator over HTTP (${p.edits} edit${p.edits === 1 ? "" : "s"} pushed by the emulator, channel upkeep included)`,
       ["per user-day", "ICS (15-min poll)", `${p.provider}, push-backed`],
       rows,
     ),
