@@ -9,7 +9,10 @@ import { expand } from "#lib/calendar/expand";
 import { ManualClock } from "#lib/core/clock";
 import { renderIcs } from "#lib/local/demo-feed";
 import { startIcsServer } from "#lib/local/ics-server";
+import type { PushCostSample } from "./support/cost-push";
+import { type PushFigures, pushFigures, pushTable } from "./support/cost-push-table";
 import { type CostSample, DAY, eventsFor, MONTH_START } from "./support/cost-sim";
+import { syncSideDynamo, syncSideHandlerMs } from "./support/cost-sync-side";
 import type { SourceCounts } from "./support/dynamo-meter";
 import type { Invocation } from "./support/lambda-meter";
 import { formatTable, quantile, round, sum } from "./support/stats";
@@ -67,6 +70,8 @@ export interface CostOptions {
   initMs?: Record<string, number>;
   /** Worker processes the users are split over (default: one per core, at most `users`). */
   workers?: number;
+  /** Also run a push-backed user (cost-push.ts) beside them (default true). */
+  push?: boolean;
 }
 
 /** An SQS event source as serverless.yml declares it. */
@@ -151,25 +156,32 @@ export interface CostResult {
     usdPerUserMonthRealisticFetch: number;
   };
   fewerInvocations: number;
+  /** A push-backed user beside the ICS ones: polls and dollars saved (absent with `push: false`). */
+  push?: PushFigures;
   idleRunReads: number;
   /** Real seconds: the slowest worker's simulation, and the whole benchmark. */
   simulationS: number;
   wallS: number;
 }
 
-/** Runs one worker process over `indices` and resolves with its counts. */
-function runWorker(indices: number[], days: number): Promise<CostSample> {
+/** Runs one worker process (ICS users `indices`, or the push-backed user) with its counts. */
+function runWorker(indices: number[], days: number): Promise<CostSample>;
+function runWorker(indices: "push", days: number): Promise<PushCostSample>;
+function runWorker(indices: number[] | "push", days: number): Promise<CostSample | PushCostSample> {
   return new Promise((resolve, reject) => {
     const child = fork(
       path.join(repoRoot, "bench/support/cost-worker.ts"),
-      [JSON.stringify({ indices, days })],
+      [JSON.stringify(indices === "push" ? { push: true, days } : { indices, days })],
       {
         cwd: repoRoot,
         execArgv: ["--import", "tsx"],
         stdio: ["ignore", "inherit", "inherit", "ipc"],
       },
     );
-    let result: { ok: true; sample: CostSample } | { ok: false; error: string } | undefined;
+    let result:
+      | { ok: true; sample: CostSample | PushCostSample }
+      | { ok: false; error: string }
+      | undefined;
     child.on("message", (m) => {
       result = m as typeof result;
     });
@@ -233,7 +245,11 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
   const groups = Array.from({ length: workers }, (_, w) =>
     Array.from({ length: n }, (_, i) => i).filter((i) => i % workers === w),
   );
+  // The push-backed user runs in its own process beside the ICS users' (mostly waiting on its
+  // stack's settling, so it adds little to the wall time).
+  const pushRun = options.push === false ? undefined : runWorker("push", days);
   const samples = await Promise.all(groups.map((g) => runWorker(g, days)));
+  const pushSample = await pushRun;
   const simulationS = Math.max(...samples.map((s) => s.wallS));
 
   const U = sum(samples.map((s) => s.userDays));
@@ -437,7 +453,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     month;
   const multiRuns = 1440 / TENANTS_PER_POLL;
 
-  return {
+  const result: CostResult = {
     users: n,
     days,
     workers,
@@ -494,7 +510,44 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     simulationS: round(simulationS),
     wallS: round((performance.now() - t0) / 1000),
   };
+  if (pushSample === undefined) return result;
+  // The ICS users' calendar side (cost-sync-side.ts), to set the push-backed user's beside.
+  const push = pushFigures(
+    {
+      userDays: U,
+      pollChecks,
+      otherSyncMessages: otherSyncs,
+      // Every check fetches the feed (a conditional GET), the poll's and the others'.
+      calendarReads: pollChecks + otherSyncs,
+      pollReads: pollChecks,
+      hooks: of("calendarHooks").length,
+      channelCalls: 0,
+      kmsCalls: pushes,
+      handlerMs: syncSideHandlerMs(invocations),
+      dynamo: syncSideDynamo(Object.fromEntries(bySource)),
+    },
+    pushSample,
+    icsTotalsOf(result),
+    {
+      prices: PRICES,
+      memoryGb: MEMORY_GB,
+      syncBatchSize: sqs.syncWorker.batchSize,
+      sourcesPerMessage: POLL_SOURCES_PER_MESSAGE,
+    },
+  );
+  return { ...result, push };
 }
+
+/** The ICS user's whole month, as the push table sets it beside the push-backed user's. */
+const icsTotalsOf = (r: CostResult) => ({
+  readsPerUserDay: r.readsPerUserDay,
+  readUnitsPerUserDay: r.readUnitsPerUserDay,
+  writesPerUserDay: r.writesPerUserDay,
+  writeUnitsPerUserDay: r.writeUnitsPerUserDay,
+  sqsRequestsPerUserDay: r.sqsRequestsPerUserDay,
+  invocationsBatchedPerUserDay: r.invocationsBatchedPerUserDay,
+  usdPerUserMonth: r.usdPerUserMonth,
+});
 
 export function costTable(r: CostResult): string {
   const both = (x: string) => [x, x];
@@ -615,5 +668,6 @@ export function costTable(r: CostResult): string {
     `GB-s: handler time measured here one message at a time (a loaded machine overstates it), plus module init at each cold start (${r.coldStartsPerDeploymentDay} a day, counted on the simulated users' invocations: an instance idle 15 min is gone, tick and poll stay warm; a larger deployment has fewer gaps, scale-out not modelled); the poll bots' runs are warm and keep what they set in memory (no database, no profile reads); logs: the handlers' lines at INFO plus Lambda's START/END/REPORT (${PLATFORM_LOG_BYTES} bytes) per invocation, the bots' platform lines only`,
     "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (a Decrypt per service call and per hook) and $1 a month for the key, shared by the deployment; CloudWatch Logs $0.50/GB ingested",
     `(simulation ${r.simulationS} s in the slowest process)`,
+    ...(r.push ? ["", pushTable(r.push, icsTotalsOf(r))] : []),
   ].join("\n");
 }

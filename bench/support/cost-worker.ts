@@ -1,7 +1,8 @@
 /**
  * A worker process of the cost benchmark: simulates the users it is given on a stack of its own
  * (the composition root is one per process) and sends the counts to its parent over IPC.
- * Arguments: a JSON `{ "indices": number[], "days": number }`.
+ * Arguments: a JSON `{ "indices": number[], "days": number }`, or `{ "push": true, "days": number }`
+ * for the push-backed user (cost-push.ts).
  */
 import { simulateCost } from "./cost-sim";
 
@@ -15,11 +16,16 @@ const send = (message: unknown) =>
   });
 
 try {
-  const { indices, days } = JSON.parse(process.argv[2] ?? "{}") as {
-    indices: number[];
+  const { indices, days, push } = JSON.parse(process.argv[2] ?? "{}") as {
+    indices?: number[];
     days: number;
+    push?: boolean;
   };
-  await send({ ok: true, sample: await simulateCost(indices, days) });
+  // The push-backed user's run needs the whole local stack: loaded only by its own worker.
+  const sample = push
+    ? await (await import("./cost-push")).simulatePushCost(days)
+    : await simulateCost(indices ?? [], days);
+  await send({ ok: true, sample });
 } catch (error: unknown) {
   await send({ ok: false, error: error instanceof Error ? error.message : String(error) });
   process.exitCode = 1;

@@ -183,13 +183,24 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
     io.out(`  admin key ${stack.adminApiKey}  (x-api-key for /admin/...)`);
     io.out(`Watching ${stack.hooks.size} calendar(s); times are in ${timeZone}.`);
   }
+  // Each calendar provider the front door connects to: its emulator's address, or the configured
+  // one's API base (`providers.google` / `providers.microsoft` of --config).
+  if (stack.google) {
+    io.out(
+      stack.google.emulator
+        ? `  google    ${stack.google.emulator.url}  (emulator; "Connect Google" on the settings page)`
+        : `  google    ${stack.google.settings.apiBaseUrl}  (configured; "Connect Google" on the settings page)`,
+    );
+  }
+  if (stack.microsoft) {
+    io.out(
+      stack.microsoft.emulator
+        ? `  microsoft ${stack.microsoft.emulator.url}  (emulator; "Connect Microsoft" on the settings page)`
+        : `  microsoft ${stack.microsoft.env.MICROSOFT_GRAPH_BASE_URL}  (configured; "Connect Microsoft" on the settings page)`,
+    );
+  }
   if (stack.installUrl) {
     io.out(`open ${stack.installUrl}  (install Statuspilot as a demo user, then add a calendar)`);
-  }
-  if (stack.google?.emulator) {
-    io.out(
-      `  google    ${stack.google.emulator.url}  (emulator; "Connect Google" on the settings page)`,
-    );
   }
   io.out("Press Ctrl-C to stop.");
 

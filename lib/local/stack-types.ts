@@ -1,3 +1,4 @@
+import type { HandlerWrapper } from "#devstack/lambdas";
 import type { DelayQueue } from "#devstack/queue";
 import type { LambdaRuntime } from "#devstack/runtime";
 import type { Scheduler } from "#devstack/scheduler";
@@ -84,6 +85,8 @@ export interface StackOptions {
   microsoft?: MicrosoftLocalConfig | false;
   /** The lifetime asked for push channels (soaks use short ones). */
   pushTtlMs?: number;
+  /** Puts something around each function's handler (the cost bench's meters). */
+  wrapHandler?: HandlerWrapper;
 }
 
 export interface LocalStack {

@@ -124,7 +124,11 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       return app;
     };
     const runtime = new LambdaRuntime({ clock, log });
-    const lambdas = localLambdas({ source, runtime });
+    const lambdas = localLambdas({
+      source,
+      runtime,
+      ...(options.wrapHandler ? { wrap: options.wrapHandler } : {}),
+    });
     let control: ControlDeps | undefined;
     const gateway: Gateway = await startGateway({
       routes: lambdas.routes,

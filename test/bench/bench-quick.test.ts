@@ -50,6 +50,9 @@ describe("statuspilot bench --quick", () => {
     expect(out).toMatch(/^syncWorker\s+\d/m);
     expect(out).toMatch(/^serviceEvents\s+\d/m);
     expect(out).toMatch(/fewer than polling \(goal ≥ 50×: (met|NOT met)\)/);
+    // Beside the ICS users, a push-backed Google user: the polls and dollars it saves.
+    expect(out).toMatch(/^polls: poll checks that read the calendar\s+[\d.]+\s+[\d.]+$/m);
+    expect(out).toMatch(/^push-backed: [\d.]+× fewer polls, \$[\d.]+ (saved|MORE) per user-month/m);
   }, 240_000);
 
   it("refuses an unknown argument with usage and exit code 64", async () => {

@@ -54,6 +54,19 @@ describe("statuspilot start and status", () => {
     expect(started.err).toEqual([]);
   });
 
+  it("prints the address of each emulator it runs: the service's, Google's and Microsoft's", async () => {
+    // Prepare: one line per emulator, each with its own address
+    const origin = (name: string) => {
+      const line = started.out.find((l) => l.trim().startsWith(`${name} `)) ?? "";
+      return /(http:\/\/127\.0\.0\.1:\d+)/.exec(line)?.[1] ?? "";
+    };
+    const [service, google, microsoft] = [origin("service"), origin("google"), origin("microsoft")];
+    expect(new Set([service, google, microsoft, `http://127.0.0.1:${port}`]).size).toBe(4);
+    // Act / Assess: each address is the emulator it names (its control surface answers there)
+    expect((await fetch(`${google}/_control/state`)).status).toBe(200);
+    expect((await fetch(`${microsoft}/_control/state`)).status).toBe(200);
+  });
+
   it("prints the install link and installs through the emulator it runs, on any port", async () => {
     // Prepare: the stack picked a random port, not the demo's 3000 of `redirect_urls`
     const open = started.out.find((l) => l.startsWith("open "));

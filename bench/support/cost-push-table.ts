@@ -1,0 +1,196 @@
+/**
+ * The cost bench's push figures: the ICS users' calendar side beside the push-backed user's
+ * (cost-sync-side.ts), the push-backed user's whole month (the ICS user's with that side
+ * swapped), and the polls and dollars saved; as JSON (`cost.push` of `--json`) and as a table.
+ */
+import type { PushCostSample } from "./cost-push";
+import {
+  priceSyncSide,
+  type SyncSide,
+  type SyncSideCounts,
+  type SyncSideModel,
+  syncMessagesOf,
+  syncSideDynamo,
+  syncSideHandlerMs,
+} from "./cost-sync-side";
+import { formatTable, round } from "./stats";
+
+/** The ICS user's whole month, per user-day, as the cost table gives it. */
+export interface IcsTotals {
+  readsPerUserDay: number;
+  readUnitsPerUserDay: number;
+  writesPerUserDay: number;
+  writeUnitsPerUserDay: number;
+  sqsRequestsPerUserDay: number;
+  invocationsBatchedPerUserDay: number;
+  usdPerUserMonth: number;
+}
+
+export interface PushFigures {
+  provider: string;
+  /** Simulated days of the push-backed user (a week at most), edits pushed, real seconds. */
+  days: number;
+  edits: number;
+  simulationS: number;
+  /** The calendar side per user-day: ICS sources on the 15-minute poll, and push-backed. */
+  ics: SyncSide;
+  push: SyncSide;
+  /** The push-backed user's whole month per user-day (the ICS user's, this side swapped). */
+  readsPerUserDay: number;
+  readUnitsPerUserDay: number;
+  writesPerUserDay: number;
+  writeUnitsPerUserDay: number;
+  sqsRequestsPerUserDay: number;
+  invocationsBatchedPerUserDay: number;
+  usdPerUserMonth: number;
+  /** ICS poll reads per push-backed poll read; US$ per user-month saved. */
+  fewerPolls: number;
+  usdSavedPerUserMonth: number;
+}
+
+/** The push-backed user's raw calendar-side counts. */
+export function pushSideCounts(s: PushCostSample): SyncSideCounts {
+  return {
+    userDays: s.userDays,
+    ...syncMessagesOf(s.invocations),
+    calendarReads: s.calls.reads,
+    pollReads: s.calls.readsBy.poll ?? 0,
+    hooks: s.invocations.filter((i) => i.fn === "calendarHooks").length,
+    channelCalls: s.calls.channelCalls,
+    // Each access-token refresh opens the KMS-sealed refresh token.
+    kmsCalls: s.calls.tokenCalls,
+    handlerMs: syncSideHandlerMs(s.invocations),
+    dynamo: syncSideDynamo(s.dynamo.bySource),
+  };
+}
+
+const rounded = (side: SyncSide): SyncSide => {
+  const out = Object.fromEntries(
+    Object.entries(side).map(([k, v]) => [k, typeof v === "number" ? round(v, 3) : v]),
+  ) as unknown as SyncSide;
+  return {
+    ...out,
+    usdPerUserMonth: round(side.usdPerUserMonth, 6),
+    usdBreakdown: Object.fromEntries(
+      Object.entries(side.usdBreakdown).map(([k, v]) => [k, round(v, 6)]),
+    ) as SyncSide["usdBreakdown"],
+  };
+};
+
+export function pushFigures(
+  icsCounts: SyncSideCounts,
+  sample: PushCostSample,
+  totals: IcsTotals,
+  model: SyncSideModel,
+): PushFigures {
+  const ics = priceSyncSide(icsCounts, model);
+  const push = priceSyncSide(pushSideCounts(sample), model);
+  const swapped = (total: number, was: number, is: number) => round(total - was + is, 1);
+  const usd = totals.usdPerUserMonth - ics.usdPerUserMonth + push.usdPerUserMonth;
+  // With no safety-net read in the run, count one as if it had happened (a lower bound).
+  const pushPollReads = Math.max(push.pollReadsPerUserDay, 1 / sample.userDays);
+  return {
+    provider: sample.provider,
+    days: round(sample.userDays, 2),
+    edits: sample.edits,
+    simulationS: round(sample.wallS),
+    ics: rounded(ics),
+    push: rounded(push),
+    readsPerUserDay: swapped(
+      totals.readsPerUserDay,
+      ics.dynamoReadsPerUserDay,
+      push.dynamoReadsPerUserDay,
+    ),
+    readUnitsPerUserDay: swapped(
+      totals.readUnitsPerUserDay,
+      ics.dynamoReadUnitsPerUserDay,
+      push.dynamoReadUnitsPerUserDay,
+    ),
+    writesPerUserDay: swapped(
+      totals.writesPerUserDay,
+      ics.dynamoWritesPerUserDay,
+      push.dynamoWritesPerUserDay,
+    ),
+    writeUnitsPerUserDay: swapped(
+      totals.writeUnitsPerUserDay,
+      ics.dynamoWriteUnitsPerUserDay,
+      push.dynamoWriteUnitsPerUserDay,
+    ),
+    sqsRequestsPerUserDay: swapped(
+      totals.sqsRequestsPerUserDay,
+      ics.sqsRequestsPerUserDay,
+      push.sqsRequestsPerUserDay,
+    ),
+    invocationsBatchedPerUserDay: swapped(
+      totals.invocationsBatchedPerUserDay,
+      ics.lambdaInvocationsPerUserDay,
+      push.lambdaInvocationsPerUserDay,
+    ),
+    usdPerUserMonth: round(usd, 5),
+    fewerPolls: round(ics.pollReadsPerUserDay / pushPollReads, 1),
+    usdSavedPerUserMonth: round(totals.usdPerUserMonth - usd, 5),
+  };
+}
+
+export function pushTable(p: PushFigures, totals: IcsTotals): string {
+  const n = (x: number, digits = 2) => String(round(x, digits));
+  const both = (label: string, ics: string, push: string) => [label, ics, push];
+  const side = (f: (s: SyncSide) => number, digits = 2) => [
+    n(f(p.ics), digits),
+    n(f(p.push), digits),
+  ];
+  const rows: string[][] = [
+    ["polls: poll checks that read the calendar", ...side((s) => s.pollReadsPerUserDay)],
+    ["sync checks the poll sends (sources named)", ...side((s) => s.pollChecksPerUserDay)],
+    ["calendar reads (feed fetches / API reads)", ...side((s) => s.calendarReadsPerUserDay)],
+    ["pushes received (hook invocations)", ...side((s) => s.hooksPerUserDay)],
+    ["channel calls (watch, renew, stop)", ...side((s) => s.channelCallsPerUserDay)],
+    [
+      "  DynamoDB reads (read units), calendar side",
+      `${n(p.ics.dynamoReadsPerUserDay, 1)} (${n(p.ics.dynamoReadUnitsPerUserDay, 1)})`,
+      `${n(p.push.dynamoReadsPerUserDay, 1)} (${n(p.push.dynamoReadUnitsPerUserDay, 1)})`,
+    ],
+    [
+      "  DynamoDB writes (write units), calendar side",
+      `${n(p.ics.dynamoWritesPerUserDay, 1)} (${n(p.ics.dynamoWriteUnitsPerUserDay, 1)})`,
+      `${n(p.push.dynamoWritesPerUserDay, 1)} (${n(p.push.dynamoWriteUnitsPerUserDay, 1)})`,
+    ],
+    ["  SQS requests, calendar side", ...side((s) => s.sqsRequestsPerUserDay)],
+    [
+      "  Lambda invocations (batched), calendar side",
+      ...side((s) => s.lambdaInvocationsPerUserDay),
+    ],
+    ["  KMS calls, calendar side", ...side((s) => s.kmsPerUserDay)],
+    ["  US$ per user-month, calendar side", ...side((s) => s.usdPerUserMonth, 6)],
+    both(
+      "DynamoDB reads (read units), whole user",
+      `${totals.readsPerUserDay} (${totals.readUnitsPerUserDay})`,
+      `${p.readsPerUserDay} (${p.readUnitsPerUserDay})`,
+    ),
+    both(
+      "DynamoDB writes (write units), whole user",
+      `${totals.writesPerUserDay} (${totals.writeUnitsPerUserDay})`,
+      `${p.writesPerUserDay} (${p.writeUnitsPerUserDay})`,
+    ),
+    both(
+      "SQS requests, whole user",
+      n(totals.sqsRequestsPerUserDay, 1),
+      n(p.sqsRequestsPerUserDay, 1),
+    ),
+    both(
+      "Lambda invocations (batched), whole user",
+      n(totals.invocationsBatchedPerUserDay, 1),
+      n(p.invocationsBatchedPerUserDay, 1),
+    ),
+    both("US$ per user-month, whole user", n(totals.usdPerUserMonth, 5), n(p.usdPerUserMonth, 5)),
+  ];
+  return [
+    formatTable(
+      `push-backed sources, per user-day: a connected ${p.provider === "google" ? "Google" : p.provider} calendar with a live push channel (safety-net poll every 6 h), the same meetings and edits, ${p.days} simulated days on the local stack with the ${p.provider} emulator over HTTP (${p.edits} edit${p.edits === 1 ? "" : "s"} pushed by the emulator, channel upkeep included)`,
+      ["per user-day", "ICS (15-min poll)", `${p.provider}, push-backed`],
+      rows,
+    ),
+    `push-backed: ${p.fewerPolls}× fewer polls, ${p.usdSavedPerUserMonth >= 0 ? `$${p.usdSavedPerUserMonth} saved` : `$${round(-p.usdSavedPerUserMonth, 5)} MORE`} per user-month (${n(p.ics.pollReadsPerUserDay)} → ${n(p.push.pollReadsPerUserDay)} poll reads a user-day; calendar side $${p.ics.usdPerUserMonth} → $${p.push.usdPerUserMonth})`,
+    `model: the calendar side is the sync worker's and the calendar hooks' work (DynamoDB by function, handler time measured one message at a time), the sync queue's messages (poll messages of several sources, ten to a send, in batches), the hooks' HTTP requests and KMS calls (a hook's secret; a sealed refresh token opened per access-token refresh); everything after a sync is the same for the same meetings, so the push-backed user's whole month is the ICS user's with this side swapped; the poll's own index query, shared by the deployment, is in neither (simulation ${p.simulationS} s in its own process)`,
+  ].join("\n");
+}
