@@ -1,4 +1,4 @@
-import type { PolledUser, StatusStore } from "#lib/core/ports";
+import type { DueTransition, PolledUser, StatusStore } from "#lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -116,14 +116,22 @@ export class MemoryStore implements StatusStore {
     return copyOf(this.channels.get(channelId));
   }
 
-  async dueBetween(from: number, to: number): Promise<StatusRecord[]> {
-    const due: StatusRecord[] = [];
+  async dueBetween(from: number, to: number): Promise<DueTransition[]> {
+    const due: DueTransition[] = [];
     for (const { status } of this.users.values()) {
       const at = status?.nextTransitionAt;
-      if (status && at !== undefined && at >= from && at < to) due.push(copy(status));
+      if (status && at !== undefined && at >= from && at < to) {
+        due.push({
+          key: { ...status.key },
+          nextTransitionAt: at,
+          // As the index holds it: a scheduled transition is out-of-office or not.
+          nextIsOoo: status.nextIsOoo === true,
+          ...(status.enqueuedFor !== undefined ? { enqueuedFor: status.enqueuedFor } : {}),
+        });
+      }
     }
     // The port promises no order; earliest first keeps test runs repeatable.
-    return due.sort((a, b) => (a.nextTransitionAt ?? 0) - (b.nextTransitionAt ?? 0));
+    return due.sort((a, b) => a.nextTransitionAt - b.nextTransitionAt);
   }
 
   async usersToPoll(phaseFrom: number, phaseTo: number): Promise<PolledUser[]> {

@@ -9,8 +9,8 @@ export const DUE_INDEX = "due";
 export const POLL_INDEX = "poll";
 /**
  * The attributes each index carries besides the keys. The due index: the user and what the tick
- * sorts and filters by (the tick reads the whole items it acts on). The poll index: the user and
- * their sources, which the poll sends with each check.
+ * sorts, filters and enqueues by, so the tick reads nothing but the index. The poll index: the
+ * user and their sources, which the poll sends with each check.
  */
 export const DUE_PROJECTION = ["team", "user", "nextIsOoo", "enqueuedFor"] as const;
 export const POLL_PROJECTION = ["team", "user", "sources"] as const;

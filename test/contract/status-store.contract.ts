@@ -7,6 +7,7 @@ import {
   ALICE,
   ALICE_ELSEWHERE,
   aChannel,
+  aDueEntry,
   anAbsence,
   aStatus,
   aTimeline,
@@ -290,7 +291,7 @@ export function describeStatusStoreContract(
         expect(await store.loadUser(ALICE)).toEqual({ timelines: [], ooo: [] });
         expect(await store.getUser(ALICE)).toBeUndefined();
         expect(await store.getChannel("alice-ch")).toBeUndefined();
-        expect(await store.dueBetween(T0, T0 + 1)).toEqual([bobBefore.status]);
+        expect(await store.dueBetween(T0, T0 + 1)).toEqual([aDueEntry(BOB, T0)]);
         expect(await store.loadUser(BOB)).toEqual(bobBefore);
         expect((await store.getChannel("moved-ch"))?.key).toEqual(BOB);
         expect((await store.getChannel("bob-ch"))?.key).toEqual(BOB);
@@ -351,10 +352,7 @@ export function describeStatusStoreContract(
         // Act
         const due = await store.dueBetween(T0 + 5_000, T0 + 30_000);
         // Assess: 5 s included, 30 s excluded
-        const expected = keys.slice(5, 30).map((key, i) => ({
-          ...aStatus(key, dueAt(T0 + (i + 5) * 1_000)),
-          version: 1,
-        }));
+        const expected = keys.slice(5, 30).map((key, i) => aDueEntry(key, T0 + (i + 5) * 1_000));
         expect([...due].sort(byKey)).toEqual(expected.sort(byKey));
       });
 
@@ -384,6 +382,24 @@ export function describeStatusStoreContract(
         // Act / Assess
         expect(await store.dueBetween(T0, T0)).toEqual([]);
         expect(await store.usersToPoll(0, 0)).toEqual([]);
+      });
+
+      it("answers whether each transition starts out-of-office and which one is already queued", async () => {
+        // Prepare: Alice's next transition starts an absence and is queued; Bob's is neither
+        await store.putStatus(
+          aStatus(ALICE, { nextTransitionAt: T0, nextIsOoo: true, enqueuedFor: T0 }),
+          undefined,
+        );
+        await store.putStatus(aStatus(BOB, dueAt(T0 + 1)), undefined);
+        // Act
+        const due = await store.dueBetween(T0, T0 + 2);
+        // Assess
+        expect([...due].sort(byKey)).toEqual(
+          [
+            { key: ALICE, nextTransitionAt: T0, nextIsOoo: true, enqueuedFor: T0 },
+            aDueEntry(BOB, T0 + 1),
+          ].sort(byKey),
+        );
       });
 
       it("follows a transition that moved, and forgets one that was cleared", async () => {

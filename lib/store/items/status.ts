@@ -1,3 +1,4 @@
+import type { DueTransition } from "#lib/core/ports";
 import type { StatusRecord } from "#lib/core/records";
 import type { StatusState } from "#lib/core/status-state";
 import type { UserKey } from "#lib/core/types";
@@ -46,6 +47,21 @@ export function statusFromItem(item: Item): StatusRecord {
     updatedAt: readN(item, "updatedAt"),
     ...(next !== undefined ? { nextTransitionAt: next } : {}),
     ...(ooo !== undefined && "BOOL" in ooo ? { nextIsOoo: ooo.BOOL === true } : {}),
+    ...(enqueuedFor !== undefined ? { enqueuedFor } : {}),
+  };
+}
+
+/**
+ * A due index entry as the tick needs it: it projects the user, whether the transition starts an
+ * out-of-office block and the transition already queued (lib/store/table.ts DUE_PROJECTION).
+ */
+export function dueFromEntry(entry: Item): DueTransition {
+  const enqueuedFor = readOptionalN(entry, "enqueuedFor");
+  const ooo = entry.nextIsOoo;
+  return {
+    key: { team: readS(entry, "team"), user: readS(entry, "user") },
+    nextTransitionAt: readN(entry, "GSI1SK"),
+    nextIsOoo: ooo !== undefined && "BOOL" in ooo && ooo.BOOL === true,
     ...(enqueuedFor !== undefined ? { enqueuedFor } : {}),
   };
 }
