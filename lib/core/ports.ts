@@ -179,6 +179,11 @@ export class VersionConflict extends Error {
 /** The single-table store. Writes are conditional on `version`; a lost race throws VersionConflict. */
 export interface StatusStore {
   loadUser(key: UserKey): Promise<UserSnapshot>;
+  /**
+   * The profile and the status alone, in one small read (not the timelines and entries loadUser
+   * reads too): all that recognising a `user_change` as nothing new needs.
+   */
+  getUserAndStatus(key: UserKey): Promise<Pick<UserSnapshot, "user" | "status">>;
   getUser(key: UserKey): Promise<UserRecord | undefined>;
   /** `expectedVersion` undefined creates; returns the record with its new version. */
   putUser(user: UserRecord, expectedVersion: number | undefined): Promise<UserRecord>;

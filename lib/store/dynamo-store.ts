@@ -78,6 +78,34 @@ export class DynamoStore implements StatusStore {
     return snapshot;
   }
 
+  async getUserAndStatus(key: UserKey): Promise<Pick<UserSnapshot, "user" | "status">> {
+    // PROFILE and STATUS sort next to each other in the user's partition, with nothing between
+    // them (CHANNEL# and OOO# sort before, TIMELINE# after): one query reads the two alone, one
+    // read unit while they hold under 4 KB together, however many calendars the user has.
+    const found: Pick<UserSnapshot, "user" | "status"> = {};
+    const items = await this.allPages(
+      (start) =>
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :profile AND :status",
+          ExpressionAttributeNames: { "#pk": "PK", "#sk": "SK" },
+          ExpressionAttributeValues: {
+            ":pk": { S: userPk(key.team, key.user) },
+            ":profile": { S: userKeys(key).SK },
+            ":status": { S: statusKeys(key).SK },
+          },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+    );
+    for (const item of items) {
+      const sk = readS(item, "SK");
+      if (sk === userKeys(key).SK) found.user = userFromItem(item);
+      else if (sk === statusKeys(key).SK) found.status = statusFromItem(item);
+    }
+    return found;
+  }
+
   async getUser(key: UserKey): Promise<UserRecord | undefined> {
     const item = await this.get(userKeys(key));
     return item ? userFromItem(item) : undefined;

@@ -40,6 +40,14 @@ export class MemoryStore implements StatusStore {
     return snapshot;
   }
 
+  async getUserAndStatus(key: UserKey): Promise<Pick<UserSnapshot, "user" | "status">> {
+    const partition = this.users.get(userId(key));
+    return {
+      ...(partition?.profile ? { user: copy(partition.profile) } : {}),
+      ...(partition?.status ? { status: copy(partition.status) } : {}),
+    };
+  }
+
   async getUser(key: UserKey): Promise<UserRecord | undefined> {
     return copyOf(this.users.get(userId(key))?.profile);
   }

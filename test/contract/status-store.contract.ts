@@ -176,6 +176,34 @@ export function describeStatusStoreContract(
       });
     });
 
+    describe("getUserAndStatus", () => {
+      it("holds the user's profile and status alone, and nobody else's", async () => {
+        // Prepare: Alice with one of everything, Bob with a profile and status of his own
+        const user = await store.putUser(aUser(ALICE, { sources: [ics] }), undefined);
+        const status = await store.putStatus(aStatus(ALICE, dueAt(T0)), undefined);
+        await store.putTimeline(aTimeline(ALICE, "work"), undefined);
+        await store.createOutOfOffice(anAbsence(ALICE, "o1"));
+        await store.putChannel(aChannel("ch-1"), undefined);
+        await store.putUser(aUser(BOB), undefined);
+        await store.putStatus(aStatus(BOB), undefined);
+        // Act
+        const found = await store.getUserAndStatus(ALICE);
+        // Assess
+        expect(found).toEqual({ user, status });
+      });
+
+      it("answers what there is of a user with no status, and nothing of an unknown one", async () => {
+        // Prepare
+        const user = await store.putUser(aUser(ALICE), undefined);
+        // Act
+        const alice = await store.getUserAndStatus(ALICE);
+        const bob = await store.getUserAndStatus(BOB);
+        // Assess
+        expect(alice).toEqual({ user });
+        expect(bob).toEqual({});
+      });
+    });
+
     describe("loadUser", () => {
       it("holds the profile, status, every timeline and every out-of-office entry, and no channel", async () => {
         // Prepare

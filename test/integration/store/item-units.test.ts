@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { type AttributeValue, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StatusRecord, TimelineRecord } from "#lib/core/records";
@@ -12,9 +13,11 @@ import { DynamoStore } from "#lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 /**
- * The status state and a timeline's blocks are stored packed (deflated JSON in a binary
- * attribute), so the commonest writes cost one write unit; items a previous release wrote with
- * them as JSON strings are still read, and packed at their next write.
+ * What the store's items cost in DynamoDB units. The status state and a timeline's blocks are
+ * stored packed (deflated JSON in a binary attribute), so the commonest writes cost one write
+ * unit; items a previous release wrote with them as JSON strings are still read, and packed at
+ * their next write. The profile and status are read alone in one unit, whatever else the user
+ * has.
  */
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
@@ -197,5 +200,60 @@ describe("packed status and timeline items", () => {
     expect(timelineItem?.blocksZ?.B).toBeInstanceOf(Uint8Array);
     expect(newSnap.status).toEqual({ ...rewritten, state });
     expect(newSnap.timelines).toEqual([{ ...retimed, blocks }]);
+  });
+});
+
+describe("the read of a profile and status alone", () => {
+  /** Read units of each command `work` sends, as DynamoDB reports them. */
+  async function readUnitsOf(work: () => Promise<unknown>): Promise<number[]> {
+    const units: number[] = [];
+    const name = "recordReadUnits";
+    dynamo.client.middlewareStack.add(
+      (next) => async (args) => {
+        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = "TOTAL";
+        const result = await next(args);
+        const used = (result.output as { ConsumedCapacity?: { CapacityUnits?: number } })
+          .ConsumedCapacity;
+        units.push(used?.CapacityUnits ?? 0);
+        return result;
+      },
+      { step: "initialize", name },
+    );
+    try {
+      await work();
+    } finally {
+      dynamo.client.middlewareStack.remove(name);
+    }
+    return units;
+  }
+
+  it("costs one read unit however many calendars the user has", async () => {
+    // Prepare: four calendars whose blocks do not compress (random titles), over 4 KB in all
+    const key = { team: "T1", user: "U-many" };
+    await store.putUser(
+      {
+        key,
+        tz: "UTC",
+        tokenSealed: "sealed",
+        emails: [],
+        sources: [],
+        rules: {},
+        mode: "auto",
+        version: 0,
+        updatedAt: T0,
+      },
+      undefined,
+    );
+    await store.putStatus({ key, state: fullState(), version: 0, updatedAt: T0 }, undefined);
+    for (const sourceId of ["a", "b", "c", "d"]) {
+      const blocks = busyWeek().map((b) => ({ ...b, text: randomBytes(24).toString("base64") }));
+      await store.putTimeline({ key, sourceId, blocks, version: 0, updatedAt: T0 }, undefined);
+    }
+    // Act
+    const whole = await readUnitsOf(() => store.loadUser(key));
+    const alone = await readUnitsOf(() => store.getUserAndStatus(key));
+    // Assess: the partition is over 4 KB; its profile and status are one strongly consistent unit
+    expect(whole.reduce((a, b) => a + b, 0)).toBeGreaterThan(1);
+    expect(alone).toEqual([1]);
   });
 });
