@@ -161,6 +161,40 @@ const unitsOf = (capacity: unknown): number => {
   return total;
 };
 
+/** Single reads that find nothing: dynalite reports 0 units for them. */
+const SINGLE_READS = new Set(["GetItemCommand", "QueryCommand", "ScanCommand"]);
+
+/**
+ * The least a single read costs in AWS: a read of an item that does not exist, or a query or
+ * scan that finds nothing, is still billed one 4 KB read (half of it when eventually consistent,
+ * as every index read is).
+ */
+export const readFloor = (command: string, input: Record<string, unknown>): number =>
+  SINGLE_READS.has(command) ? (input.ConsistentRead === true ? 1 : 0.5) : 0;
+
+/**
+ * The read units a read is priced at. An index query (the tick's and the poll's) is priced as a
+ * deployment's run of it costs each entry it finds: the query's floor, which the deployment
+ * model charges once per run, plus each entry's share of the 4 KB units (a simulated run finds a
+ * few users where a deployment's finds hundreds, so rounding each simulated query up would charge
+ * every user a whole unit). Any other read: what DynamoDB reports, at least the floor.
+ */
+export function readUnitsOf(
+  command: string,
+  input: Record<string, unknown>,
+  output: unknown,
+  reported: number,
+): number {
+  const floor = readFloor(command, input);
+  if (command !== "QueryCommand" || typeof input.IndexName !== "string") {
+    return Math.max(reported, floor);
+  }
+  const items = (output as { Items?: Item[] }).Items ?? [];
+  const bytes = items.reduce((total, item) => total + itemBytes(item), 0);
+  // Index reads are eventually consistent: half a unit per 4 KB.
+  return floor + (0.5 * bytes) / 4096;
+}
+
 /** An attribute value's size by DynamoDB's item-size rules (numbers approximated). */
 function valueBytes(v: AttributeValue): number {
   if (v.S !== undefined) return Buffer.byteLength(v.S);
@@ -258,7 +292,10 @@ function meter(client: DynamoDBClient): void {
       const before = itemKey ? await lookUp(input.TableName, itemKey) : undefined;
       try {
         const result = await next(args);
-        const units = unitsOf((result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity);
+        const reported = unitsOf(
+          (result.output as { ConsumedCapacity?: unknown }).ConsumedCapacity,
+        );
+        const units = isRead ? readUnitsOf(command, input, result.output, reported) : reported;
         if (isRead) counts.readUnits += units;
         else counts.writeUnits += units;
         countSource(label, isRead ? "readUnits" : "writeUnits", units);

@@ -78,7 +78,6 @@ export async function tick(ctx: UseCaseContext): Promise<number> {
   const todo = due
     .filter((r) => {
       const at = r.nextTransitionAt;
-      if (at === undefined) return false;
       // Long overdue: its message was lost (or its reconcile failed), whoever enqueued it.
       if (at < lostBefore) return true;
       return at >= from && r.enqueuedFor !== at;
@@ -86,10 +85,10 @@ export async function tick(ctx: UseCaseContext): Promise<number> {
     .sort(
       (a, b) =>
         Number(b.nextIsOoo === true) - Number(a.nextIsOoo === true) ||
-        (a.nextTransitionAt ?? 0) - (b.nextTransitionAt ?? 0),
+        a.nextTransitionAt - b.nextTransitionAt,
     );
   for (const rec of todo) {
-    const at = rec.nextTransitionAt ?? now;
+    const at = rec.nextTransitionAt;
     await enqueueTransition(ctx, rec.key, at, rec.nextIsOoo === true ? "ooo" : "transition", now);
   }
   // Only once all went out: a tick that failed half-way is retried whole.

@@ -50,15 +50,17 @@ export async function recordUserChange(ctx: UseCaseContext, change: UserChange):
 
 /**
  * Whether `change` tells nothing new (lib/core/echo.ts: a `duplicate` already recorded, or an
- * `echo` of ours: of a write recorded or claimed, or an expiry we planned), with one read of the
- * user's items. Such an event needs no recording, no reconcile and no once-only gate: handling it
- * is a no-op. Undefined when it must be recorded.
+ * `echo` of ours: of a write recorded or claimed, or an expiry we planned), with one small read
+ * of the user's profile and status. Such an event needs no recording, no reconcile and no
+ * once-only gate: handling it is a no-op. Undefined when it must be recorded. The read is
+ * strongly consistent: the echo of our own write comes right after we record it, when an
+ * eventually consistent read could miss the record and make the echo cost a full recording.
  */
 export async function isNothingNew(
   ctx: UseCaseContext,
   change: UserChange,
 ): Promise<"duplicate" | "echo" | undefined> {
-  const snap = await ctx.store.loadUser(change.key);
+  const snap = await ctx.store.getUserAndStatus(change.key);
   if (snap.user === undefined || snap.status === undefined) return undefined;
   // A new zone is news, even on an echo.
   if (change.tz !== undefined && change.tz !== snap.user.tz) return undefined;

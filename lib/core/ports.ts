@@ -23,6 +23,14 @@ export interface Queue<M> {
 /** A user as the poll finds them: whose sources to check, and what their last checks recorded. */
 export type PolledUser = Pick<UserRecord, "key" | "sources">;
 
+/**
+ * A status as the due index finds it: whose, when its next transition is, whether that starts an
+ * out-of-office block, and which transition is already queued. All the tick needs to enqueue it.
+ */
+export type DueTransition = Pick<StatusRecord, "key" | "nextIsOoo" | "enqueuedFor"> & {
+  nextTransitionAt: number;
+};
+
 /** Structured logging. Implementations must never print tokens or signing secrets. */
 export interface Log {
   debug(message: string, data?: Record<string, unknown>): void;
@@ -171,6 +179,11 @@ export class VersionConflict extends Error {
 /** The single-table store. Writes are conditional on `version`; a lost race throws VersionConflict. */
 export interface StatusStore {
   loadUser(key: UserKey): Promise<UserSnapshot>;
+  /**
+   * The profile and the status alone, in one small read (not the timelines and entries loadUser
+   * reads too): all that recognising a `user_change` as nothing new needs.
+   */
+  getUserAndStatus(key: UserKey): Promise<Pick<UserSnapshot, "user" | "status">>;
   getUser(key: UserKey): Promise<UserRecord | undefined>;
   /** `expectedVersion` undefined creates; returns the record with its new version. */
   putUser(user: UserRecord, expectedVersion: number | undefined): Promise<UserRecord>;
@@ -187,8 +200,11 @@ export interface StatusStore {
   deleteOutOfOffice(key: UserKey, id: string): Promise<OutOfOfficeRecord | undefined>;
   putChannel(channel: ChannelRecord, expectedVersion: number | undefined): Promise<ChannelRecord>;
   getChannel(channelId: string): Promise<ChannelRecord | undefined>;
-  /** Status records whose next transition lies in [from, to), through the sharded index. */
-  dueBetween(from: number, to: number): Promise<StatusRecord[]>;
+  /**
+   * Statuses whose next transition lies in [from, to), through the sharded index: what the index
+   * holds of them (eventually consistent, like usersToPoll).
+   */
+  dueBetween(from: number, to: number): Promise<DueTransition[]>;
   /**
    * Users with a source to poll whose poll phase lies in [phaseFrom, phaseTo) ms: their key and
    * sources only, all the poll index holds (eventually consistent).

@@ -7,7 +7,12 @@ import {
   QueryCommand,
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
-import { type PolledUser, type StatusStore, VersionConflict } from "#lib/core/ports";
+import {
+  type DueTransition,
+  type PolledUser,
+  type StatusStore,
+  VersionConflict,
+} from "#lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -29,7 +34,7 @@ import {
 } from "./items/channel";
 import { type Item, n, readS, userPk } from "./items/codec";
 import { OOO_PREFIX, oooFromItem, oooKeys, oooToItem } from "./items/ooo";
-import { statusFromItem, statusKeys, statusToItem } from "./items/status";
+import { dueFromEntry, statusFromItem, statusKeys, statusToItem } from "./items/status";
 import { SYNC_GATE_PREFIX } from "./items/sync-gate";
 import { TIMELINE_PREFIX, timelineFromItem, timelineKeys, timelineToItem } from "./items/timeline";
 import { polledFromItem, userFromItem, userKeys, userToItem } from "./items/user";
@@ -71,6 +76,34 @@ export class DynamoStore implements StatusStore {
       start = out.LastEvaluatedKey;
     } while (start);
     return snapshot;
+  }
+
+  async getUserAndStatus(key: UserKey): Promise<Pick<UserSnapshot, "user" | "status">> {
+    // PROFILE and STATUS sort next to each other in the user's partition, with nothing between
+    // them (CHANNEL# and OOO# sort before, TIMELINE# after): one query reads the two alone, one
+    // read unit while they hold under 4 KB together, however many calendars the user has.
+    const found: Pick<UserSnapshot, "user" | "status"> = {};
+    const items = await this.allPages(
+      (start) =>
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :profile AND :status",
+          ExpressionAttributeNames: { "#pk": "PK", "#sk": "SK" },
+          ExpressionAttributeValues: {
+            ":pk": { S: userPk(key.team, key.user) },
+            ":profile": { S: userKeys(key).SK },
+            ":status": { S: statusKeys(key).SK },
+          },
+          ConsistentRead: true,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+    );
+    for (const item of items) {
+      const sk = readS(item, "SK");
+      if (sk === userKeys(key).SK) found.user = userFromItem(item);
+      else if (sk === statusKeys(key).SK) found.status = statusFromItem(item);
+    }
+    return found;
   }
 
   async getUser(key: UserKey): Promise<UserRecord | undefined> {
@@ -240,7 +273,7 @@ export class DynamoStore implements StatusStore {
     return items;
   }
 
-  async dueBetween(from: number, to: number): Promise<StatusRecord[]> {
+  async dueBetween(from: number, to: number): Promise<DueTransition[]> {
     // DynamoDB refuses BETWEEN a AND b with b < a: an empty window holds nothing.
     if (to <= from) return [];
     const shards = await Promise.all(
@@ -248,8 +281,11 @@ export class DynamoStore implements StatusStore {
         this.queryIndex(DUE_INDEX, "GSI1PK", "GSI1SK", `DUE#${shard}`, from, to - 1),
       ),
     );
-    // The index holds what the tick filters by; the records it acts on are read whole.
-    return (await this.getMany(shards.flat())).map(statusFromItem);
+    // The index holds all the tick needs, so no item is read. Eventually consistent: an entry
+    // may lag its item by the index's propagation (well under a second against a minute's tick),
+    // and the worst it does is enqueue a transition twice or one that moved; the reconcile of
+    // either is idempotent, as it already is for a writer and a tick racing each other.
+    return shards.flat().map(dueFromEntry);
   }
 
   async usersToPoll(phaseFrom: number, phaseTo: number): Promise<PolledUser[]> {

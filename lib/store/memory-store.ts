@@ -1,4 +1,4 @@
-import type { PolledUser, StatusStore } from "#lib/core/ports";
+import type { DueTransition, PolledUser, StatusStore } from "#lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -38,6 +38,14 @@ export class MemoryStore implements StatusStore {
     snapshot.timelines = sortedValues(partition.timelines).map(copy);
     snapshot.ooo = sortedValues(partition.ooo).map(copy);
     return snapshot;
+  }
+
+  async getUserAndStatus(key: UserKey): Promise<Pick<UserSnapshot, "user" | "status">> {
+    const partition = this.users.get(userId(key));
+    return {
+      ...(partition?.profile ? { user: copy(partition.profile) } : {}),
+      ...(partition?.status ? { status: copy(partition.status) } : {}),
+    };
   }
 
   async getUser(key: UserKey): Promise<UserRecord | undefined> {
@@ -116,14 +124,22 @@ export class MemoryStore implements StatusStore {
     return copyOf(this.channels.get(channelId));
   }
 
-  async dueBetween(from: number, to: number): Promise<StatusRecord[]> {
-    const due: StatusRecord[] = [];
+  async dueBetween(from: number, to: number): Promise<DueTransition[]> {
+    const due: DueTransition[] = [];
     for (const { status } of this.users.values()) {
       const at = status?.nextTransitionAt;
-      if (status && at !== undefined && at >= from && at < to) due.push(copy(status));
+      if (status && at !== undefined && at >= from && at < to) {
+        due.push({
+          key: { ...status.key },
+          nextTransitionAt: at,
+          // As the index holds it: a scheduled transition is out-of-office or not.
+          nextIsOoo: status.nextIsOoo === true,
+          ...(status.enqueuedFor !== undefined ? { enqueuedFor: status.enqueuedFor } : {}),
+        });
+      }
     }
     // The port promises no order; earliest first keeps test runs repeatable.
-    return due.sort((a, b) => (a.nextTransitionAt ?? 0) - (b.nextTransitionAt ?? 0));
+    return due.sort((a, b) => a.nextTransitionAt - b.nextTransitionAt);
   }
 
   async usersToPoll(phaseFrom: number, phaseTo: number): Promise<PolledUser[]> {

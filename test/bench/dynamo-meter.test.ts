@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { indexWrites } from "#bench/support/dynamo-meter";
+import { indexWrites, readFloor, readUnitsOf } from "#bench/support/dynamo-meter";
 
 const INDEXES = [{ name: "poll", keys: ["GSI2PK", "GSI2SK"] }];
 const base = { PK: { S: "USER#T#U" }, SK: { S: "PROFILE" }, data: { S: "x" } };
@@ -70,5 +70,38 @@ describe("the cost bench's index write pricing, for an index that projects some 
     expect(indexWrites(undefined, withTeam("5", "z".repeat(2500)), INCLUDE)).toEqual([
       { index: "poll", units: 1 },
     ]);
+  });
+});
+
+describe("the cost bench's floor for a read that finds nothing (AWS bills it all the same)", () => {
+  it("bills a single read one unit when strongly consistent, half of one when not", () => {
+    expect(readFloor("GetItemCommand", { ConsistentRead: true })).toBe(1);
+    expect(readFloor("QueryCommand", { ConsistentRead: true })).toBe(1);
+    // An index query: index reads are always eventually consistent.
+    expect(readFloor("QueryCommand", { IndexName: "due" })).toBe(0.5);
+    expect(readFloor("ScanCommand", {})).toBe(0.5);
+  });
+
+  it("adds no floor to a batch read (billed per item it reads) or to a write", () => {
+    expect(readFloor("BatchGetItemCommand", { RequestItems: {} })).toBe(0);
+    expect(readFloor("PutItemCommand", {})).toBe(0);
+  });
+});
+
+describe("the cost bench's price of an index query, as a deployment's run shares it", () => {
+  // An entry of 1,024 bytes: names and values, by DynamoDB's item-size rules.
+  const entry = { PK: { S: "x".repeat(1_022) } };
+
+  it("charges the floor plus each entry's share of half a unit per 4 KB", () => {
+    const query = { IndexName: "poll" };
+    expect(readUnitsOf("QueryCommand", query, { Items: [] }, 0)).toBe(0.5);
+    expect(readUnitsOf("QueryCommand", query, { Items: [entry] }, 0.5)).toBe(0.5 + 0.125);
+    expect(readUnitsOf("QueryCommand", query, { Items: [entry, entry] }, 0.5)).toBe(0.5 + 0.25);
+  });
+
+  it("charges a table read what DynamoDB reports, never less than the floor", () => {
+    const get = { ConsistentRead: true };
+    expect(readUnitsOf("GetItemCommand", get, {}, 0)).toBe(1);
+    expect(readUnitsOf("QueryCommand", get, { Items: [entry] }, 2)).toBe(2);
   });
 });

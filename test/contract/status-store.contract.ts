@@ -7,6 +7,7 @@ import {
   ALICE,
   ALICE_ELSEWHERE,
   aChannel,
+  aDueEntry,
   anAbsence,
   aStatus,
   aTimeline,
@@ -175,6 +176,34 @@ export function describeStatusStoreContract(
       });
     });
 
+    describe("getUserAndStatus", () => {
+      it("holds the user's profile and status alone, and nobody else's", async () => {
+        // Prepare: Alice with one of everything, Bob with a profile and status of his own
+        const user = await store.putUser(aUser(ALICE, { sources: [ics] }), undefined);
+        const status = await store.putStatus(aStatus(ALICE, dueAt(T0)), undefined);
+        await store.putTimeline(aTimeline(ALICE, "work"), undefined);
+        await store.createOutOfOffice(anAbsence(ALICE, "o1"));
+        await store.putChannel(aChannel("ch-1"), undefined);
+        await store.putUser(aUser(BOB), undefined);
+        await store.putStatus(aStatus(BOB), undefined);
+        // Act
+        const found = await store.getUserAndStatus(ALICE);
+        // Assess
+        expect(found).toEqual({ user, status });
+      });
+
+      it("answers what there is of a user with no status, and nothing of an unknown one", async () => {
+        // Prepare
+        const user = await store.putUser(aUser(ALICE), undefined);
+        // Act
+        const alice = await store.getUserAndStatus(ALICE);
+        const bob = await store.getUserAndStatus(BOB);
+        // Assess
+        expect(alice).toEqual({ user });
+        expect(bob).toEqual({});
+      });
+    });
+
     describe("loadUser", () => {
       it("holds the profile, status, every timeline and every out-of-office entry, and no channel", async () => {
         // Prepare
@@ -290,7 +319,7 @@ export function describeStatusStoreContract(
         expect(await store.loadUser(ALICE)).toEqual({ timelines: [], ooo: [] });
         expect(await store.getUser(ALICE)).toBeUndefined();
         expect(await store.getChannel("alice-ch")).toBeUndefined();
-        expect(await store.dueBetween(T0, T0 + 1)).toEqual([bobBefore.status]);
+        expect(await store.dueBetween(T0, T0 + 1)).toEqual([aDueEntry(BOB, T0)]);
         expect(await store.loadUser(BOB)).toEqual(bobBefore);
         expect((await store.getChannel("moved-ch"))?.key).toEqual(BOB);
         expect((await store.getChannel("bob-ch"))?.key).toEqual(BOB);
@@ -351,10 +380,7 @@ export function describeStatusStoreContract(
         // Act
         const due = await store.dueBetween(T0 + 5_000, T0 + 30_000);
         // Assess: 5 s included, 30 s excluded
-        const expected = keys.slice(5, 30).map((key, i) => ({
-          ...aStatus(key, dueAt(T0 + (i + 5) * 1_000)),
-          version: 1,
-        }));
+        const expected = keys.slice(5, 30).map((key, i) => aDueEntry(key, T0 + (i + 5) * 1_000));
         expect([...due].sort(byKey)).toEqual(expected.sort(byKey));
       });
 
@@ -384,6 +410,24 @@ export function describeStatusStoreContract(
         // Act / Assess
         expect(await store.dueBetween(T0, T0)).toEqual([]);
         expect(await store.usersToPoll(0, 0)).toEqual([]);
+      });
+
+      it("answers whether each transition starts out-of-office and which one is already queued", async () => {
+        // Prepare: Alice's next transition starts an absence and is queued; Bob's is neither
+        await store.putStatus(
+          aStatus(ALICE, { nextTransitionAt: T0, nextIsOoo: true, enqueuedFor: T0 }),
+          undefined,
+        );
+        await store.putStatus(aStatus(BOB, dueAt(T0 + 1)), undefined);
+        // Act
+        const due = await store.dueBetween(T0, T0 + 2);
+        // Assess
+        expect([...due].sort(byKey)).toEqual(
+          [
+            { key: ALICE, nextTransitionAt: T0, nextIsOoo: true, enqueuedFor: T0 },
+            aDueEntry(BOB, T0 + 1),
+          ].sort(byKey),
+        );
       });
 
       it("follows a transition that moved, and forgets one that was cleared", async () => {

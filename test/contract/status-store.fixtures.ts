@@ -1,4 +1,4 @@
-import type { StatusStore } from "#lib/core/ports";
+import type { DueTransition, StatusStore } from "#lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -42,6 +42,13 @@ export const aStatus = (key: UserKey, overrides: Partial<StatusRecord> = {}): St
 /** A transition ahead, explicitly not out-of-office (an omitted flag may read back as false). */
 export const dueAt = (nextTransitionAt: number): Partial<StatusRecord> => ({
   nextTransitionAt,
+  nextIsOoo: false,
+});
+
+/** What the due index answers for a status due at `at` that is not out-of-office nor queued. */
+export const aDueEntry = (key: UserKey, at: number): DueTransition => ({
+  key: { ...key },
+  nextTransitionAt: at,
   nextIsOoo: false,
 });
 

@@ -1,8 +1,19 @@
+import type { DueTransition } from "#lib/core/ports";
 import type { StatusRecord } from "#lib/core/records";
 import type { StatusState } from "#lib/core/status-state";
 import type { UserKey } from "#lib/core/types";
 import { shardOf } from "../table";
-import { type Item, n, readJson, readN, readOptionalN, readS, s, userPk } from "./codec";
+import {
+  type Item,
+  n,
+  packJson,
+  readJsonPackedOrPlain,
+  readN,
+  readOptionalN,
+  readS,
+  s,
+  userPk,
+} from "./codec";
 
 /**
  * The status item: actual status, last written, recent and attempted writes, manual override,
@@ -10,6 +21,14 @@ import { type Item, n, readJson, readN, readOptionalN, readS, s, userPk } from "
  * recomputed from the user's timelines and out-of-office entries on every read, so it can never
  * disagree with them.
  */
+
+/**
+ * The state, packed (codec.ts packJson): ~1.8 KB of JSON made two write units of every status
+ * write, the commonest write there is; packed, the whole item stays under 1 KB. Items written
+ * before carry it as the JSON string `state` (STATE_PLAIN), still read.
+ */
+const STATE_PACKED = "stateZ";
+const STATE_PLAIN = "state";
 
 export const statusKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), SK: "STATUS" });
 
@@ -23,7 +42,7 @@ export function statusToItem(status: StatusRecord): Item {
     user: s(status.key.user),
     version: n(status.version),
     updatedAt: n(status.updatedAt),
-    state: s(JSON.stringify(status.state)),
+    [STATE_PACKED]: packJson(status.state),
   };
   if (status.nextTransitionAt !== undefined) {
     // Sparse index: only users with a transition ahead appear in it.
@@ -41,11 +60,26 @@ export function statusFromItem(item: Item): StatusRecord {
   const ooo = item.nextIsOoo;
   return {
     key: { team: readS(item, "team"), user: readS(item, "user") },
-    state: readJson<StatusState>(item, "state"),
+    state: readJsonPackedOrPlain<StatusState>(item, STATE_PACKED, STATE_PLAIN),
     version: readN(item, "version"),
     updatedAt: readN(item, "updatedAt"),
     ...(next !== undefined ? { nextTransitionAt: next } : {}),
     ...(ooo !== undefined && "BOOL" in ooo ? { nextIsOoo: ooo.BOOL === true } : {}),
+    ...(enqueuedFor !== undefined ? { enqueuedFor } : {}),
+  };
+}
+
+/**
+ * A due index entry as the tick needs it: it projects the user, whether the transition starts an
+ * out-of-office block and the transition already queued (lib/store/table.ts DUE_PROJECTION).
+ */
+export function dueFromEntry(entry: Item): DueTransition {
+  const enqueuedFor = readOptionalN(entry, "enqueuedFor");
+  const ooo = entry.nextIsOoo;
+  return {
+    key: { team: readS(entry, "team"), user: readS(entry, "user") },
+    nextTransitionAt: readN(entry, "GSI1SK"),
+    nextIsOoo: ooo !== undefined && "BOOL" in ooo && ooo.BOOL === true,
     ...(enqueuedFor !== undefined ? { enqueuedFor } : {}),
   };
 }

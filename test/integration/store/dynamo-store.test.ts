@@ -265,16 +265,28 @@ describe("DynamoStore's indexes project only what their queries read", () => {
     expect(read?.sources).toEqual([src]);
   });
 
-  it("reads whole the status records the due index finds", async () => {
-    // Prepare: a state that the index does not carry
+  it("answers the due statuses from the index alone, reading no item", async () => {
+    // Prepare: a state the index does not carry, and a spy on the commands the store sends
     const state = { ...initialStatusState(), recentEventIds: ["Ev-due"] };
-    await store.putStatus({ ...status("U-due-whole", T0 + 7_000), state }, undefined);
+    await store.putStatus({ ...status("U-due-index", T0 + 7_000), state }, undefined);
+    const sent: string[] = [];
+    const name = "countDueCommands";
+    dynamo.client.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      { step: "initialize", name },
+    );
     // Act
-    const due = await store.dueBetween(T0 + 7_000, T0 + 7_001);
-    // Assess
+    const due = await store.dueBetween(T0 + 7_000, T0 + 7_001).finally(() => {
+      dynamo.client.middlewareStack.remove(name);
+    });
+    // Assess: one query per shard, and the entry as the tick needs it
     expect(due).toEqual([
-      { ...status("U-due-whole", T0 + 7_000), state, nextIsOoo: false, version: 1 },
+      { key: { team: "T1", user: "U-due-index" }, nextTransitionAt: T0 + 7_000, nextIsOoo: false },
     ]);
+    expect(new Set(sent)).toEqual(new Set(["QueryCommand"]));
   });
 });
 
