@@ -1,14 +1,9 @@
-import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { Session } from "node:inspector/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { parse } from "yaml";
 import type { CallRecord } from "#emulator/server";
-import { buildBundle, repoRoot } from "#infra/build";
+import { repoRoot } from "#infra/build";
 import { type DemoEvent, renderIcs } from "#lib/local/demo-feed";
-import { type CpuProfile, type FunctionCode, splitCpu } from "./support/cpu-attribution";
+import { profiled, splitCpu } from "./support/cpu-attribution";
+import { functionCodeOf, functionMemoryMb } from "./support/lambda-function";
 import { AWS_SQS_SCALING, lambdaCpuShare, modelCompletions } from "./support/sqs-lambda-model";
 import { type BenchUser, startBenchStack } from "./support/stack";
 import { formatTable, quantile, round } from "./support/stats";
@@ -33,49 +28,6 @@ export const HERD_P99_TARGET_S = 4;
 export const ADMIN_HERD_TARGET_S = 600;
 /** The transition worker's module init when the bundle bench did not measure it. */
 const DEFAULT_COLD_START_MS = 150;
-
-/** What the transition worker's bundle holds (infra/build.ts's own bundling), to attribute CPU. */
-async function transitionWorkerCode(): Promise<FunctionCode> {
-  const dir = await mkdtemp(path.join(tmpdir(), "statuspilot-herd-"));
-  try {
-    const report = await buildBundle("transitionWorker", path.join(dir, "index.mjs"));
-    const files = Object.keys(report.inputs).filter((f) => !f.includes("node_modules/"));
-    return { files: new Set(files), packages: new Set(report.packages) };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** Samples this process's CPU while `run` runs (V8's profiler, 1 ms apart). */
-async function profiled<T>(run: () => Promise<T>): Promise<{ result: T; profile: CpuProfile }> {
-  const session = new Session();
-  session.connect();
-  try {
-    await session.post("Profiler.enable");
-    await session.post("Profiler.setSamplingInterval", { interval: 1000 });
-    await session.post("Profiler.start");
-    const result = await run();
-    const { profile } = await session.post("Profiler.stop");
-    return { result, profile: profile as CpuProfile };
-  } finally {
-    session.disconnect();
-  }
-}
-
-/** The transition worker's memory (MB) as serverless.yml deploys it: its own, or the provider's. */
-export function transitionWorkerMemoryMb(): number {
-  const doc = parse(readFileSync(path.join(repoRoot, "serverless.yml"), "utf8"), {
-    logLevel: "silent",
-  }) as {
-    provider?: { memorySize?: unknown };
-    functions?: Record<string, { memorySize?: unknown }>;
-  };
-  const own = doc.functions?.transitionWorker?.memorySize;
-  const provider = doc.provider?.memorySize;
-  if (typeof own === "number") return own;
-  if (typeof provider === "number") return provider;
-  throw new Error("serverless.yml gives the transition worker no memorySize");
-}
 
 export interface HerdOptions {
   users: number;
@@ -180,7 +132,7 @@ export async function runHerd(options: HerdOptions): Promise<HerdResult> {
   const oooEvery = options.oooEvery ?? 0;
   const isOoo = (i: number) => oooEvery > 0 && i % oooEvery === 0;
   const users = Array.from({ length: options.users }, (_, i) => herdUser(i, isOoo(i)));
-  const transitionCode = await transitionWorkerCode();
+  const workerCode = await functionCodeOf("transitionWorker");
   const oooIds = new Set(users.filter((_, i) => isOoo(i)).map((u) => u.user));
   // Real time at which each simulated instant started, and at which each call was recorded.
   const instantStartedAt = new Map<number, number>();
@@ -244,7 +196,7 @@ export async function runHerd(options: HerdOptions): Promise<HerdResult> {
       const real = (recordedAt.get(c.seq) ?? 0) - (instantStartedAt.get(c.at) ?? 0);
       return (c.at - HERD_START + real) / 1000;
     });
-    const cpuSplit = splitCpu(profile, transitionCode, repoRoot);
+    const cpuSplit = splitCpu(profile, workerCode, repoRoot);
     const model = awsModelOf(
       options,
       [...firstSetOf.values()],
@@ -340,7 +292,7 @@ function awsModelOf(
   const cpuMs = processCpuMs * handlerShare;
   // An invocation runs on the function's share of a vCPU; its module init does not: AWS gives an
   // on-demand function's init phase a full vCPU (up to 10 s), so the bundle bench's figure stands.
-  const vcpuShare = lambdaCpuShare(transitionWorkerMemoryMb());
+  const vcpuShare = lambdaCpuShare(functionMemoryMb("transitionWorker"));
   const lambdaCpuMs = cpuMs / vcpuShare;
   const serviceCalls = meters.serviceCalls.length / invocations;
   const dynamoCalls = (meters.dynamo.reads + meters.dynamo.writes) / invocations;

@@ -1,3 +1,4 @@
+import { Session } from "node:inspector/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -125,4 +126,22 @@ export function splitCpu(profile: CpuProfile, code: FunctionCode, root: string):
     unattributedMs,
     functionShare: attributed === 0 ? 1 : functionMs / attributed,
   };
+}
+
+/** Samples this process's CPU while `run` runs (V8's profiler, a sample a millisecond). */
+export async function profiled<T>(
+  run: () => Promise<T>,
+): Promise<{ result: T; profile: CpuProfile }> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 1000 });
+    await session.post("Profiler.start");
+    const result = await run();
+    const { profile } = await session.post("Profiler.stop");
+    return { result, profile: profile as CpuProfile };
+  } finally {
+    session.disconnect();
+  }
 }
