@@ -62,48 +62,58 @@ export async function buildBundles(
   outRoot = path.join(root, "dist/functions"),
 ): Promise<BundleReport[]> {
   return Promise.all(
-    Object.entries(functionEntries).map(async ([name, entry]) => {
-      const outfile = path.join(outRoot, name, "index.mjs");
-      const result = await build({
-        entryPoints: [path.join(root, entry)],
-        outfile,
-        bundle: true,
-        platform: "node",
-        target: "node20",
-        format: "esm",
-        minify: true,
-        sourcemap: true,
-        treeShaking: true,
-        legalComments: "none",
-        logLevel: "warning",
-        metafile: true,
-        // Makes the metafile's paths relative to the repository root.
-        absWorkingDir: root,
-        // The AWS SDK's clients ship CommonJS under "main", which esbuild cannot shake: every
-        // command of DynamoDB and SQS came along. Their ES modules ("module", sideEffects: false)
-        // shake down to the commands used. Packages with an "exports" map are unaffected.
-        mainFields: ["module", "main"],
-        // Some dependencies are CommonJS and call require(); give the ESM bundle one.
-        banner: {
-          js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
-        },
-      });
-      const output = Object.entries(result.metafile.outputs).find(([file]) =>
-        file.endsWith(".mjs"),
-      );
-      // Only what has code in the bundle: a module behind a loader its function never names is
-      // parsed (metafile.inputs lists it) but shaken out.
-      const packages = new Set<string>();
-      const inputs: Record<string, number> = {};
-      for (const [input, { bytesInOutput }] of Object.entries(output?.[1].inputs ?? {})) {
-        if (bytesInOutput <= 0) continue;
-        inputs[input] = bytesInOutput;
-        const pkg = packageOf(input);
-        if (pkg) packages.add(pkg);
-      }
-      return { name, bytes: output?.[1].bytes ?? 0, packages: [...packages].sort(), inputs };
-    }),
+    Object.keys(functionEntries).map((name) =>
+      buildBundle(name, path.join(outRoot, name, "index.mjs"), root),
+    ),
   );
+}
+
+/** Bundles one function (a key of `functionEntries`) into `outfile`; reports what it contains. */
+export async function buildBundle(
+  name: string,
+  outfile: string,
+  root = repoRoot,
+): Promise<BundleReport> {
+  const entry = functionEntries[name];
+  if (entry === undefined) throw new Error(`no function named ${name}`);
+  const result = await build({
+    entryPoints: [path.join(root, entry)],
+    outfile,
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    minify: true,
+    sourcemap: true,
+    treeShaking: true,
+    legalComments: "none",
+    logLevel: "warning",
+    metafile: true,
+    // Makes the metafile's paths relative to the repository root.
+    absWorkingDir: root,
+    // The AWS SDK's clients ship CommonJS under "main", which esbuild cannot shake: every
+    // command of DynamoDB and SQS came along. Their ES modules ("module", sideEffects: false)
+    // shake down to the commands used. Packages with an "exports" map are unaffected.
+    mainFields: ["module", "main"],
+    // The SDK's default credential chain, cut to the sources a Lambda uses (see the module).
+    alias: { "@aws-sdk/credential-provider-node": path.join(root, "infra/lambda-credentials.ts") },
+    // Some dependencies are CommonJS and call require(); give the ESM bundle one.
+    banner: {
+      js: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+    },
+  });
+  const output = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith(".mjs"));
+  // Only what has code in the bundle: a module behind a loader its function never names is
+  // parsed (metafile.inputs lists it) but shaken out.
+  const packages = new Set<string>();
+  const inputs: Record<string, number> = {};
+  for (const [input, { bytesInOutput }] of Object.entries(output?.[1].inputs ?? {})) {
+    if (bytesInOutput <= 0) continue;
+    inputs[input] = bytesInOutput;
+    const pkg = packageOf(input);
+    if (pkg) packages.add(pkg);
+  }
+  return { name, bytes: output?.[1].bytes ?? 0, packages: [...packages].sort(), inputs };
 }
 
 /** One line per bundle: name, size in KiB, and the heavy packages it carries. */

@@ -4,7 +4,8 @@
  * messages; Lambda starts with `startConcurrency` concurrent batches and adds up to
  * `addPerMinute` more per minute while messages wait; each new instance pays its module init
  * once (a cold start), a warm one takes the next batch at once. The records of a batch run at
- * once, so a batch takes one message's time plus the CPU of the others (one vCPU's share).
+ * once, so a batch takes one message's time plus the CPU of the others. CPU times are the
+ * instance's: a Lambda function gets CPU in proportion to its memory (`lambdaCpuShare`).
  */
 export interface SqsLambdaModel {
   batchSize: number;
@@ -17,6 +18,20 @@ export interface SqsLambdaModel {
   /** Of which CPU (ms): what the other records of the batch add while sharing the instance. */
   messageCpuMs: number;
 }
+
+/**
+ * Lambda's documented CPU allocation: "At 1,769 MB, a function has the equivalent of one vCPU"
+ * and less memory gets proportionally less CPU (Configure Lambda function memory, AWS Lambda
+ * Developer Guide).
+ */
+export const LAMBDA_MB_PER_VCPU = 1769;
+
+/**
+ * The share of one core a function with `memoryMb` runs its invocations on. One Node process
+ * is one thread of JavaScript, so more than one vCPU does not make it faster.
+ */
+export const lambdaCpuShare = (memoryMb: number): number =>
+  Math.min(1, memoryMb / LAMBDA_MB_PER_VCPU);
 
 /** AWS's documented scaling for SQS event sources, and the queue's batch size (serverless.yml). */
 export const AWS_SQS_SCALING = { batchSize: 10, startConcurrency: 5, addPerMinute: 300 } as const;

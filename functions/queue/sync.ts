@@ -1,7 +1,8 @@
 import { fromEnvironment } from "#lib/app/compose";
 import { calendarModule, kmsModule, oauthModule, serviceModule } from "#lib/app/modules";
 import type { AppSource } from "../shared/app-context";
-import { queueHandler, syncQueueMessageSchema } from "../shared/queue";
+import { queueHandler } from "../shared/queue";
+import { syncQueueMessageSchema } from "../shared/sync-messages";
 import { syncOne } from "../shared/workers";
 
 /** SQS sync queue: one source per message (its id claims the source's sync gate), or a poll batch. */

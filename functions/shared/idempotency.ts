@@ -9,7 +9,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
 import type { App } from "#lib/app/root";
 import { TTL_ATTRIBUTE } from "#lib/store/table";
-import { EVERY_TIME, type EventOnce } from "../../lib/webhooks";
+import { EVERY_TIME, type EventOnce } from "../../lib/webhooks/event-once";
 import { invocationOf } from "./app-context";
 
 /**

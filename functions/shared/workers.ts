@@ -1,7 +1,8 @@
 import type * as z from "zod";
 import type { App } from "#lib/app/root";
 import { runPollBatch, sendPollChecks } from "#lib/app/sync-coalescing";
-import type { QueueRecord, syncQueueMessageSchema } from "./queue";
+import type { QueueRecord } from "./queue";
+import type { syncQueueMessageSchema } from "./sync-messages";
 
 /**
  * What the sync worker, the poll and the tick do with their app: the handler files only put these on their

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { modelCompletions } from "#bench/support/sqs-lambda-model";
+import { lambdaCpuShare, modelCompletions } from "#bench/support/sqs-lambda-model";
 
 const model = {
   batchSize: 10,
@@ -36,5 +36,16 @@ describe("the SQS to Lambda scaling model", () => {
     const { done } = modelCompletions(new Array(10).fill(0), { ...model, messageCpuMs: 20 });
     // Assess
     expect(done.every((d) => d === 100 + 400 + 9 * 20)).toBe(true);
+  });
+});
+
+describe("a Lambda function's share of a vCPU", () => {
+  it("is one vCPU at 1,769 MB and proportionally less below, never more than one core", () => {
+    // AWS: "At 1,769 MB, a function has the equivalent of one vCPU"; CPU is proportional to
+    // memory. One Node thread cannot use more than one core.
+    expect(lambdaCpuShare(1769)).toBe(1);
+    expect(lambdaCpuShare(512)).toBeCloseTo(0.2894, 4);
+    expect(lambdaCpuShare(128)).toBeCloseTo(0.0724, 4);
+    expect(lambdaCpuShare(3008)).toBe(1);
   });
 });

@@ -68,6 +68,26 @@ describe("function bundles", () => {
     }
   });
 
+  it("carries only the credential sources a Lambda uses: none of the SDK's full default chain", () => {
+    // A Lambda's role credentials are in its environment; config files, SSO, credential
+    // processes and web identity (with the STS and SSO clients they bring) never run there.
+    const chain = [
+      "@aws-sdk/credential-provider-node",
+      "@aws-sdk/credential-provider-ini",
+      "@aws-sdk/credential-provider-sso",
+      "@aws-sdk/credential-provider-process",
+      "@aws-sdk/credential-provider-web-identity",
+      "@aws-sdk/nested-clients",
+    ];
+    for (const [name] of reports) {
+      expect(
+        packagesOf(name).filter((p) => chain.includes(p)),
+        name,
+      ).toEqual([]);
+    }
+    expect(packagesOf("transitionWorker")).toContain("@aws-sdk/credential-provider-env");
+  });
+
   it("keeps the transition worker's bundle within 800 KiB (issue 12: it was 1,310 KiB)", () => {
     const bytes = reports.get("transitionWorker")?.bytes ?? 0;
     expect(bytes).toBeGreaterThan(100 * KiB);

@@ -1,0 +1,34 @@
+import * as z from "zod";
+import { SOURCE_KINDS } from "#lib/core/source-kinds";
+
+/**
+ * The sync queue's messages. Apart from the queue chain (queue.ts), so the transition worker,
+ * which shares that chain, does not build these schemas at its cold start.
+ */
+
+/** What the poll read of a source (lib/app/contracts KnownSource). */
+const knownSourceSchema = z.object({
+  kind: z.enum(SOURCE_KINDS),
+  // As stored: sealed to its owner, or in clear when written before addresses were sealed.
+  url: z.string().min(1).optional(),
+  urlSealed: z.string().min(1).optional(),
+  connected: z.literal(true).optional(),
+  etag: z.string().optional(),
+  lastModified: z.string().optional(),
+  hash: z.string().optional(),
+  syncedAt: z.number().optional(),
+});
+
+export const syncMessageSchema = z.object({
+  team: z.string().min(1),
+  user: z.string().min(1),
+  sourceId: z.string().min(1),
+  reason: z.enum(["push", "poll", "manual"]),
+  known: knownSourceSchema.optional(),
+});
+
+/** The sync queue's messages: one source, or the poll's batch of them. */
+export const syncQueueMessageSchema = z.union([
+  z.object({ reason: z.literal("poll"), sources: z.array(syncMessageSchema).min(1) }),
+  syncMessageSchema,
+]);
