@@ -5,6 +5,7 @@ import { OpenedValueCache } from "#lib/app/opened-values";
 import { openAddress, sourceUrlOwner } from "#lib/app/source-address";
 import { ManualClock } from "#lib/core/clock";
 import type { SealOwner, TokenVault } from "#lib/core/ports";
+import { oldLocalSeal } from "../../support/legacy-seals";
 
 const ALICE = { team: "T1", user: "U1" };
 const MALLORY = { team: "T1", user: "U9" };
@@ -92,6 +93,19 @@ describe("the container's cache of opened values", () => {
     // Assess
     expect([afterSeal, ...together]).toEqual(["xoxp-renewed", "xoxp-other", "xoxp-other"]);
     expect(opens()).toBe(1);
+  });
+
+  it("opens values stored before it existed: sealed to their owner, or before owners were bound", async () => {
+    // Prepare: the stored formats are unchanged; one value of each, sealed by the vault alone
+    const key = Buffer.alloc(32, 7);
+    const vault = new LocalTokenVault(key);
+    const cache = new OpenedValueCache(vault, new ManualClock(0));
+    const bound = await vault.seal("xoxp-bound", aliceToken);
+    const legacy = oldLocalSeal(key, "xoxp-from-before");
+    // Act
+    const opened = [await cache.open(bound, aliceToken), await cache.open(legacy, aliceToken)];
+    // Assess
+    expect(opened).toEqual(["xoxp-bound", "xoxp-from-before"]);
   });
 
   it("keeps at most its bound of values, dropping the oldest", async () => {
