@@ -13,11 +13,18 @@ import { instanceOf } from "./lambda-meter";
 export interface KmsCounts {
   encrypt: number;
   decrypt: number;
+  /** Seals and opens the handlers asked for: the KMS requests without the cache. */
+  asked: { encrypt: number; decrypt: number };
   /** By function (`setup` outside any invocation). */
   byFunction: Record<string, { encrypt: number; decrypt: number }>;
 }
 
-const zero = (): KmsCounts => ({ encrypt: 0, decrypt: 0, byFunction: {} });
+const zero = (): KmsCounts => ({
+  encrypt: 0,
+  decrypt: 0,
+  asked: { encrypt: 0, decrypt: 0 },
+  byFunction: {},
+});
 let counts = zero();
 
 function count(fn: string, action: "encrypt" | "decrypt"): void {
@@ -54,8 +61,14 @@ export function meteredVault(vault: TokenVault, clock: Clock): TokenVault {
     return cache;
   };
   return {
-    seal: (plain, owner) => cacheOf().seal(plain, owner),
-    open: (sealed, owner) => cacheOf().open(sealed, owner),
+    seal: (plain, owner) => {
+      counts.asked.encrypt++;
+      return cacheOf().seal(plain, owner);
+    },
+    open: (sealed, owner) => {
+      counts.asked.decrypt++;
+      return cacheOf().open(sealed, owner);
+    },
   };
 }
 

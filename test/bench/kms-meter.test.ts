@@ -40,6 +40,7 @@ describe("the cost bench's KMS meter: one cache of opened values per function in
     expect(kmsCounts()).toEqual({
       encrypt: 0,
       decrypt: 3,
+      asked: { encrypt: 0, decrypt: 5 },
       byFunction: {
         kmsMeterWorker: { encrypt: 0, decrypt: 2 },
         kmsMeterOther: { encrypt: 0, decrypt: 1 },
