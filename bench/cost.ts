@@ -11,6 +11,7 @@ import { renderIcs } from "#lib/local/demo-feed";
 import { startIcsServer } from "#lib/local/ics-server";
 import { type CostSample, DAY, eventsFor, MONTH_START } from "./support/cost-sim";
 import type { SourceCounts } from "./support/dynamo-meter";
+import type { KmsTally } from "./support/kms-meter";
 import { type Invocation, WARM_MS } from "./support/lambda-meter";
 import { formatTable, quantile, round, sum } from "./support/stats";
 
@@ -124,7 +125,7 @@ export interface CostResult {
   kmsRequestsPerUserDay: number;
   /** The same without the cache: every seal and open the handlers asked for. */
   kmsRequestsUncachedPerUserDay: number;
-  kmsByFunction: Record<string, { encrypt: number; decrypt: number }>;
+  kmsByFunction: Record<string, KmsTally>;
   queueMessagesPerUserDay: number;
   sqsRequestsPerUserDay: number;
   functions: FunctionRow[];
@@ -405,12 +406,18 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     batchedTotal * PLATFORM_LOG_BYTES;
 
   // KMS: the requests counted through the vault, as each function's instances would make them.
-  const kmsByFunction: Record<string, { encrypt: number; decrypt: number }> = {};
+  const kmsByFunction: Record<string, KmsTally> = {};
   for (const s of samples) {
     for (const [fn, k] of Object.entries(s.kms.byFunction)) {
-      const row = kmsByFunction[fn] ?? { encrypt: 0, decrypt: 0 };
+      const row = kmsByFunction[fn] ?? {
+        encrypt: 0,
+        decrypt: 0,
+        asked: { encrypt: 0, decrypt: 0 },
+      };
       row.encrypt += k.encrypt;
       row.decrypt += k.decrypt;
+      row.asked.encrypt += k.asked.encrypt;
+      row.asked.decrypt += k.asked.decrypt;
       kmsByFunction[fn] = row;
     }
   }
@@ -482,7 +489,14 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     kmsByFunction: Object.fromEntries(
       Object.entries(kmsByFunction).map(([fn, k]) => [
         fn,
-        { encrypt: round(perUserDay(k.encrypt), 2), decrypt: round(perUserDay(k.decrypt), 2) },
+        {
+          encrypt: round(perUserDay(k.encrypt), 2),
+          decrypt: round(perUserDay(k.decrypt), 2),
+          asked: {
+            encrypt: round(perUserDay(k.asked.encrypt), 2),
+            decrypt: round(perUserDay(k.asked.decrypt), 2),
+          },
+        },
       ]),
     ),
     queueMessagesPerUserDay: round(queueMessages, 1),
@@ -648,7 +662,7 @@ export function costTable(r: CostResult): string {
       .join(", ")}`,
     `model: SQS event sources from serverless.yml (sync batch ${r.sqs.syncWorker.batchSize}, transition batch ${r.sqs.transitionWorker.batchSize}, batching window ${r.sqs.syncWorker.windowS} s / ${r.sqs.transitionWorker.windowS} s); a poll's sync messages for the deployment arrive together and fill whole batches; transitions, pushes and events are each alone; tick and poll once per deployment (${r.idleRunReads} reads a run); SQS: a send per message, a receive and a delete per batch, ${IDLE_RECEIVES_PER_DAY} empty long-poll receives a day per deployment`,
     `GB-s: handler time measured here one message at a time (a loaded machine overstates it), plus module init at each cold start (${r.coldStartsPerDeploymentDay} a day, counted on the simulated users' invocations: an instance idle 15 min is gone, tick and poll stay warm; a larger deployment has fewer gaps, scale-out not modelled); the poll bots' runs are warm and keep what they set in memory (no database, no profile reads); logs: the handlers' lines at INFO plus Lambda's START/END/REPORT (${PLATFORM_LOG_BYTES} bytes) per invocation, the bots' platform lines only`,
-    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (the Decrypt and Encrypt requests counted through the vault, each function instance keeping what it opened for 6 h, emptied at each cold start) and $1 a month for the key, shared by the deployment; CloudWatch Logs $0.50/GB ingested",
+    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (the Decrypt and Encrypt requests counted through the vault, each function instance keeping what it opened for 6 h, addresses 24 h, emptied at each cold start) and $1 a month for the key, shared by the deployment; CloudWatch Logs $0.50/GB ingested",
     `(simulation ${r.simulationS} s in the slowest process)`,
   ].join("\n");
 }

@@ -10,28 +10,29 @@ import type { TokenVault } from "#lib/core/ports";
 import { meteredFunction } from "./dynamo-meter";
 import { instanceOf } from "./lambda-meter";
 
-export interface KmsCounts {
+export interface KmsTally {
   encrypt: number;
   decrypt: number;
-  /** Seals and opens the handlers asked for: the KMS requests without the cache. */
+  /** Seals and opens the handlers asked for: the KMS requests there would be without the cache. */
   asked: { encrypt: number; decrypt: number };
-  /** By function (`setup` outside any invocation). */
-  byFunction: Record<string, { encrypt: number; decrypt: number }>;
 }
 
-const zero = (): KmsCounts => ({
-  encrypt: 0,
-  decrypt: 0,
-  asked: { encrypt: 0, decrypt: 0 },
-  byFunction: {},
-});
-let counts = zero();
+export interface KmsCounts extends KmsTally {
+  /** By function (`setup` outside any invocation). */
+  byFunction: Record<string, KmsTally>;
+}
 
-function count(fn: string, action: "encrypt" | "decrypt"): void {
-  counts[action]++;
-  const row = counts.byFunction[fn] ?? { encrypt: 0, decrypt: 0 };
-  row[action]++;
+const tally = (): KmsTally => ({ encrypt: 0, decrypt: 0, asked: { encrypt: 0, decrypt: 0 } });
+let counts: KmsCounts = { ...tally(), byFunction: {} };
+
+/** A seal or open `fn` asked of the cache, or one the cache made of the stand-in (KMS). */
+function count(fn: string, action: "encrypt" | "decrypt", by: "asked" | "made"): void {
+  const row = counts.byFunction[fn] ?? tally();
   counts.byFunction[fn] = row;
+  for (const t of [counts, row]) {
+    if (by === "asked") t.asked[action]++;
+    else t[action]++;
+  }
 }
 
 /**
@@ -48,11 +49,11 @@ export function meteredVault(vault: TokenVault, clock: Clock): TokenVault {
     if (kept !== undefined && kept.instance === instance) return kept.cache;
     const counted: TokenVault = {
       seal: (plain, owner) => {
-        count(fn, "encrypt");
+        count(fn, "encrypt", "made");
         return vault.seal(plain, owner);
       },
       open: (sealed, owner) => {
-        count(fn, "decrypt");
+        count(fn, "decrypt", "made");
         return vault.open(sealed, owner);
       },
     };
@@ -62,12 +63,14 @@ export function meteredVault(vault: TokenVault, clock: Clock): TokenVault {
   };
   return {
     seal: (plain, owner) => {
-      counts.asked.encrypt++;
-      return cacheOf().seal(plain, owner);
+      const cache = cacheOf();
+      count(meteredFunction() ?? "setup", "encrypt", "asked");
+      return cache.seal(plain, owner);
     },
     open: (sealed, owner) => {
-      counts.asked.decrypt++;
-      return cacheOf().open(sealed, owner);
+      const cache = cacheOf();
+      count(meteredFunction() ?? "setup", "decrypt", "asked");
+      return cache.open(sealed, owner);
     },
   };
 }
@@ -75,5 +78,5 @@ export function meteredVault(vault: TokenVault, clock: Clock): TokenVault {
 export const kmsCounts = (): KmsCounts => structuredClone(counts);
 
 export function resetKmsCounts(): void {
-  counts = zero();
+  counts = { ...tally(), byFunction: {} };
 }

@@ -1,14 +1,24 @@
 import type { Clock } from "#lib/core/clock";
-import type { SealOwner, TokenVault } from "#lib/core/ports";
+import type { SealedField, SealOwner, TokenVault } from "#lib/core/ports";
 
+const HOUR = 60 * 60_000;
 /**
- * How long an opened value is kept. A warm sync worker sees each calendar every 15 minutes and a
- * transition worker each user's token a dozen times a working day: with 6 hours, a day costs a
- * source about 4 KMS Decrypts instead of 96, and a user's token about 2 instead of one per call
- * to the service. It is also how long disabling the key or a role's grant can take to reach a
- * warm container (infra/DEPLOY.md says how to recycle them at once).
+ * How long an opened value is kept, by field. A transition worker uses a user's token a dozen
+ * times a working day: with 6 hours, about 2 KMS Decrypts a day instead of one per call to the
+ * service. A calendar address is checked 96 times a day by the sync worker and changes only when
+ * its owner replaces it (a new sealed text, so a new entry): a day's age makes that 1 Decrypt a
+ * day instead of 4. The age is also how long disabling the key or a role's grant can take to
+ * reach a warm container (infra/DEPLOY.md says how to recycle them at once).
  */
-export const OPENED_VALUE_MAX_AGE_MS = 6 * 60 * 60_000;
+export const OPENED_VALUE_MAX_AGE_MS: Readonly<Record<SealedField, number>> = {
+  access_token: 6 * HOUR,
+  refresh_token: 6 * HOUR,
+  source_url: 24 * HOUR,
+  source_secret: 6 * HOUR,
+  channel_secret: 6 * HOUR,
+  calendar_refresh_token: 6 * HOUR,
+  oauth_client_secret: 6 * HOUR,
+};
 /** Most values kept at once; the oldest goes first (a few hundred bytes each). */
 export const OPENED_VALUE_MAX_ENTRIES = 5_000;
 
@@ -34,13 +44,13 @@ export class OpenedValueCache implements TokenVault {
   constructor(
     private readonly vault: TokenVault,
     private readonly clock: Clock,
-    private readonly maxAgeMs = OPENED_VALUE_MAX_AGE_MS,
+    private readonly maxAgeMs: Readonly<Record<SealedField, number>> = OPENED_VALUE_MAX_AGE_MS,
     private readonly maxEntries = OPENED_VALUE_MAX_ENTRIES,
   ) {}
 
   async seal(plain: string, owner: SealOwner): Promise<string> {
     const sealed = await this.vault.seal(plain, owner);
-    this.keep(keyOf(sealed, owner), Promise.resolve(plain));
+    this.keep(keyOf(sealed, owner), owner.field, Promise.resolve(plain));
     return sealed;
   }
 
@@ -50,15 +60,15 @@ export class OpenedValueCache implements TokenVault {
     if (hit !== undefined && hit.until > this.clock.now()) return hit.plain;
     // Kept while in flight too, so concurrent opens of one value make one call.
     const plain = this.vault.open(sealed, owner);
-    const entry = this.keep(key, plain);
+    const entry = this.keep(key, owner.field, plain);
     plain.catch(() => {
       if (this.kept.get(key) === entry) this.kept.delete(key);
     });
     return plain;
   }
 
-  private keep(key: string, plain: Promise<string>): Kept {
-    const entry = { plain, until: this.clock.now() + this.maxAgeMs };
+  private keep(key: string, field: SealedField, plain: Promise<string>): Kept {
+    const entry = { plain, until: this.clock.now() + this.maxAgeMs[field] };
     this.kept.delete(key);
     this.kept.set(key, entry);
     if (this.kept.size > this.maxEntries) {

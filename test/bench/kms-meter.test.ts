@@ -42,8 +42,8 @@ describe("the cost bench's KMS meter: one cache of opened values per function in
       decrypt: 3,
       asked: { encrypt: 0, decrypt: 5 },
       byFunction: {
-        kmsMeterWorker: { encrypt: 0, decrypt: 2 },
-        kmsMeterOther: { encrypt: 0, decrypt: 1 },
+        kmsMeterWorker: { encrypt: 0, decrypt: 2, asked: { encrypt: 0, decrypt: 4 } },
+        kmsMeterOther: { encrypt: 0, decrypt: 1, asked: { encrypt: 0, decrypt: 1 } },
       },
     });
   });

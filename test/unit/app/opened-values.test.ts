@@ -31,22 +31,36 @@ function countingVault(failFirstOpens = 0): { vault: TokenVault; opens: () => nu
 }
 
 describe("the container's cache of opened values", () => {
-  it("opens each sealed address once while it is kept, and again after 6 hours", async () => {
+  it("opens each sealed address once a day, each token once in 6 hours", async () => {
     // Prepare
     const { vault, opens } = countingVault();
     const clock = new ManualClock(Date.UTC(2026, 10, 24, 9));
     const cache = new OpenedValueCache(vault, clock);
     const source = { id: "cal1", kind: "ics" as const };
     const urlSealed = await vault.seal(FEED, sourceUrlOwner(ALICE));
-    // Act
-    const first = await openAddress(cache, ALICE, { ...source, urlSealed });
+    const token = await vault.seal("xoxp-alice", aliceToken);
+    const both = () =>
+      Promise.all([
+        openAddress(cache, ALICE, { ...source, urlSealed }),
+        cache.open(token, aliceToken),
+      ]);
+    // Act: at 09:00, 09:15, 15:15 (the token's 6 hours are over) and 09:15 the next day (both)
+    const first = await both();
     clock.advance(15 * 60_000);
-    const second = await openAddress(cache, ALICE, { ...source, urlSealed });
+    const second = await both();
+    const counted = [opens()];
     clock.advance(6 * HOUR);
-    await openAddress(cache, ALICE, { ...source, urlSealed });
+    await both();
+    counted.push(opens());
+    clock.advance(18 * HOUR);
+    await both();
+    counted.push(opens());
     // Assess
-    expect([first, second]).toEqual([FEED, FEED]);
-    expect(opens()).toBe(2);
+    expect([first, second]).toEqual([
+      [FEED, "xoxp-alice"],
+      [FEED, "xoxp-alice"],
+    ]);
+    expect(counted).toEqual([2, 3, 5]);
   });
 
   it("never answers another user or field from what it kept: the vault refuses the moved value", async () => {
@@ -111,7 +125,7 @@ describe("the container's cache of opened values", () => {
   it("keeps at most its bound of values, dropping the oldest", async () => {
     // Prepare: room for two
     const { vault, opens } = countingVault();
-    const cache = new OpenedValueCache(vault, new ManualClock(0), HOUR, 2);
+    const cache = new OpenedValueCache(vault, new ManualClock(0), undefined, 2);
     const [a, b, c] = await Promise.all(["a", "b", "c"].map((v) => vault.seal(v, aliceToken)));
     // Act: a, b, c opened; then a (dropped) and c (kept) again
     for (const sealed of [a, b, c, a, c]) await cache.open(sealed as string, aliceToken);
