@@ -14,11 +14,11 @@ import { type PushFigures, pushFigures, pushTable } from "./support/cost-push-ta
 import { type CostSample, DAY, eventsFor, MONTH_START } from "./support/cost-sim";
 import { syncSideDynamo, syncSideHandlerMs } from "./support/cost-sync-side";
 import type { SourceCounts } from "./support/dynamo-meter";
-import type { Invocation } from "./support/lambda-meter";
+import type { KmsTally } from "./support/kms-meter";
+import { type Invocation, WARM_MS } from "./support/lambda-meter";
 import { formatTable, quantile, round, sum } from "./support/stats";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const MINUTE = 60_000;
 
 /** AWS list prices, us-east-1, on-demand, as of 2025 (US$). */
 export const PRICES = {
@@ -47,8 +47,6 @@ const PLATFORM_LOG_BYTES = 330;
 const TENANTS_PER_POLL = 10;
 /** serverless.yml's provider memorySize. */
 const MEMORY_GB = 0.5;
-/** An instance idle this long is assumed reclaimed, so the next invocation is a cold start. */
-const WARM_MS = 15 * MINUTE;
 /** EventBridge runs the tick every minute and the poll every 5 minutes, once per deployment. */
 const TICKS_PER_DAY = 1440;
 const POLLS_PER_DAY = 288;
@@ -125,6 +123,14 @@ export interface CostResult {
    */
   dynamoBySource: Array<{ source: string } & SourceCounts>;
   logBytesPerUserDay: number;
+  /**
+   * KMS requests as counted through the vault (bench/support/kms-meter.ts: each function
+   * instance keeps what it opened), and by function.
+   */
+  kmsRequestsPerUserDay: number;
+  /** The same without the cache: every seal and open the handlers asked for. */
+  kmsRequestsUncachedPerUserDay: number;
+  kmsByFunction: Record<string, KmsTally>;
   queueMessagesPerUserDay: number;
   sqsRequestsPerUserDay: number;
   functions: FunctionRow[];
@@ -415,6 +421,27 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     fixedRuns * scheduleLineBytes +
     batchedTotal * PLATFORM_LOG_BYTES;
 
+  // KMS: the requests counted through the vault, as each function's instances would make them.
+  const kmsByFunction: Record<string, KmsTally> = {};
+  for (const s of samples) {
+    for (const [fn, k] of Object.entries(s.kms.byFunction)) {
+      const row = kmsByFunction[fn] ?? {
+        encrypt: 0,
+        decrypt: 0,
+        asked: { encrypt: 0, decrypt: 0 },
+      };
+      row.encrypt += k.encrypt;
+      row.decrypt += k.decrypt;
+      row.asked.encrypt += k.asked.encrypt;
+      row.asked.decrypt += k.asked.decrypt;
+      kmsByFunction[fn] = row;
+    }
+  }
+  const kmsRequests = perUserDay(sum(samples.map((s) => s.kms.encrypt + s.kms.decrypt)));
+  const kmsUncached = perUserDay(
+    sum(samples.map((s) => s.kms.asked.encrypt + s.kms.asked.decrypt)),
+  );
+
   const month = 30;
   const usd = {
     lambda: batchedTotal * PRICES.lambdaRequest + gbSeconds * PRICES.lambdaGbSecond,
@@ -422,8 +449,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     sqs: sqsRequests * PRICES.sqsRequest,
     httpApi:
       perUserDay(of("serviceEvents").length + of("calendarHooks").length) * PRICES.httpApiRequest,
-    // The user's token is opened (KMS Decrypt) for each call to the service, a secret per hook.
-    kms: perUserDay(sets.length + gets.length + pushes) * PRICES.kmsRequest,
+    kms: kmsRequests * PRICES.kmsRequest,
     kmsKey: PRICES.kmsKeyMonth / month / deployment,
     logs: (logBytes / 1e9) * PRICES.logsIngestGb,
   };
@@ -474,6 +500,21 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     ),
     dynamoBySource,
     logBytesPerUserDay: Math.round(logBytes),
+    kmsRequestsPerUserDay: round(kmsRequests, 2),
+    kmsRequestsUncachedPerUserDay: round(kmsUncached, 2),
+    kmsByFunction: Object.fromEntries(
+      Object.entries(kmsByFunction).map(([fn, k]) => [
+        fn,
+        {
+          encrypt: round(perUserDay(k.encrypt), 2),
+          decrypt: round(perUserDay(k.decrypt), 2),
+          asked: {
+            encrypt: round(perUserDay(k.asked.encrypt), 2),
+            decrypt: round(perUserDay(k.asked.decrypt), 2),
+          },
+        },
+      ]),
+    ),
     queueMessagesPerUserDay: round(queueMessages, 1),
     sqsRequestsPerUserDay: round(sqsRequests, 1),
     functions: functions.map((f) => ({
@@ -579,6 +620,14 @@ export function costTable(r: CostResult): string {
       ...both("0"),
     ],
     [
+      "KMS requests (kept opened per instance)",
+      `${r.kmsRequestsPerUserDay} (${Object.entries(r.kmsByFunction)
+        .filter(([, k]) => k.encrypt + k.decrypt > 0)
+        .map(([fn, k]) => `${fn} ${round(k.decrypt + k.encrypt, 2)}`)
+        .join(", ")}; ${r.kmsRequestsUncachedPerUserDay} without the cache)`,
+      ...both("0"),
+    ],
+    [
       "Lambda invocations, one per message",
       String(r.invocationsTotalPerUserDay),
       "1440",
@@ -666,7 +715,7 @@ export function costTable(r: CostResult): string {
       .join(", ")}`,
     `model: SQS event sources from serverless.yml (sync batch ${r.sqs.syncWorker.batchSize}, transition batch ${r.sqs.transitionWorker.batchSize}, batching window ${r.sqs.syncWorker.windowS} s / ${r.sqs.transitionWorker.windowS} s); a poll's sync messages for the deployment arrive together and fill whole batches; transitions, pushes and events are each alone; tick and poll once per deployment (${r.idleRunReads} reads a run); SQS: a send per message, a receive and a delete per batch, ${IDLE_RECEIVES_PER_DAY} empty long-poll receives a day per deployment`,
     `GB-s: handler time measured here one message at a time (a loaded machine overstates it), plus module init at each cold start (${r.coldStartsPerDeploymentDay} a day, counted on the simulated users' invocations: an instance idle 15 min is gone, tick and poll stay warm; a larger deployment has fewer gaps, scale-out not modelled); the poll bots' runs are warm and keep what they set in memory (no database, no profile reads); logs: the handlers' lines at INFO plus Lambda's START/END/REPORT (${PLATFORM_LOG_BYTES} bytes) per invocation, the bots' platform lines only`,
-    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (a Decrypt per service call and per hook) and $1 a month for the key, shared by the deployment; CloudWatch Logs $0.50/GB ingested",
+    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (the Decrypt and Encrypt requests counted through the vault, each function instance keeping what it opened for 6 h, addresses 24 h, emptied at each cold start) and $1 a month for the key, shared by the deployment; CloudWatch Logs $0.50/GB ingested",
     `(simulation ${r.simulationS} s in the slowest process)`,
     ...(r.push ? ["", pushTable(r.push, icsTotalsOf(r))] : []),
   ].join("\n");

@@ -5,6 +5,7 @@
 import type { CallRecord } from "#emulator/server";
 import { type DemoEvent, renderIcs } from "#lib/local/demo-feed";
 import type { DynamoCounts } from "./dynamo-meter";
+import type { KmsCounts } from "./kms-meter";
 import type { Invocation } from "./lambda-meter";
 import { type BenchUser, startBenchStack } from "./stack";
 import { benchUserId } from "./workspace";
@@ -97,6 +98,8 @@ export interface CostSample {
   userDays: number;
   invocations: Invocation[];
   dynamo: DynamoCounts;
+  /** KMS requests the handlers made, each function instance keeping what it opened. */
+  kms: KmsCounts;
   /** DynamoDB reads and read units of one idle tick or poll. */
   idleRun: { reads: number; readUnits: number };
   queueMessages: { transition: number; sync: number };
@@ -225,6 +228,7 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
       userDays: indices.length * ((end - (start + IDLE_RUNS * MINUTE)) / DAY),
       invocations: m.invocations,
       dynamo: m.dynamo,
+      kms: m.kms,
       idleRun: { reads: idle.reads / IDLE_RUNS, readUnits: idle.readUnits / IDLE_RUNS },
       queueMessages: m.queueMessages,
       serviceCalls: m.serviceCalls.map(({ method, at, outcome }) => ({ method, at, outcome })),

@@ -106,6 +106,9 @@ const scope = new AsyncLocalStorage<string>();
 /** Runs `work` with its DynamoDB commands counted under `fn` in `bySource`. */
 export const meteredAs = <T>(fn: string, work: () => T): T => scope.run(fn, work);
 
+/** The function whose invocation is running, if any (the KMS meter's too). */
+export const meteredFunction = (): string | undefined => scope.getStore();
+
 /** What kind of item a key names: its partition's prefix and, in a user's partition, the item. */
 function itemKind(input: Record<string, unknown>): string {
   if (typeof input.IndexName === "string") return `index ${input.IndexName}`;

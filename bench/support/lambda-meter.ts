@@ -40,7 +40,16 @@ function describeEvent(event: unknown): Pick<Invocation, "messages" | "reasons" 
 // biome-ignore lint/complexity/noBannedTypes: handlers are whatever middy built.
 export type Loader = () => Promise<{ handler: Function }>;
 
+/**
+ * The bench's instance model: an instance idle this long is assumed reclaimed, so the next
+ * invocation is a cold start (a new instance, with empty caches).
+ */
+export const WARM_MS = 15 * 60_000;
+
 let log: Invocation[] = [];
+/** Each function's last invocation start, and its current instance (never reset). */
+const lastStart = new Map<string, number>();
+const instances = new Map<string, number>();
 /** Invocations per function since the process started (never reset). */
 const counts = new Map<string, number>();
 /**
@@ -54,6 +63,11 @@ export const timed =
     return {
       handler: async (...args: unknown[]) => {
         const at = clock.now();
+        const previous = lastStart.get(fn);
+        if (previous === undefined || at - previous > WARM_MS) {
+          instances.set(fn, (instances.get(fn) ?? 0) + 1);
+        }
+        lastStart.set(fn, at);
         const t0 = performance.now();
         const lookUps0 = meterLookUpMs();
         try {
@@ -70,6 +84,12 @@ export const timed =
 
 /** Invocations of `fn` since the process started: a cheap change detector. */
 export const invocationCount = (fn: string): number => counts.get(fn) ?? 0;
+
+/**
+ * Which instance of `fn` runs now in the model (one instance per function, replaced after
+ * WARM_MS idle), numbered from 1; 0 before its first invocation.
+ */
+export const instanceOf = (fn: string): number => instances.get(fn) ?? 0;
 
 /** Invocations since the last reset. */
 export const invocations = (): Invocation[] => [...log];

@@ -27,6 +27,7 @@ import { LambdaRuntime } from "#devstack/runtime";
 import { every } from "#devstack/schedules";
 import { type CallRecord, type RunningEmulator, startEmulator } from "#emulator/server";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { MetricsRecorder } from "#lib/app/metrics-recorder";
 import { ManualClock } from "#lib/core/clock";
 import { pollPhasesEndedBy } from "#lib/core/poll";
@@ -44,6 +45,7 @@ import {
   priceIndexWrites,
   resetDynamoCounts,
 } from "./dynamo-meter";
+import { type KmsCounts, kmsCounts, meteredVault, resetKmsCounts } from "./kms-meter";
 import {
   type Invocation,
   invocationCount,
@@ -106,6 +108,8 @@ export interface BenchStackOptions {
 
 export interface Meters {
   dynamo: DynamoCounts;
+  /** KMS requests, as the handlers' instances would make them (bench/support/kms-meter.ts). */
+  kms: KmsCounts;
   invocations: Invocation[];
   /** Messages sent to each queue (after de-duplication). */
   queueMessages: { transition: number; sync: number };
@@ -265,6 +269,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       queues.sync.close();
     });
 
+    const tokenKey = randomBytes(32).toString("base64");
     const composed = composeLocalApp(
       {
         tableName: TABLE_NAME,
@@ -272,13 +277,15 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         region: LOCAL_REGION,
         serviceBaseUrl: emulator.apiBase,
         signingSecret: BENCH_SIGNING_SECRET,
-        tokenKey: randomBytes(32).toString("base64"),
+        tokenKey,
         adminApiKey: randomBytes(16).toString("hex"),
         logLevel: options.handlerLogLevel ?? "ERROR",
         appId: BENCH_APP,
       },
       {
         clock,
+        // The KMS stand-in behind one cache of opened values per function instance, counted.
+        tokens: meteredVault(new LocalTokenVault(tokenKey), clock),
         ...frozenAfterReturn(runtime, {
           transitionQueue: queues.transition,
           syncQueue: queues.sync,
@@ -408,6 +415,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
     const profileSets = () => serviceCalls().filter((c) => c.method === "users.profile.set");
     const resetMeters = () => {
       resetDynamoCounts();
+      resetKmsCounts();
       resetInvocations();
       callsFrom = emulator.calls().length;
       deliveriesFrom = emulator.state().deliveries.length;
@@ -454,6 +462,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         const calls = serviceCalls();
         return {
           dynamo: dynamoCounts(),
+          kms: kmsCounts(),
           invocations: invocations(),
           queueMessages: {
             transition: totals.transition - queuesFrom.transition,

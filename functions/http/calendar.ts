@@ -1,5 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose";
-import { kmsModule, parametersModule } from "#lib/app/modules";
+import { parametersModule } from "#lib/app/modules";
 import { handleGenericHook, handleGooglePush, handleGraphNotification } from "../../lib/webhooks";
 import { type AppSource, type HttpRoute, httpHandler, replying, routed } from "../shared/http";
 
@@ -20,6 +20,5 @@ export const createHandler = (source: AppSource) =>
     routed(HOOK_ROUTES, { notFound: "no calendar hook on this route", byRouteKey: true }),
   );
 
-export const handler = createHandler(
-  fromEnvironment({ kms: kmsModule, parameters: parametersModule }),
-);
+// No KMS: a push is authenticated by its channel token, and the channel's secret stays sealed.
+export const handler = createHandler(fromEnvironment({ parameters: parametersModule }));

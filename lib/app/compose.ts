@@ -21,9 +21,10 @@ import { withCountedPorts } from "./metrics-ports";
 import { createPowertoolsMetrics } from "./metrics-powertools";
 import { type AppModules, loaderOf } from "./modules";
 import { tokenRefresherFor } from "./oauth-token-refresher";
-import { cachedAddressOpener } from "./opened-addresses";
+import { OpenedValueCache } from "./opened-values";
 import type { App, AppOverrides, AppSource } from "./root";
 import { ServiceStatusGateway } from "./service-gateway";
+import { openAddress } from "./source-address";
 import { SqsQueue } from "./sqs-queue";
 import type { ExpandFn, Expansion, SyncDeps } from "./sync";
 import { syncSource } from "./sync";
@@ -82,11 +83,16 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     sqsQueue<TransitionMessage>(config.TRANSITION_QUEUE_URL, "TRANSITION_QUEUE_URL", region);
   const syncQueue =
     parts.syncQueue ?? sqsQueue<SyncMessage>(config.SYNC_QUEUE_URL, "SYNC_QUEUE_URL", region);
+  // The container keeps what it opened for a while (lib/app/opened-values.ts): a secret opened
+  // again costs no KMS call. A harness's own vault is used as given.
   const tokens =
     parts.tokens ??
-    (config.TOKEN_KEY
-      ? new LocalTokenVault(config.TOKEN_KEY)
-      : lazyKmsVault(loaderOf(modules, "kms"), region, config.TOKEN_KMS_KEY_ID ?? ""));
+    new OpenedValueCache(
+      config.TOKEN_KEY
+        ? new LocalTokenVault(config.TOKEN_KEY)
+        : lazyKmsVault(loaderOf(modules, "kms"), region, config.TOKEN_KMS_KEY_ID ?? ""),
+      clock,
+    );
   const fetchFn = parts.fetch ?? fetch;
   let service: Promise<ServiceStatusGateway> | undefined;
   const serviceGateway = (): Promise<ServiceStatusGateway> => {
@@ -158,7 +164,8 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     expand: lazyExpand(loaderOf(modules, "calendar")),
     buildTimeline,
     addressGuard: feedGuard,
-    openAddress: cachedAddressOpener(tokens, clock),
+    openAddress: (stored, { key, sourceId }) =>
+      openAddress(tokens, key, { ...stored, id: sourceId }),
     metrics,
     ...(anyConnectable ? { connected: connect.sync } : {}),
   };

@@ -134,6 +134,15 @@ export interface ChannelView {
   kind?: ChannelKind;
 }
 
+/**
+ * How a channel is looked up. `openSecret: false` (the calendar hooks, which authenticate a push
+ * by its channel token before the lookup and never use the stored secret) leaves the secret
+ * sealed: a push costs no KMS call. Opened by default (the admin API reads it back).
+ */
+export interface ChannelLookup {
+  openSecret?: boolean;
+}
+
 /** What `putChannel` binds a channel id to. */
 export interface ChannelBindingInput {
   key: UserKey;
@@ -207,7 +216,7 @@ export interface UserAdministration {
   getStatusView(key: UserKey): Promise<StatusView | undefined>;
   userZone(key: UserKey): Promise<string | undefined>;
   putChannel(channelId: string, binding: ChannelBindingInput): Promise<void>;
-  findChannel(channelId: string): Promise<ChannelView | undefined>;
+  findChannel(channelId: string, lookup?: ChannelLookup): Promise<ChannelView | undefined>;
   /** Sources the poll run at `now` (epoch ms) re-syncs: each every 15 min, at a fixed phase. */
   sourcesDue(now: number): Promise<SyncMessage[]>;
   loadSource(key: UserKey, sourceId: string): Promise<SourceView | undefined>;

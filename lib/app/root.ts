@@ -8,6 +8,7 @@ import type { Config } from "./config";
 import type { ConnectParts } from "./connect-parts";
 import type {
   ChannelBindingInput,
+  ChannelLookup,
   PollBatchMessage,
   ReconcileOutcome,
   StatusUseCases,
@@ -44,7 +45,8 @@ export interface UserAdmin {
   getStatusView(key: UserKey): Promise<StatusView | undefined>;
   /** Binds a Google channel / Graph subscription / generic hook id to a user's source. */
   putChannel(channelId: string, binding: ChannelBindingInput): Promise<void>;
-  findChannel(channelId: string): Promise<ChannelBinding | undefined>;
+  /** `openSecret: false` leaves the stored secret sealed (no KMS call): the hooks' lookup. */
+  findChannel(channelId: string, lookup?: ChannelLookup): Promise<ChannelBinding | undefined>;
   /** The user's IANA zone, for reading dates in `/ooo` commands. */
   userZone(key: UserKey): Promise<string | undefined>;
   /** ICS sources the poll run at `now` re-syncs (each every 15 min): the safety net. */
@@ -113,6 +115,10 @@ export interface AppOverrides {
   transitionQueue?: Queue<TransitionMessage>;
   syncQueue?: Queue<SyncMessage | PollBatchMessage>;
   fetch?: typeof fetch;
+  /**
+   * The vault, used as given: the one built from the configuration keeps what it opened
+   * (lib/app/opened-values.ts); a harness that wants that wraps its own.
+   */
   tokens?: TokenVault;
   /** The log every handler and use case writes to (the local stack's readable lines). */
   log?: AppLog;

@@ -57,7 +57,7 @@ export function createUseCases(
     getStatusView: (key) => getStatusView(ctx, key),
     userZone: (key) => userZone(ctx, key),
     putChannel: (channelId, binding) => putChannel(ctx, channelId, binding),
-    findChannel: (channelId) => findChannel(ctx, channelId),
+    findChannel: (channelId, lookup) => findChannel(ctx, channelId, lookup),
     sourcesDue: (now) => sourcesDue(ctx, now),
     loadSource: (key, sourceId) => loadSource(ctx, key, sourceId),
     recordSourceSync: (key, sourceId, sync) => recordSourceSync(ctx, key, sourceId, sync),

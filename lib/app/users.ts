@@ -6,6 +6,7 @@ import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type {
   ChannelBindingInput,
+  ChannelLookup,
   ChannelView,
   KnownSource,
   SourceSyncInput,
@@ -152,11 +153,12 @@ export async function putChannel(
 export async function findChannel(
   ctx: UseCaseContext,
   channelId: string,
+  lookup: ChannelLookup = {},
 ): Promise<ChannelView | undefined> {
   const c = await ctx.store.getChannel(channelId);
   if (c === undefined) return undefined;
   const secret =
-    c.secretSealed === undefined
+    c.secretSealed === undefined || lookup.openSecret === false
       ? undefined
       : await ctx.tokens.open(c.secretSealed, { ...c.key, field: "channel_secret" });
   return {

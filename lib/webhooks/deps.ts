@@ -55,7 +55,11 @@ export interface WebhookDeps {
     ): Promise<boolean>;
   };
   admin: {
-    findChannel(channelId: string): Promise<ChannelBinding | undefined>;
+    /** The hooks pass `openSecret: false`: they never use the secret, so it stays sealed. */
+    findChannel(
+      channelId: string,
+      lookup?: { openSecret?: boolean },
+    ): Promise<ChannelBinding | undefined>;
     /** The user's IANA zone; undefined when Statuspilot does not know the user. */
     userZone(key: UserKey): Promise<string | undefined>;
   };

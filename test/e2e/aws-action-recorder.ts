@@ -3,13 +3,15 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DelayQueue } from "#devstack/queue";
 import { LambdaRuntime } from "#devstack/runtime";
 import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { OpenedValueCache } from "#lib/app/opened-values";
 import type { SealOwner } from "#lib/core/ports";
 
 /**
  * Records the AWS actions each function calls while the local stack runs, as its role on AWS
  * would have to allow them. The function is the devstack runtime's current invocation; the
  * calls are taken where the local stack stands in for AWS: the DynamoDB client (dynalite),
- * the vault (KMS: Encrypt and Decrypt, with the field of the owner's context) and the queues
+ * the vault and the container's cache of opened values before it (KMS: Encrypt and Decrypt, with
+ * the field of the owner's context, whether or not the cache answered) and the queues
  * (SQS SendMessage, by queue).
  */
 export interface AwsCall {
@@ -83,6 +85,27 @@ export function recordAwsActions(): ActionRecorder {
     "open",
     (original) =>
       async function (this: LocalTokenVault, sealed: string, owner: SealOwner) {
+        record("kms:Decrypt", owner.field);
+        return original.call(this, sealed, owner);
+      },
+  );
+  // The container's cache of opened values (lib/app/opened-values.ts) answers some opens without
+  // the vault; here one App serves every function, so one function's open could answer
+  // another's. Each open through it is what the role must allow (a cold container asks KMS).
+  patch(
+    OpenedValueCache.prototype,
+    "seal",
+    (original) =>
+      async function (this: OpenedValueCache, plain: string, owner: SealOwner) {
+        record("kms:Encrypt", owner.field);
+        return original.call(this, plain, owner);
+      },
+  );
+  patch(
+    OpenedValueCache.prototype,
+    "open",
+    (original) =>
+      function (this: OpenedValueCache, sealed: string, owner: SealOwner) {
         record("kms:Decrypt", owner.field);
         return original.call(this, sealed, owner);
       },

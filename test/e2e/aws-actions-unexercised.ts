@@ -139,7 +139,7 @@ export const NOT_CALLED_HERE: Unexercised[] = [
   },
   // The upgrade window's grant (stage parameter legacySealedValues, on by default): every role
   // that opens secrets may open a value sealed before owners were bound.
-  ...[...RECONCILERS, "CalendarHooksRole"].map((role) => ({
+  ...RECONCILERS.map((role) => ({
     role,
     action: "kms:Decrypt",
     on: "statuspilot-user-token",

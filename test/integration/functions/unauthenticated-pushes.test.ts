@@ -229,6 +229,19 @@ describe("unauthenticated calendar pushes cost nothing", () => {
     expect(answers.map((a) => a.statusCode)).toEqual([200, 202, 200]);
     expect(reads).toBeGreaterThan(0);
   });
+
+  it("costs no KMS call for genuine pushes either: the channel's stored secret stays sealed", async () => {
+    // Each binding above stores a sealed secret; no hook needs it to authenticate a push.
+    const { answers, kms } = await costOf(
+      range(10).flatMap(() => [
+        googlePush(BOUND.google, tokenFor(BOUND.google)),
+        graphPush([{ subscriptionId: BOUND.graph, clientState: tokenFor(BOUND.graph) }]),
+        genericPush(BOUND.generic, tokenFor(BOUND.generic)),
+      ]),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(range(10).flatMap(() => [200, 202, 200]));
+    expect(kms).toBe(0);
+  });
 });
 
 describe("an unknown channel answers exactly like a bad token", () => {

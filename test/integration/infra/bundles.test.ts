@@ -47,6 +47,8 @@ describe("function bundles", () => {
       expect(inputsOf(name), name).not.toContain("lib/service/client.ts");
     }
     expect(inputsOf("calendarHooks")).not.toContain("lib/service/client.ts");
+    // The hooks open no secret (a push is authenticated by its channel token).
+    expect(packagesOf("calendarHooks")).not.toContain("@aws-sdk/client-kms");
     expect(packagesOf("transitionWorker")).not.toContain("@aws-sdk/client-ssm");
   });
 

@@ -34,7 +34,8 @@ const EXPECTED: Record<string, { encrypt: string[]; decrypt: string[] }> = {
     encrypt: [...RECONCILES.encrypt, "source_url", "calendar_refresh_token"],
     decrypt: [...RECONCILES.decrypt, "source_url", "calendar_refresh_token"],
   },
-  CalendarHooksRole: { encrypt: [], decrypt: ["channel_secret"] },
+  // A push is authenticated by its channel token; the lookup leaves the stored secret sealed.
+  CalendarHooksRole: { encrypt: [], decrypt: [] },
   OooCommandRole: { encrypt: [], decrypt: [] },
   StatuspilotCommandRole: { encrypt: [], decrypt: [] },
   TickRole: { encrypt: [], decrypt: [] },

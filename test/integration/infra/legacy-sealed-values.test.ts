@@ -42,6 +42,6 @@ describe("the packaged stack with legacySealedValues=false", () => {
       }
     }
     // The owners' own Decrypt grants are still there.
-    expect(decrypting).toBeGreaterThanOrEqual(7);
+    expect(decrypting).toBeGreaterThanOrEqual(6);
   });
 });

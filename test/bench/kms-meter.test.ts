@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { kmsCounts, meteredVault, resetKmsCounts } from "#bench/support/kms-meter";
+import { timed } from "#bench/support/lambda-meter";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { ManualClock } from "#lib/core/clock";
+import type { SealOwner, TokenVault } from "#lib/core/ports";
+
+const MIN = 60_000;
+const alice: SealOwner = { team: "T1", user: "U1", field: "access_token" };
+
+/** A function of the bench whose every invocation opens `sealed` once. */
+async function opener(fn: string, vault: TokenVault, clock: ManualClock, sealed: string) {
+  const { handler } = await timed(
+    fn,
+    async () => ({ handler: () => vault.open(sealed, alice) }),
+    clock,
+  )();
+  return () => handler() as Promise<string>;
+}
+
+describe("the cost bench's KMS meter: one cache of opened values per function instance", () => {
+  it("counts a Decrypt at an instance's first open, none while warm, one after 15 idle minutes", async () => {
+    // Prepare
+    const clock = new ManualClock(Date.UTC(2026, 2, 2, 9));
+    const stand = new LocalTokenVault(Buffer.alloc(32, 3));
+    const vault = meteredVault(stand, clock);
+    const sealed = await stand.seal("xoxp-alice", alice);
+    const worker = await opener("kmsMeterWorker", vault, clock, sealed);
+    const other = await opener("kmsMeterOther", vault, clock, sealed);
+    resetKmsCounts();
+    // Act: opens at 09:00, 09:10, 09:25 (warm: 15 min idle is not more), 09:41 (cold: 16 min)
+    const opened = [await worker()];
+    for (const idle of [10, 15, 16]) {
+      clock.advance(idle * MIN);
+      opened.push(await worker());
+    }
+    await other();
+    // Assess: two instances of the worker, one of the other function
+    expect(opened).toEqual(Array(4).fill("xoxp-alice"));
+    expect(kmsCounts()).toEqual({
+      encrypt: 0,
+      decrypt: 3,
+      asked: { encrypt: 0, decrypt: 5 },
+      byFunction: {
+        kmsMeterWorker: { encrypt: 0, decrypt: 2, asked: { encrypt: 0, decrypt: 4 } },
+        kmsMeterOther: { encrypt: 0, decrypt: 1, asked: { encrypt: 0, decrypt: 1 } },
+      },
+    });
+  });
+});
