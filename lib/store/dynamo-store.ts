@@ -7,12 +7,7 @@ import {
   QueryCommand,
   ScanCommand,
 } from "@aws-sdk/client-dynamodb";
-import {
-  type DueTransition,
-  type PolledUser,
-  type StatusStore,
-  VersionConflict,
-} from "#lib/core/ports";
+import type { DueTransition, PolledUser, StatusStore } from "#lib/core/ports";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -23,7 +18,8 @@ import type {
 } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { getItemsOf } from "./dynamo-batch-get";
-import { ConflictError, StoreError } from "./errors";
+import { allPages, type IndexRange, queryIndex, wrapStoreError as wrap } from "./dynamo-query";
+import { ConflictError } from "./errors";
 import { budgetUsersKeys } from "./items/budget";
 import {
   CHANNEL_POINTER_PREFIX,
@@ -258,19 +254,8 @@ export class DynamoStore implements StatusStore {
     );
   }
 
-  /** Every item a paginated Query or Scan returns, following LastEvaluatedKey to the end. */
-  private async allPages(page: (start: Item | undefined) => QueryCommand | ScanCommand) {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const command = page(start);
-      const out = await this.call(() =>
-        command instanceof QueryCommand ? this.client.send(command) : this.client.send(command),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
-    return items;
+  private allPages(page: (start: Item | undefined) => QueryCommand | ScanCommand) {
+    return allPages(this.client, page);
   }
 
   async dueBetween(from: number, to: number): Promise<DueTransition[]> {
@@ -278,7 +263,7 @@ export class DynamoStore implements StatusStore {
     if (to <= from) return [];
     const shards = await Promise.all(
       Array.from({ length: INDEX_SHARDS }, (_, shard) =>
-        this.queryIndex(DUE_INDEX, "GSI1PK", "GSI1SK", `DUE#${shard}`, from, to - 1),
+        this.queryIndex(DUE_INDEX, `DUE#${shard}`, { low: from, high: to - 1 }),
       ),
     );
     // The index holds all the tick needs, so no item is read. Eventually consistent: an entry
@@ -292,7 +277,7 @@ export class DynamoStore implements StatusStore {
     if (phaseTo <= phaseFrom) return [];
     const shards = await Promise.all(
       Array.from({ length: INDEX_SHARDS }, (_, shard) =>
-        this.queryIndex(POLL_INDEX, "GSI2PK", "GSI2SK", `POLL#${shard}`, phaseFrom, phaseTo - 1),
+        this.queryIndex(POLL_INDEX, `POLL#${shard}`, { low: phaseFrom, high: phaseTo - 1 }),
       ),
     );
     const polled: PolledUser[] = [];
@@ -330,25 +315,8 @@ export class DynamoStore implements StatusStore {
     return items.map(userFromItem);
   }
 
-  private queryIndex(
-    index: string,
-    hashName: string,
-    rangeName: string,
-    hash: string,
-    low: number,
-    high: number,
-  ): Promise<Item[]> {
-    return this.allPages(
-      (start) =>
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: index,
-          KeyConditionExpression: "#h = :h AND #r BETWEEN :low AND :high",
-          ExpressionAttributeNames: { "#h": hashName, "#r": rangeName },
-          ExpressionAttributeValues: { ":h": { S: hash }, ":low": n(low), ":high": n(high) },
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-    );
+  private queryIndex(index: string, hash: string, range: IndexRange): Promise<Item[]> {
+    return queryIndex(this.client, this.tableName, index, hash, range);
   }
 
   private async get(keys: { PK: string; SK: string }): Promise<Item | undefined> {
@@ -409,12 +377,3 @@ export class DynamoStore implements StatusStore {
     }
   }
 }
-
-const wrap = (error: unknown): StoreError | VersionConflict =>
-  error instanceof StoreError || error instanceof VersionConflict
-    ? error
-    : new StoreError(
-        `DynamoDB call failed: ${error instanceof Error ? error.message : String(error)}`,
-        "dynamodb_failed",
-        { cause: error },
-      );

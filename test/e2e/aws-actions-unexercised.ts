@@ -30,6 +30,12 @@ export const NOT_CALLED_HERE: Unexercised[] = [
     })),
   ),
   {
+    role: "PollRole",
+    action: "dynamodb:BatchGetItem",
+    reason:
+      "only a profile written before its sources had their own attribute is read whole by the poll (lib/store/dynamo-store.ts usersToPoll); these flows write every profile anew",
+  },
+  {
     role: "*",
     action: "logs:CreateLogStream",
     reason: "the Lambda service writes the function's log stream with its role",
