@@ -5,7 +5,6 @@ import type { SyncMessage } from "./contracts";
 import { nextUpkeepAt } from "./push-plan";
 import { requestPushWork } from "./push-requests";
 import { type PushUpkeepDeps, type UpkeepOutcome, upkeepPush } from "./push-upkeep";
-import { sendAll } from "./sync-coalescing";
 
 /**
  * Push upkeep through the due index. Each connected source has an upkeep entry (lib/core's
@@ -30,10 +29,10 @@ export interface PushScheduleDeps {
 /** The tick's part: one upkeep message per entry due now. Answers how many were queued. */
 export async function enqueueDueUpkeeps(deps: PushScheduleDeps): Promise<number> {
   const due = await deps.schedule.dueBy(deps.upkeep.ctx.clock.now());
-  await sendAll(
-    deps.syncQueue,
-    due.map((d) => upkeepMessage(d.key, d.sourceId)),
-  );
+  // One message each: a source's upkeep falls due about once per channel lifetime.
+  for (const d of due) {
+    await deps.syncQueue.send(upkeepMessage(d.key, d.sourceId), { delaySeconds: 0 });
+  }
   return due.length;
 }
 
@@ -53,7 +52,7 @@ export type UpkeepRun =
   | UpkeepOutcome
   /** Another worker holds the source's upkeep; or (a repair) its entry is scheduled. */
   | { kind: "busy" }
-  /** The source is gone or no longer connected: its entry was deleted. */
+  /** The source is gone or no longer connected: its entry was parked. */
   | { kind: "gone" };
 
 /**
@@ -89,7 +88,7 @@ export async function runUpkeep(
     source.reconnectSince !== undefined
   ) {
     // Nothing to keep alive until the account is connected (again): completeConnect re-arms it.
-    await deps.schedule.remove(key, sourceId);
+    await deps.schedule.park(key, sourceId);
     return { kind: "gone" };
   }
   const outcome = await upkeepPush(deps.upkeep, key, source);
@@ -97,7 +96,7 @@ export async function runUpkeep(
   const push = "push" in outcome ? outcome.push : source.push;
   if (outcome.kind === "failed" && outcome.code === "invalid_grant") {
     // Flagged "reconnect": no upkeep until the person connects again.
-    await deps.schedule.remove(key, sourceId);
+    await deps.schedule.park(key, sourceId);
     return outcome;
   }
   const after = ctx.clock.now();

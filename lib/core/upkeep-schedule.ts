@@ -37,6 +37,12 @@ export interface UpkeepSchedule {
   ): Promise<UpkeepEntry | undefined>;
   /** Deletes the source's entry (disconnected, removed); nothing happens when there is none. */
   remove(key: UserKey, sourceId: string): Promise<void>;
+  /**
+   * Takes the source's entry out of the schedule without deleting it (the source went, or must
+   * be connected again), so a worker that may not delete items can stop it; a later claim
+   * (connecting again) puts it back, due at once.
+   */
+  park(key: UserKey, sourceId: string): Promise<void>;
   /** Every entry due at or before `now` (from the index, so eventually consistent). */
   dueBy(now: number): Promise<UpkeepDue[]>;
 }
@@ -46,5 +52,6 @@ export const noUpkeepSchedule: UpkeepSchedule = {
   set: async () => {},
   claim: async (key, sourceId, now) => ({ key, sourceId, dueAt: now, failures: 0 }),
   remove: async () => {},
+  park: async () => {},
   dueBy: async () => [],
 };

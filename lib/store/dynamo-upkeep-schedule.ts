@@ -11,6 +11,7 @@ import type { UpkeepDue, UpkeepEntry, UpkeepSchedule } from "#lib/core/upkeep-sc
 import { StoreError } from "./errors";
 import { type Item, n, s } from "./items/codec";
 import {
+  parkedUpkeepItem,
   UPKEEP_DUE_PARTITION,
   UPKEEP_NAMES,
   upkeepDueOf,
@@ -67,6 +68,7 @@ export class DynamoUpkeepSchedule implements UpkeepSchedule {
         }),
       );
       const old = out.Attributes;
+      // A new or parked entry is due now (the update gave it that instant).
       return old?.GSI1SK !== undefined
         ? upkeepFromItem(old)
         : { key, sourceId, dueAt: now, failures: 0 };
@@ -84,6 +86,14 @@ export class DynamoUpkeepSchedule implements UpkeepSchedule {
           TableName: this.tableName,
           Key: { PK: s(keys.PK), SK: s(keys.SK) },
         }),
+      ),
+    );
+  }
+
+  async park(key: UserKey, sourceId: string): Promise<void> {
+    await this.call(() =>
+      this.client.send(
+        new PutItemCommand({ TableName: this.tableName, Item: parkedUpkeepItem(key, sourceId) }),
       ),
     );
   }

@@ -6,7 +6,10 @@ import type { UpkeepDue, UpkeepEntry, UpkeepSchedule } from "#lib/core/upkeep-sc
  * (test/contract/upkeep-schedule.contract.ts). One process holds it, so each step is atomic.
  */
 export class MemoryUpkeepSchedule implements UpkeepSchedule {
-  private readonly entries = new Map<string, UpkeepEntry & { leaseUntil?: number }>();
+  private readonly entries = new Map<
+    string,
+    UpkeepEntry & { leaseUntil?: number; parked?: true }
+  >();
 
   async set(entry: UpkeepEntry): Promise<void> {
     this.entries.set(idOf(entry.key, entry.sourceId), { ...entry });
@@ -22,7 +25,7 @@ export class MemoryUpkeepSchedule implements UpkeepSchedule {
     const found = this.entries.get(id);
     if (found?.leaseUntil !== undefined && found.leaseUntil > now) return undefined;
     const before: UpkeepEntry = found
-      ? { key, sourceId, dueAt: found.dueAt, failures: found.failures }
+      ? { key, sourceId, dueAt: found.parked ? now : found.dueAt, failures: found.failures }
       : { key, sourceId, dueAt: now, failures: 0 };
     this.entries.set(id, { ...before, leaseUntil });
     return before;
@@ -32,9 +35,14 @@ export class MemoryUpkeepSchedule implements UpkeepSchedule {
     this.entries.delete(idOf(key, sourceId));
   }
 
+  async park(key: UserKey, sourceId: string): Promise<void> {
+    const id = idOf(key, sourceId);
+    this.entries.set(id, { key, sourceId, dueAt: 0, failures: 0, parked: true });
+  }
+
   async dueBy(now: number): Promise<UpkeepDue[]> {
     return [...this.entries.values()]
-      .filter((e) => e.dueAt <= now)
+      .filter((e) => e.parked !== true && e.dueAt <= now)
       .sort((a, b) => a.dueAt - b.dueAt)
       .map(({ key, sourceId, dueAt }) => ({ key, sourceId, dueAt }));
   }

@@ -5,7 +5,8 @@ import type { UpkeepSchedule } from "#lib/core/upkeep-schedule";
  * What every UpkeepSchedule promises (lib/core/upkeep-schedule.ts), run against each adapter:
  * an entry is due once its instant is reached, a claim holds the upkeep against other claims
  * until its lease ends (and creates an entry due now when there is none), setting the next
- * instant ends the claim, and removing forgets the entry.
+ * instant ends the claim, parking takes the entry out of the schedule until the next claim, and
+ * removing forgets the entry.
  */
 export interface UpkeepScheduleUnderTest {
   schedule: UpkeepSchedule;
@@ -81,6 +82,21 @@ export function describeUpkeepScheduleContract(
         dueAt: T0 + 60 * MIN,
         failures: 1,
       });
+    });
+
+    it("a parked entry is never due, and a claim puts it back, due at once", async () => {
+      await schedule.set({ key: ALICE, sourceId: "google-1", dueAt: T0, failures: 3 });
+      await schedule.park(ALICE, "google-1");
+      expect(await schedule.dueBy(T0 + 60 * MIN)).toEqual([]);
+      expect(await schedule.claim(ALICE, "google-1", T0 + 60 * MIN, T0 + 65 * MIN)).toEqual({
+        key: ALICE,
+        sourceId: "google-1",
+        dueAt: T0 + 60 * MIN,
+        failures: 0,
+      });
+      expect(await schedule.dueBy(T0 + 60 * MIN)).toEqual([
+        { key: ALICE, sourceId: "google-1", dueAt: T0 + 60 * MIN },
+      ]);
     });
 
     it("a removed entry is gone; removing none is fine", async () => {

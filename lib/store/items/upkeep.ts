@@ -44,6 +44,19 @@ export function upkeepToItem(e: UpkeepEntry): Item {
   };
 }
 
+/** A parked entry: kept in the partition, out of the due index (no index keys). */
+export function parkedUpkeepItem(key: UserKey, sourceId: string): Item {
+  const keys = upkeepKeys(key, sourceId);
+  return {
+    PK: s(keys.PK),
+    SK: s(keys.SK),
+    type: s("push-upkeep"),
+    team: s(key.team),
+    user: s(key.user),
+    failures: n(0),
+  };
+}
+
 /** The entry as stored (a full item, or the old image of a claim). */
 export function upkeepFromItem(item: Item): UpkeepEntry {
   return { ...upkeepDueOf(item), failures: readOptionalN(item, "failures") ?? 0 };
