@@ -30,6 +30,13 @@ export const NOT_CALLED_HERE: Unexercised[] = [
     })),
   ),
   {
+    role: "TickRole",
+    action: "sqs:SendMessage",
+    on: "statuspilot-local-sync",
+    reason:
+      "the tick queues the push upkeeps due; no calendar is connected through a provider's API in these flows: the renewals run in test/e2e/google-lifecycle.test.ts",
+  },
+  {
     role: "*",
     action: "logs:CreateLogStream",
     reason: "the Lambda service writes the function's log stream with its role",
