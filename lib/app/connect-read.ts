@@ -16,13 +16,14 @@ import { updatePush } from "./push-upkeep";
 
 /**
  * How the sync (sync.ts) reads a source connected through a provider's API: while the push
- * channel lives, the poll's visit reads only as a safety net, and a push records that the channel
- * works. The channel's upkeep runs on its own schedule (push-schedule.ts, through the due index);
- * the poll's visit is its safety net: an upkeep it finds overdue (no channel, a lapsed one, or one
- * long past its renewal: an entry lost, or written before entries existed) is asked for at once,
- * and so is a recreate when the safety-net read finds changes no push announced. The read itself is the provider's `readApi`, with the
- * account's access token; its failures become the sync's: a dead refresh token flags the
- * source "reconnect" (no retry helps), the rest are retried by the queue.
+ * channel lives, the poll's visit reads only as a safety net, and a push records that the
+ * channel works. The channel's upkeep runs on its own schedule (push-schedule.ts, through the due
+ * index); the poll's visit is that schedule's safety net: an upkeep it finds overdue (no channel,
+ * a lapsed one, or one long past its renewal: an entry lost, or a channel from before entries
+ * existed) is asked for at once, and so is a recreate when the safety-net read finds changes no
+ * push announced. The read itself is the provider's `readApi`, with the account's access token;
+ * its failures become the sync's: a dead refresh token flags the source "reconnect" (no retry
+ * helps), the rest are retried by the queue.
  */
 export interface ConnectedSync {
   /**

@@ -113,10 +113,14 @@ async function openChannel(
   // Bound before it exists, so its opening `sync` message (and any first push) is recognised.
   await putChannel(ctx, channelId, { key, sourceId: source.id, kind: provider.kind });
   const old = source.push;
-  const created =
-    renew && old !== undefined
-      ? await lifecycle.renew(old, request, api)
-      : await lifecycle.subscribe(request, api);
+  const created = await (renew && old !== undefined
+    ? lifecycle.renew(old, request, api)
+    : lifecycle.subscribe(request, api)
+  ).catch(async (error: unknown) => {
+    // No channel came of it: its binding must not authenticate anything.
+    await retireChannel(ctx, channelId, ctx.clock.now()).catch(() => undefined);
+    throw error;
+  });
   if (!renew && old !== undefined) {
     // A lapsed channel may still be alive at the provider: stop it, but never wait on it.
     await lifecycle.unsubscribe(old, api).catch(() => undefined);
