@@ -43,6 +43,8 @@ export interface GraphRenewalReport {
   /** Subscriptions created (POST) and renewed (PATCH) at Graph. */
   created: number;
   renewed: number;
+  /** calendarView calls the app made, and how many reads a 15-minute poll alone would make. */
+  reads: { made: number; fifteenMinutePoll: number };
   faults: Record<string, number>;
   wallMs: number;
   passed: boolean;
@@ -77,6 +79,7 @@ export async function runGraphRenewalSoak(
     lapsed: [],
     created: 0,
     renewed: 0,
+    reads: { made: 0, fifteenMinutePoll: Math.round((shape.days * DAY) / (15 * MIN)) },
     faults: {},
     wallMs: 0,
     passed: false,
@@ -162,6 +165,10 @@ export async function runGraphRenewalSoak(
       (c) => c.method === "POST" && c.path === "/v1.0/subscriptions" && c.status === 201,
     ).length;
     report.renewed = calls.filter((c) => c.method === "PATCH" && c.status === 200).length;
+    // calendarView calls (delta rounds and window pages), as the Google soak counts events.list.
+    report.reads.made = calls.filter(
+      (c) => c.method === "GET" && c.path.includes("/calendarView"),
+    ).length;
   } finally {
     await stack.close();
   }
@@ -178,6 +185,7 @@ export function formatGraphRenewalReport(r: GraphRenewalReport): string {
     `graph renewal soak: ${r.shape.days} simulated days, subscriptions asked for ${r.shape.channelTtlMs / HOUR} h`,
     `  edits ${r.edits}, pushes lost ${r.pushesLost.length}, lapsed checks ${r.lapsed.length}`,
     `  subscriptions created ${r.created}, renewed ${r.renewed}`,
+    `  calendarView calls ${r.reads.made} (notifications, probes and the 6-hourly safety poll); a 15-minute poll alone: ${r.reads.fifteenMinutePoll}`,
     `  upkeeps: created ${r.upkeeps.created}, renewed ${r.upkeeps.renewed}, recreated ${r.upkeeps.recreated}, failed (retried) ${r.upkeeps.failed}`,
     `  faults: ${faults || "none"}`,
     `  wall time ${(r.wallMs / 1000).toFixed(1)} s`,

@@ -22,5 +22,8 @@ describe("the Graph renewal soak, shortened", () => {
     expect(report.edits).toBeGreaterThan(2);
     expect(report.pushesLost).toEqual([]);
     expect(report.lapsed).toEqual([]);
+    // Poll cost: a 15-minute poll alone reads 48 times in 12 hours.
+    expect(report.reads.fifteenMinutePoll).toBe(48);
+    expect(report.reads.made).toBeGreaterThan(0);
   }, 180_000);
 });
