@@ -9,7 +9,11 @@ import { ManualClock } from "#lib/core/clock";
 import type { StatusGateway, StatusStore, TokenVault } from "#lib/core/ports";
 import { silentLog } from "#lib/core/ports";
 import { MemoryStore } from "#lib/store/memory-store";
-import { type CalendarPushRequest, handleCalendarPush, type WebhookDeps } from "#lib/webhooks/index";
+import {
+  type CalendarPushRequest,
+  handleCalendarPush,
+  type WebhookDeps,
+} from "#lib/webhooks/index";
 import { MemoryQueue } from "./harness";
 
 /**
