@@ -5,7 +5,16 @@ import { loadWorkspace } from "#emulator/server";
 import { systemClock } from "#lib/app/system-clock";
 import { ManualClock } from "#lib/core/clock";
 import { type LocalStack, startStack } from "#lib/local/stack";
-import { Jar, pushStateOf, RENEWAL_SHAPE, type RenewalShape, sourceSyncedAt } from "./renewal";
+import {
+  Jar,
+  pushStateOf,
+  RENEWAL_SHAPE,
+  type RenewalShape,
+  SOAK_TICK_MS,
+  sourceSyncedAt,
+  tallyingLog,
+  type UpkeepTally,
+} from "./renewal";
 import { seededRng } from "./scenario";
 
 /**
@@ -15,7 +24,8 @@ import { seededRng } from "./scenario";
  * faults on (throttled Graph calls, short and long Retry-After; delta tokens Graph no longer
  * knows; `missed` lifecycle notifications; access tokens expire by the clock every hour). Each
  * calendar change must reach the source through its change notification at the instant it
- * happens, and the subscription must never be found lapsed: PATCH renewals at 80% keep it.
+ * happens, and the subscription must never be found lapsed: PATCH renewals at 80%, scheduled
+ * through the due index, keep it.
  */
 
 const MIN = 60_000;
@@ -27,11 +37,14 @@ const MS_USER = DEMO_USERS[0]?.id ?? "";
 export interface GraphRenewalReport {
   shape: RenewalShape;
   edits: number;
+  upkeeps: UpkeepTally;
   pushesLost: Array<{ at: number; what: string }>;
   lapsed: Array<{ at: number; state: string }>;
   /** Subscriptions created (POST) and renewed (PATCH) at Graph. */
   created: number;
   renewed: number;
+  /** calendarView calls the app made, and how many reads a 15-minute poll alone would make. */
+  reads: { made: number; fifteenMinutePoll: number };
   faults: Record<string, number>;
   wallMs: number;
   passed: boolean;
@@ -44,13 +57,16 @@ export async function runGraphRenewalSoak(
   const wallStart = systemClock.now();
   const random = seededRng(shape.seed).next;
   const clock = new ManualClock(shape.start);
+  const { log: appLog, tally } = tallyingLog();
   const stack: LocalStack = await startStack({
     workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
     users: [],
     port: 0,
     emulatorPort: 0,
     time: { mode: "manual", clock },
-    tickEveryMs: HOUR,
+    tickEveryMs: SOAK_TICK_MS,
+    appLog,
+    logLevel: "INFO",
     google: false,
     pushTtlMs: shape.channelTtlMs,
   });
@@ -58,10 +74,12 @@ export async function runGraphRenewalSoak(
   const report: GraphRenewalReport = {
     shape,
     edits: 0,
+    upkeeps: tally,
     pushesLost: [],
     lapsed: [],
     created: 0,
     renewed: 0,
+    reads: { made: 0, fifteenMinutePoll: Math.round((shape.days * DAY) / (15 * MIN)) },
     faults: {},
     wallMs: 0,
     passed: false,
@@ -147,6 +165,10 @@ export async function runGraphRenewalSoak(
       (c) => c.method === "POST" && c.path === "/v1.0/subscriptions" && c.status === 201,
     ).length;
     report.renewed = calls.filter((c) => c.method === "PATCH" && c.status === 200).length;
+    // calendarView calls (delta rounds and window pages), as the Google soak counts events.list.
+    report.reads.made = calls.filter(
+      (c) => c.method === "GET" && c.path.includes("/calendarView"),
+    ).length;
   } finally {
     await stack.close();
   }
@@ -163,6 +185,8 @@ export function formatGraphRenewalReport(r: GraphRenewalReport): string {
     `graph renewal soak: ${r.shape.days} simulated days, subscriptions asked for ${r.shape.channelTtlMs / HOUR} h`,
     `  edits ${r.edits}, pushes lost ${r.pushesLost.length}, lapsed checks ${r.lapsed.length}`,
     `  subscriptions created ${r.created}, renewed ${r.renewed}`,
+    `  calendarView calls ${r.reads.made} (notifications, probes and the 6-hourly safety poll); a 15-minute poll alone: ${r.reads.fifteenMinutePoll}`,
+    `  upkeeps: created ${r.upkeeps.created}, renewed ${r.upkeeps.renewed}, recreated ${r.upkeeps.recreated}, failed (retried) ${r.upkeeps.failed}`,
     `  faults: ${faults || "none"}`,
     `  wall time ${(r.wallMs / 1000).toFixed(1)} s`,
     `  ${r.passed ? "PASS" : "FAIL"}`,

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { loadWorkspace } from "#emulator/server";
 import { systemClock } from "#lib/app/system-clock";
 import { ManualClock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
 import { DEMO_GOOGLE_ACCOUNT } from "#lib/local/google";
 import { type LocalStack, startStack } from "#lib/local/stack";
 import { seededRng } from "./scenario";
@@ -13,7 +14,8 @@ import { seededRng } from "./scenario";
  * with short channel lifetimes and faults on (rate-limited Calendar calls, expired sync tokens,
  * expired access tokens). Every simulated hour the calendar may change; each change must reach
  * the source through its push at the instant it happens (no push lost), and the channel must
- * never be found lapsed: renewals at 80% of the lifetime, retried every poll, keep it alive.
+ * never be found lapsed: renewals at 80% of the lifetime, scheduled through the due index and
+ * retried after a failure, keep it alive.
  */
 
 const MIN = 60_000;
@@ -41,9 +43,37 @@ export const RENEWAL_SHAPE: RenewalShape = {
   faultRate: 0.15,
 };
 
+/**
+ * How often the soaks' stack ticks: the upkeeps run when the tick finds them due. Every minute
+ * as deployed would cost a month 43,200 tick runs; every 5 minutes keeps a renewal within
+ * minutes of its instant, far inside the short channels' 20% margin.
+ */
+export const SOAK_TICK_MS = 15 * MIN;
+
+/** What the handlers' logs said of the push channels; the logs themselves are dropped. */
+export interface UpkeepTally {
+  created: number;
+  renewed: number;
+  recreated: number;
+  failed: number;
+}
+
+/** A silent app log that counts the upkeep steps (the handlers log one line per upkeep). */
+export function tallyingLog(): { log: Log; tally: UpkeepTally } {
+  const tally: UpkeepTally = { created: 0, renewed: 0, recreated: 0, failed: 0 };
+  const step = (message: string, data?: Record<string, unknown>) => {
+    if (message === "push channel upkeep") {
+      const kind = data?.step;
+      if (kind === "created" || kind === "renewed" || kind === "recreated") tally[kind]++;
+    } else if (message === "push channel upkeep failed") tally.failed++;
+  };
+  return { log: { debug() {}, info: step, warn: step, error() {} }, tally };
+}
+
 export interface RenewalReport {
   shape: RenewalShape;
   edits: number;
+  upkeeps: UpkeepTally;
   pushesLost: Array<{ at: number; what: string }>;
   lapsed: Array<{ at: number; state: string }>;
   channelsCreated: number;
@@ -116,6 +146,7 @@ export async function runRenewalSoak(
   const clock = new ManualClock(shape.start);
   // Counts the app's Calendar reads (the poll cost of a push-backed source); restored at the end.
   const realFetch = globalThis.fetch;
+  const { log: appLog, tally } = tallyingLog();
   let reads = 0;
   globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : String(input);
@@ -128,8 +159,10 @@ export async function runRenewalSoak(
     port: 0,
     emulatorPort: 0,
     time: { mode: "manual", clock },
-    // Statuses are not under test here: the tick runs hourly, the poll as deployed.
-    tickEveryMs: HOUR,
+    // Statuses are not under test here; the tick runs the upkeeps, the poll as deployed.
+    tickEveryMs: SOAK_TICK_MS,
+    appLog,
+    logLevel: "INFO",
     google: { emulator: { autoApprove: true } },
     pushTtlMs: shape.channelTtlMs,
   }).catch((error: unknown) => {
@@ -146,6 +179,7 @@ export async function runRenewalSoak(
   const report: RenewalReport = {
     shape,
     edits: 0,
+    upkeeps: tally,
     pushesLost: [],
     lapsed: [],
     channelsCreated: 0,
@@ -255,6 +289,7 @@ export function formatRenewalReport(r: RenewalReport): string {
     `renewal soak: ${r.shape.days} simulated days, channels asked for ${r.shape.channelTtlMs / HOUR} h`,
     `  edits ${r.edits}, pushes lost ${r.pushesLost.length}, lapsed checks ${r.lapsed.length}`,
     `  channels created ${r.channelsCreated} (the first and each renewal or repair)`,
+    `  upkeeps: created ${r.upkeeps.created}, renewed ${r.upkeeps.renewed}, recreated ${r.upkeeps.recreated}, failed (retried) ${r.upkeeps.failed}`,
     `  Calendar reads ${r.reads.made} (pushes, probes and the 6-hourly safety poll); a 15-minute poll alone: ${r.reads.fifteenMinutePoll}`,
     `  faults: ${faults || "none"}`,
     `  wall time ${(r.wallMs / 1000).toFixed(1)} s`,

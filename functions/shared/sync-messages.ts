@@ -23,7 +23,14 @@ export const syncMessageSchema = z.object({
   team: z.string().min(1),
   user: z.string().min(1),
   sourceId: z.string().min(1),
-  reason: z.enum(["push", "poll", "manual"]),
+  reason: z.enum(["push", "poll", "manual", "upkeep"]),
+  upkeep: z
+    .object({
+      request: z.enum(["renew", "recreate"]).optional(),
+      channelId: z.string().min(1).optional(),
+      repair: z.literal(true).optional(),
+    })
+    .optional(),
   known: knownSourceSchema.optional(),
 });
 

@@ -23,6 +23,7 @@ export async function syncOne(
     return void (await runPollBatch(deps, message, sentAt));
   }
   app.log.appendKeys({ user: message.user, sourceId: message.sourceId });
+  if (message.reason === "upkeep") return void (await app.connect?.upkeep(message));
   const outcome = await app.syncSource(message, sentAt, messageId);
   app.log.info("sync done", {
     outcome: outcome.kind,
@@ -38,9 +39,11 @@ export async function pollDue(app: App): Promise<{ enqueued: number }> {
   return { enqueued: due.length };
 }
 
-/** The tick: enqueue each transition due in the next 70 s with its exact-second delay. */
+/** The tick: enqueue each transition due in the next 70 s with its exact-second delay, and each due push upkeep. */
 export async function tickOnce(app: App): Promise<{ enqueued: number }> {
   const enqueued = await app.useCases.tick();
-  app.log.info("tick", { enqueued });
+  // Push channels whose upkeep (renewal, retry, repair) is due: lib/app/push-schedule.ts.
+  const upkeeps = (await app.connect?.enqueueDueUpkeeps()) ?? 0;
+  app.log.info("tick", { enqueued, upkeeps });
   return { enqueued };
 }

@@ -8,6 +8,7 @@ import { DynamoOneTimeMarks } from "#lib/store/dynamo-one-time-marks";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { DynamoSyncGate } from "#lib/store/dynamo-sync-gate";
+import { DynamoUpkeepSchedule } from "#lib/store/dynamo-upkeep-schedule";
 import { type Config, ConfigError, configFromEnvironment } from "./config";
 import { createConnectParts } from "./connect-parts";
 import { configuredProviders } from "./connect-providers";
@@ -147,6 +148,8 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     readParameter,
     signingSecret,
     ...(parts.pushTtlMs !== undefined ? { pushTtlMs: parts.pushTtlMs } : {}),
+    upkeepSchedule: new DynamoUpkeepSchedule(dynamo, config.TABLE_NAME),
+    syncQueue,
   });
   const anyConnectable = configuredProviders(config).length > 0;
 

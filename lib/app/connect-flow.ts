@@ -4,6 +4,7 @@ import type { UserKey } from "#lib/core/types";
 import { type ConnectAccessDeps, clientSecretOf, sealRefreshToken } from "./connect-access";
 import { type ConnectProvider, requireSettings } from "./connect-providers";
 import { InvalidInputError } from "./errors";
+import { type PushScheduleDeps, runUpkeep } from "./push-schedule";
 import { type PushUpkeepDeps, stopPush, type UpkeepOutcome, upkeepPush } from "./push-upkeep";
 import { MAX_CALENDARS } from "./self-service";
 import { mutateUser } from "./status-records";
@@ -15,6 +16,8 @@ import { mutateUser } from "./status-records";
  */
 export interface ConnectFlowDeps extends ConnectAccessDeps {
   upkeep: PushUpkeepDeps;
+  /** With it, the first channel's upkeep is scheduled (its renewal, or a retry) in the due index. */
+  scheduled?: PushScheduleDeps;
 }
 
 export interface ConnectOutcome {
@@ -94,9 +97,20 @@ export async function completeConnect(
   deps.upkeep.access.remember(key, sourceId, grant.accessToken, grant.expiresInS);
   const user = await ctx.store.getUser(key);
   const source = user?.sources.find((s) => s.id === sourceId);
-  const push: UpkeepOutcome =
-    source === undefined ? { kind: "none" } : await upkeepPush(deps.upkeep, key, source);
-  return { sourceId, created: sourceId === newId, push };
+  return { sourceId, created: sourceId === newId, push: await firstUpkeep(deps, key, source) };
+}
+
+/** The connected source's first channel, and (scheduled) its next upkeep. */
+async function firstUpkeep(
+  deps: ConnectFlowDeps,
+  key: UserKey,
+  source: SourceRecord | undefined,
+): Promise<UpkeepOutcome> {
+  if (source === undefined) return { kind: "none" };
+  if (deps.scheduled === undefined) return upkeepPush(deps.upkeep, key, source);
+  // The caller queues the first read itself.
+  const run = await runUpkeep(deps.scheduled, key, source.id, { readNewChannel: false });
+  return run.kind === "busy" || run.kind === "gone" ? { kind: "none" } : run;
 }
 
 /** Stops the push channel of every connected source of `key` (before a removal or disconnect). */

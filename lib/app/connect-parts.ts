@@ -1,4 +1,6 @@
+import type { Queue } from "#lib/core/ports";
 import type { UserKey } from "#lib/core/types";
+import type { UpkeepSchedule } from "#lib/core/upkeep-schedule";
 import { newChannelId } from "#lib/http/channel-token";
 import type { Config } from "./config";
 import { type ConnectAccessDeps, createConnectAccess } from "./connect-access";
@@ -12,7 +14,14 @@ import {
 import { type ConnectProvider, configuredProviders, connectProviderAt } from "./connect-providers";
 import { type ConnectedSync, createConnectedSync } from "./connect-read";
 import type { UseCaseContext } from "./context";
+import type { SyncMessage } from "./contracts";
 import { type PushState, pushStateOf } from "./push-plan";
+import {
+  enqueueDueUpkeeps,
+  type PushScheduleDeps,
+  runUpkeep,
+  type UpkeepRun,
+} from "./push-schedule";
 import type { PushUpkeepDeps } from "./push-upkeep";
 
 /** What the web layer and the CLI use of connected calendars (built by compose.ts). */
@@ -30,6 +39,10 @@ export interface ConnectParts {
   stopPushes(key: UserKey, sourceId?: string): Promise<void>;
   /** Each connected source's push state and expiry, for the settings page and the CLI. */
   pushStates(key: UserKey): Promise<SourcePushView[]>;
+  /** The tick's part: queues the push upkeeps due now (lib/app/push-schedule.ts); how many. */
+  enqueueDueUpkeeps(): Promise<number>;
+  /** The sync worker's part: one source's push upkeep (a message of reason `upkeep`). */
+  upkeep(msg: SyncMessage): Promise<UpkeepRun>;
 }
 
 export interface SourcePushView {
@@ -47,6 +60,10 @@ export interface ConnectPartsDeps {
   signingSecret(): Promise<string>;
   /** The lifetime asked for push channels (short in soaks); the provider default otherwise. */
   pushTtlMs?: number;
+  /** When each source's push upkeep is due (the due index). */
+  upkeepSchedule: UpkeepSchedule;
+  /** The sync queue: upkeep messages, and the read after a new channel. */
+  syncQueue: Queue<SyncMessage>;
 }
 
 export function createConnectParts(deps: ConnectPartsDeps): {
@@ -67,8 +84,14 @@ export function createConnectParts(deps: ConnectPartsDeps): {
     signingSecret: deps.signingSecret,
     newChannelId,
     ...(deps.pushTtlMs !== undefined ? { ttlMs: deps.pushTtlMs } : {}),
+    schedule: deps.upkeepSchedule,
   };
-  const flow: ConnectFlowDeps = { ...accessDeps, upkeep };
+  const scheduled: PushScheduleDeps = {
+    upkeep,
+    schedule: deps.upkeepSchedule,
+    syncQueue: deps.syncQueue,
+  };
+  const flow: ConnectFlowDeps = { ...accessDeps, upkeep, scheduled };
   const parts: ConnectParts = {
     providers: () => configuredProviders(deps.config),
     providerAt: connectProviderAt,
@@ -82,6 +105,12 @@ export function createConnectParts(deps: ConnectPartsDeps): {
         .filter((s) => s.refreshTokenSealed !== undefined)
         .map((s) => ({ sourceId: s.id, kind: s.kind, ...pushStateOf(s, now) }));
     },
+    enqueueDueUpkeeps: () => enqueueDueUpkeeps(scheduled),
+    upkeep: (msg) =>
+      runUpkeep(scheduled, { team: msg.team, user: msg.user }, msg.sourceId, {
+        ...(msg.upkeep !== undefined ? { upkeep: msg.upkeep } : {}),
+        readNewChannel: true,
+      }),
   };
-  return { parts, sync: createConnectedSync(deps.ctx, access, upkeep) };
+  return { parts, sync: createConnectedSync(deps.ctx, access, scheduled) };
 }

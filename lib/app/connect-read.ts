@@ -10,15 +10,20 @@ import type { UserKey } from "#lib/core/types";
 import type { ConnectAccess } from "./connect-access";
 import type { UseCaseContext } from "./context";
 import type { SyncMessage } from "./contracts";
-import { pollReads } from "./push-plan";
-import { type PushUpkeepDeps, updatePush, upkeepPush } from "./push-upkeep";
+import { pollReads, upkeepOverdue } from "./push-plan";
+import { type PushScheduleDeps, upkeepMessage } from "./push-schedule";
+import { updatePush } from "./push-upkeep";
 
 /**
- * How the sync (sync.ts) reads a source connected through a provider's API: before the read,
- * the poll's visit keeps the push channel alive and, while it is, reads only as a safety net;
- * a push records that the channel works. The read itself is the provider's `readApi`, with the
- * account's access token; its failures become the sync's: a dead refresh token flags the
- * source "reconnect" (no retry helps), the rest are retried by the queue.
+ * How the sync (sync.ts) reads a source connected through a provider's API: while the push
+ * channel lives, the poll's visit reads only as a safety net, and a push records that the
+ * channel works. The channel's upkeep runs on its own schedule (push-schedule.ts, through the due
+ * index); the poll's visit is that schedule's safety net: an upkeep it finds overdue (no channel,
+ * a lapsed one, or one long past its renewal: an entry lost, or a channel from before entries
+ * existed) is asked for at once, and so is a recreate when the safety-net read finds changes no
+ * push announced. The read itself is the provider's `readApi`, with the account's access token;
+ * its failures become the sync's: a dead refresh token flags the source "reconnect" (no retry
+ * helps), the rest are retried by the queue.
  */
 export interface ConnectedSync {
   /**
@@ -42,8 +47,10 @@ export interface ConnectedSync {
 export function createConnectedSync(
   ctx: UseCaseContext,
   access: ConnectAccess,
-  upkeep: PushUpkeepDeps,
+  scheduled: Pick<PushScheduleDeps, "syncQueue">,
 ): ConnectedSync {
+  const askUpkeep = (key: UserKey, sourceId: string, upkeep: SyncMessage["upkeep"]) =>
+    scheduled.syncQueue.send(upkeepMessage(key, sourceId, upkeep), { delaySeconds: 0 });
   return {
     async prepare(key, sourceId, reason) {
       const user = await ctx.store.getUser(key);
@@ -59,11 +66,8 @@ export function createConnectedSync(
         return { source };
       }
       if (reason !== "poll") return { source };
-      const outcome = await upkeepPush(upkeep, key, source);
-      const live = outcome.kind === "none" || outcome.kind === "failed" ? source.push : undefined;
-      // A channel made just now: its first read follows (changes before it were not pushed).
-      if (outcome.kind !== "none" && outcome.kind !== "failed") return { source };
-      return pollReads(live, source.syncedAt, now) ? { source } : { skip: true };
+      if (upkeepOverdue(source.push, now)) await askUpkeep(key, sourceId, { repair: true });
+      return pollReads(source.push, source.syncedAt, now) ? { source } : { skip: true };
     },
 
     async read(provider, key, source, window, { tz, emails, reason, refresh }) {
@@ -80,8 +84,10 @@ export function createConnectedSync(
       try {
         const read = await provider.readApi(apiSource, window, access.apiDeps(key, source));
         if (reason === "poll" && read.changedSinceCursor === true && source.push !== undefined) {
-          // Changes no push announced: a push sync would have moved the cursor past them.
+          // Changes no push announced: a push sync would have moved the cursor past them. The
+          // channel counts as lapsed from now on: recreated at once.
           await noteSilence(ctx, key, source.id);
+          await askUpkeep(key, source.id, undefined);
         }
         return read;
       } catch (error: unknown) {

@@ -35,12 +35,26 @@ export interface SyncMessage {
   team: string;
   user: string;
   sourceId: string;
-  reason: "push" | "poll" | "manual";
+  /** `upkeep`: look after the source's push channel (lib/app/push-schedule.ts), not a read. */
+  reason: "push" | "poll" | "manual" | "upkeep";
+  /** With `upkeep`: why it runs now, when not because its entry fell due. */
+  upkeep?: UpkeepRequest;
   /**
    * What the poll read of the source from its index: a check of an unchanged calendar then
    * needs no read of the store. Absent, the sync reads the source first.
    */
   known?: KnownSource;
+}
+
+/**
+ * An upkeep asked for outside its schedule: a lifecycle notification's `request` (about the
+ * subscription `channelId`), or a `repair` (the poll found the upkeep overdue: it runs unless
+ * the source's entry holds a later instant).
+ */
+export interface UpkeepRequest {
+  request?: "renew" | "recreate";
+  channelId?: string;
+  repair?: true;
 }
 
 /** A source as the poll index holds it: how to fetch it and what its last check recorded. */

@@ -5,13 +5,18 @@ import type { SourcePush } from "#lib/core/records";
  * time. The upkeep (push-upkeep.ts) acts on it; a table test states the rules.
  *
  * - No channel: create one.
- * - Lapsed (expired; renewals failed MAX_RENEW_FAILURES times in a row; a safety-net poll found
- *   changes that no push announced; or no push for longer than the channel's whole lifetime):
- *   recreate it, without relying on the old one.
+ * - Lapsed (expired; a safety-net poll found changes that no push announced; or no push for
+ *   longer than the channel's whole lifetime): recreate it, without relying on the old one.
+ * - Renewals failed MAX_RENEW_FAILURES times in a row: recreate it too (a fresh channel may work
+ *   where renewing the old one does not), though it still lives: it shows "renewing", and the
+ *   poll reads its source every time until a renewal works.
  * - A lifecycle notification asked for it (Graph): `subscriptionRemoved` counts as lapsed,
  *   `reauthorizationRequired` renews now.
- * - Past RENEW_AT of its lifetime (measured from its creation): renew it. A failed renewal is
- *   retried at the next upkeep (every poll period) until it succeeds or the channel lapses.
+ * - Past RENEW_AT of its lifetime (measured from its creation): renew it. A failed upkeep is
+ *   retried after UPKEEP_RETRY_MS (nextUpkeepAt) until it succeeds or the channel lapses.
+ *
+ * Each upkeep runs when the source's entry in the due index says (nextUpkeepAt, written after
+ * every upkeep; lib/app/push-schedule.ts runs them).
  */
 
 /** Renew at this fraction of a channel's lifetime, well ahead of its expiry. */
@@ -22,6 +27,9 @@ export const MAX_RENEW_FAILURES = 3;
 export const SAFETY_POLL_MS = 6 * 3_600_000;
 /** The lifetime asked for a new channel: Google's default and Graph's maximum are ~7 days. */
 export const DEFAULT_PUSH_TTL_MS = 7 * 86_400_000 - 3_600_000;
+
+/** How long the next upkeep waits after 1, 2, 3 or more failed upkeeps in a row. */
+export const UPKEEP_RETRY_MS = [15 * 60_000, 3_600_000, 3 * 3_600_000] as const;
 
 export type LapseReason = "expired" | "renewal_failed" | "silent" | "no_message" | "removed";
 
@@ -40,7 +48,6 @@ export function lapseOf(push: SourcePush, now: number): LapseReason | undefined 
   // The provider said it removed the subscription (Graph subscriptionRemoved).
   if (push.requested === "recreate") return "removed";
   if (push.expiresAt <= now) return "expired";
-  if ((push.failures ?? 0) >= MAX_RENEW_FAILURES) return "renewal_failed";
   if (push.silentSince !== undefined) return "silent";
   const lifetime = push.expiresAt - push.createdAt;
   if (now - (push.lastPushAt ?? push.createdAt) > lifetime) return "no_message";
@@ -52,11 +59,42 @@ export function pushStep(push: SourcePush | undefined, now: number): PushStep {
   if (push === undefined) return { kind: "create" };
   const lapse = lapseOf(push, now);
   if (lapse !== undefined) return { kind: "recreate", reason: lapse };
+  if ((push.failures ?? 0) >= MAX_RENEW_FAILURES)
+    return { kind: "recreate", reason: "renewal_failed" };
   // The provider asked for a renewal now (Graph reauthorizationRequired).
   if (push.requested === "renew") return { kind: "renew" };
   const renewAt = renewAtOf(push);
   if (now >= renewAt) return { kind: "renew" };
   return { kind: "none", nextAt: renewAt };
+}
+
+/**
+ * When the source's next upkeep is due, after one at `now` that left `push` with `failures`
+ * failed upkeeps in a row: after a failure, the retry's wait (UPKEEP_RETRY_MS), but no later
+ * than a live channel's expiry (where it lapses, to be recreated at once); a channel already
+ * lapsed, or none, is retried after the shortest wait (its source is polled that often anyway).
+ * Without a failure, the instant the channel next needs work (its renewal at RENEW_AT), or
+ * `now` when it needs work already.
+ */
+export function nextUpkeepAt(push: SourcePush | undefined, failures: number, now: number): number {
+  if (failures > 0) {
+    if (push === undefined || lapseOf(push, now) !== undefined) return now + UPKEEP_RETRY_MS[0];
+    const wait = UPKEEP_RETRY_MS[Math.min(failures, UPKEEP_RETRY_MS.length) - 1] ?? 0;
+    return Math.min(now + wait, push.expiresAt);
+  }
+  const step = pushStep(push, now);
+  return step.kind === "none" ? step.nextAt : now;
+}
+
+/**
+ * Whether the poll finds the source's upkeep overdue at `now`, so its schedule entry may be
+ * missing (written before entries existed, or lost): no channel, a lapsed one, or one past the
+ * middle of the span between its renewal and its expiry, well after its upkeep was due.
+ */
+export function upkeepOverdue(push: SourcePush | undefined, now: number): boolean {
+  if (push === undefined || lapseOf(push, now) !== undefined) return true;
+  const renewAt = renewAtOf(push);
+  return now >= renewAt + Math.floor((push.expiresAt - renewAt) / 2);
 }
 
 /**
@@ -69,6 +107,7 @@ export function pollReads(
   now: number,
 ): boolean {
   if (push === undefined || lapseOf(push, now) !== undefined) return true;
+  if ((push.failures ?? 0) >= MAX_RENEW_FAILURES) return true;
   return lastSyncedAt === undefined || now - lastSyncedAt >= SAFETY_POLL_MS;
 }
 

@@ -1,7 +1,7 @@
 import { ProviderError } from "#lib/calendar/providers/errors";
-import type { PushSubscription } from "#lib/calendar/providers/provider";
 import type { SourcePush, SourceRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
+import { noUpkeepSchedule, type UpkeepSchedule } from "#lib/core/upkeep-schedule";
 import { channelToken } from "#lib/http/channel-token";
 import type { Config } from "./config";
 import type { ConnectAccess } from "./connect-access";
@@ -9,14 +9,20 @@ import { connectProviderOfKind, requireSettings } from "./connect-providers";
 import type { UseCaseContext } from "./context";
 import { DEFAULT_PUSH_TTL_MS, pushStep } from "./push-plan";
 import { mutateUser } from "./status-records";
-import { putChannel } from "./users";
+import { putChannel, retireChannel } from "./users";
 
 /**
- * Keeps a connected source's push channel alive (push-plan.ts decides when): creates it,
- * renews it (Google: a new channel first, then channels.stop of the old one), recreates a lapsed
- * one, and stops it when the source goes. Each channel id is new and unguessable, and its token
- * is the HMAC channel token, so the hook authenticates a push before any read.
+ * Keeps a connected source's push channel alive (push-plan.ts decides what, push-schedule.ts
+ * when): creates it, renews it (Google: a new channel first, then channels.stop of the old one;
+ * Graph: PATCH), recreates a lapsed one, and stops it when the source goes. Each channel id is
+ * new and unguessable, and its token is the HMAC channel token, so the hook authenticates a push
+ * before any read. A binding no longer in use is retired: after CHANNEL_RETIRE_GRACE_MS when the
+ * channel it named may still have pushes in flight (a renewal, a recreate), at once otherwise.
  */
+
+/** How long a replaced channel's binding still authenticates its pushes already on the way. */
+export const CHANNEL_RETIRE_GRACE_MS = 10 * 60_000;
+
 export interface PushUpkeepDeps {
   ctx: UseCaseContext;
   config: Config;
@@ -25,11 +31,19 @@ export interface PushUpkeepDeps {
   newChannelId(): string;
   /** The lifetime asked for (Google may grant less); short in soaks. */
   ttlMs?: number;
+  /** When each source's next upkeep runs (lib/app/push-schedule.ts); none without it. */
+  schedule?: UpkeepSchedule;
 }
 
 export type UpkeepOutcome =
   | { kind: "none" }
-  | { kind: "created" | "renewed" | "recreated"; channelId: string; expiresAt: number }
+  | {
+      kind: "created" | "renewed" | "recreated";
+      channelId: string;
+      expiresAt: number;
+      /** The source's push record as now stored. */
+      push: SourcePush;
+    }
   | { kind: "failed"; code: string };
 
 /** What the channel needs now, done. Failures are recorded and retried at the next upkeep. */
@@ -46,7 +60,7 @@ export async function upkeepPush(
   const step = pushStep(source.push, now);
   if (step.kind === "none") return { kind: "none" };
   try {
-    const next = await openChannel(deps, key, source, step.kind === "renew");
+    const push = await openChannel(deps, key, source, step.kind === "renew");
     const kind =
       step.kind === "create" ? "created" : step.kind === "renew" ? "renewed" : "recreated";
     ctx.log.info("push channel upkeep", {
@@ -54,9 +68,9 @@ export async function upkeepPush(
       sourceId: source.id,
       step: kind,
       ...(step.kind === "recreate" ? { lapse: step.reason } : {}),
-      expiresAt: next.expiresAt,
+      expiresAt: push.expiresAt,
     });
-    return { kind, channelId: next.channelId, expiresAt: next.expiresAt };
+    return { kind, channelId: push.channelId, expiresAt: push.expiresAt, push };
   } catch (error: unknown) {
     const code = error instanceof ProviderError ? error.code : "error";
     if (error instanceof ProviderError && error.code === "invalid_grant") {
@@ -69,13 +83,18 @@ export async function upkeepPush(
   }
 }
 
-/** A new channel for the source, bound and recorded; with `renew` the old one is stopped. */
+/**
+ * A new channel for the source, bound and recorded; with `renew` the old one is renewed (Graph)
+ * or replaced and stopped (Google). The binding in use afterwards is the new channel id's,
+ * unless the provider kept the old subscription (Graph's PATCH: its clientState, so its binding,
+ * stays), in which case the new binding, never used, is retired at once.
+ */
 async function openChannel(
   deps: PushUpkeepDeps,
   key: UserKey,
   source: SourceRecord,
   renew: boolean,
-): Promise<PushSubscription> {
+): Promise<SourcePush> {
   const { ctx } = deps;
   const provider = connectProviderOfKind(source.kind);
   if (provider === undefined) throw new Error(`no push for sources of kind ${source.kind}`);
@@ -94,23 +113,39 @@ async function openChannel(
   // Bound before it exists, so its opening `sync` message (and any first push) is recognised.
   await putChannel(ctx, channelId, { key, sourceId: source.id, kind: provider.kind });
   const old = source.push;
-  const created =
-    renew && old !== undefined
-      ? await lifecycle.renew(old, request, api)
-      : await lifecycle.subscribe(request, api);
+  const created = await (renew && old !== undefined
+    ? lifecycle.renew(old, request, api)
+    : lifecycle.subscribe(request, api)
+  ).catch(async (error: unknown) => {
+    // No channel came of it: its binding must not authenticate anything.
+    await retireChannel(ctx, channelId, ctx.clock.now()).catch(() => undefined);
+    throw error;
+  });
   if (!renew && old !== undefined) {
     // A lapsed channel may still be alive at the provider: stop it, but never wait on it.
     await lifecycle.unsubscribe(old, api).catch(() => undefined);
   }
   const createdAt = ctx.clock.now();
-  await setPush(ctx, key, source.id, {
+  const kept = old !== undefined && created.channelId === old.channelId;
+  const bindingId = kept ? bindingOf(old) : channelId;
+  const push: SourcePush = {
     channelId: created.channelId,
     ...(created.resourceId !== undefined ? { resourceId: created.resourceId } : {}),
+    ...(bindingId !== created.channelId ? { bindingId } : {}),
     createdAt,
     expiresAt: created.expiresAt,
-  });
-  return created;
+  };
+  await setPush(ctx, key, source.id, push);
+  if (kept) await retireChannel(ctx, channelId, createdAt);
+  else if (old !== undefined) {
+    // The old channel may have pushes on the way (Google sends until channels.stop).
+    await retireChannel(ctx, bindingOf(old), createdAt + CHANNEL_RETIRE_GRACE_MS);
+  }
+  return push;
 }
+
+/** The channel id whose binding authenticates the channel's pushes. */
+export const bindingOf = (push: SourcePush): string => push.bindingId ?? push.channelId;
 
 /** Stops the source's channel (disconnect, calendar removed); a failure is logged, not thrown. */
 export async function stopPush(
@@ -120,7 +155,11 @@ export async function stopPush(
 ): Promise<void> {
   const push = source.push;
   const provider = connectProviderOfKind(source.kind);
-  if (push === undefined || provider === undefined) return;
+  if (provider === undefined) return;
+  await (deps.schedule ?? noUpkeepSchedule).remove(key, source.id);
+  if (push === undefined) return;
+  // No push of a stopped channel is wanted any more.
+  await retireChannel(deps.ctx, bindingOf(push), deps.ctx.clock.now());
   try {
     const settings = requireSettings(provider, deps.config);
     await provider

@@ -150,6 +150,29 @@ export async function putChannel(
   );
 }
 
+/**
+ * Retires a channel's binding: from `at` on it authenticates nothing (TTL deletes it later).
+ * A binding already retiring keeps the earlier instant; an unknown channel is left alone.
+ */
+export async function retireChannel(
+  ctx: UseCaseContext,
+  channelId: string,
+  at: number,
+): Promise<void> {
+  await retryOnConflict(
+    ctx.options.maxConflictRetries,
+    async () => {
+      const c = await ctx.store.getChannel(channelId);
+      if (c === undefined || (c.retiresAt !== undefined && c.retiresAt <= at)) return;
+      await ctx.store.putChannel({ ...c, retiresAt: at }, c.version);
+    },
+    () => {
+      throw new VersionConflict(`CHANNEL#${channelId}`, undefined);
+    },
+  );
+}
+
+/** The channel's binding, unless there is none or it has retired (before any secret opens). */
 export async function findChannel(
   ctx: UseCaseContext,
   channelId: string,
@@ -157,6 +180,8 @@ export async function findChannel(
 ): Promise<ChannelView | undefined> {
   const c = await ctx.store.getChannel(channelId);
   if (c === undefined) return undefined;
+  // A replaced or stopped channel's pushes are refused like an unknown channel's.
+  if (c.retiresAt !== undefined && c.retiresAt <= ctx.clock.now()) return undefined;
   const secret =
     c.secretSealed === undefined || lookup.openSecret === false
       ? undefined

@@ -58,6 +58,11 @@ export interface SourceRecord {
 /** A source's push channel as its upkeep (lib/app/push-*.ts) records it. */
 export interface SourcePush {
   channelId: string;
+  /**
+   * The channel id whose binding authenticates its pushes, when not `channelId`: a Graph
+   * subscription's id is Graph's, its clientState carries ours.
+   */
+  bindingId?: string;
   /** Google's resourceId (channels.stop needs it). */
   resourceId?: string;
   /** When the channel was created, epoch ms: its lifetime runs from here to `expiresAt`. */
@@ -149,6 +154,8 @@ export interface ChannelRecord {
    * written before kinds existed have none and are accepted by every hook.
    */
   kind?: ChannelKind;
+  /** Epoch ms: from then on the binding authenticates nothing (its channel was replaced or stopped). */
+  retiresAt?: number;
   version: number;
 }
 

@@ -48,12 +48,18 @@ async function receivePush(
   if (verdict.kind === "answer") return verdict.reply;
   const queued: boolean[] = [];
   for (const channel of verdict.channels) queued.push(await deps.requestSync(pushOf(channel)));
-  // Lifecycle pushes (Graph): the channel's next upkeep renews or recreates it; `resync` is the
-  // sync just queued.
+  // Lifecycle pushes (Graph): an upkeep renews or recreates the channel now, on the sync queue
+  // (lib/app/push-schedule.ts; the hook writes nothing); `resync` is the sync just queued.
   for (const { channel, action, subscriptionId } of verdict.lifecycle ?? []) {
     if (action === "resync") continue;
-    const key = { team: channel.team, user: channel.user };
-    await deps.useCases.requestPushWork?.(key, channel.sourceId, action, subscriptionId);
+    await deps.requestSync({
+      ...pushOf(channel),
+      reason: "upkeep",
+      upkeep: {
+        request: action,
+        ...(subscriptionId !== undefined ? { channelId: subscriptionId } : {}),
+      },
+    });
   }
   return verdict.reply(queued);
 }

@@ -36,6 +36,13 @@ export const NOT_CALLED_HERE: Unexercised[] = [
       "only a profile written before its sources had their own attribute is read whole by the poll (lib/store/dynamo-store.ts usersToPoll); these flows write every profile anew",
   },
   {
+    role: "TickRole",
+    action: "sqs:SendMessage",
+    on: "statuspilot-local-sync",
+    reason:
+      "the tick queues the push upkeeps due; no calendar is connected through a provider's API in these flows: the renewals run in test/e2e/google-lifecycle.test.ts",
+  },
+  {
     role: "*",
     action: "logs:CreateLogStream",
     reason: "the Lambda service writes the function's log stream with its role",

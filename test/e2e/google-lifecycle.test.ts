@@ -62,7 +62,7 @@ describe("the Google push lifecycle", () => {
     e = await connected();
     const [first] = await live(e);
     expect(Number(first?.expiresAt) - T0).toBe(4 * 60 * MIN);
-    // Act: past 80% of the 4 hours (3 h 12 min), the poll's upkeep renews.
+    // Act: past 80% of the 4 hours (3 h 12 min), the upkeep the tick finds due renews.
     await advance(e, 3 * 60 * MIN + 30 * MIN);
     await deliver(e);
     // Assess

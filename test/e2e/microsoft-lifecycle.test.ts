@@ -6,9 +6,9 @@ import { advance, nowOf, profileOf, settle } from "./support";
 
 /**
  * Graph's lifecycle notifications over HTTP, on the stack's hand-moved clock (the Microsoft
- * emulator shares it): `subscriptionRemoved` → a new subscription at the next poll's upkeep,
- * `reauthorizationRequired` → a PATCH renewal at the next upkeep (the changes Graph held are
- * reported as `missed`, which re-syncs), and pushes go on.
+ * emulator shares it): `subscriptionRemoved` → a new subscription at once (the notification
+ * queues the source's upkeep), `reauthorizationRequired` → a PATCH renewal by that upkeep (the
+ * changes Graph held are reported as `missed`, which re-syncs), and pushes go on.
  */
 const MIN = 60_000;
 const T0 = Date.parse("2026-03-02T08:00:00.000Z");
@@ -57,19 +57,17 @@ const writes = (graph: RunningMicrosoftEmulator, method: string) =>
     .length;
 
 describe("the Graph push lifecycle", () => {
-  it("recreates a removed subscription at the next upkeep, and pushes go on", async () => {
+  it("recreates a removed subscription at once, and pushes go on", async () => {
     e = await connected();
     const graph = graphOf(e);
     const [first] = graph.subscriptions();
     expect(first).toBeDefined();
-    // Act: Outlook removes the subscription; the lifecycle notification reaches our hook.
+    // Act: Outlook removes the subscription; the lifecycle notification reaches our hook, which
+    // queues the source's upkeep: it recreates the subscription right away.
     graph.removeSubscription(first?.id ?? "");
     await deliver(e);
-    expect(graph.subscriptions()).toEqual([]);
-    // The next poll (within 15 minutes) recreates it.
-    await advance(e, 16 * MIN);
-    await deliver(e);
-    const [second] = graph.subscriptions();
+    const [second, more] = graph.subscriptions();
+    expect(more).toBeUndefined();
     expect(second?.id).toBeDefined();
     expect(second?.id).not.toBe(first?.id);
     expect(await meetingNowShows(e, "After the removal")).not.toBe("");
@@ -87,7 +85,8 @@ describe("the Graph push lifecycle", () => {
     const now = await nowOf(e);
     graph.createEvent(MS_USER, { subject: "Held", start: now - MIN, end: now + 30 * MIN });
     await deliver(e);
-    // Act: the next poll's upkeep renews (PATCH), Graph reports `missed`, the source re-syncs.
+    // Act: the upkeep the notification queued renews (PATCH), Graph reports `missed`, the source
+    // re-syncs.
     await advance(e, 16 * MIN);
     await deliver(e);
     await deliver(e);

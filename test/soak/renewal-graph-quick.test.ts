@@ -17,8 +17,13 @@ describe("the Graph renewal soak, shortened", () => {
     // 12 hours of 2-hour subscriptions renewed by PATCH at 80%: at least 5 renewals of one.
     expect(report.created).toBe(1);
     expect(report.renewed).toBeGreaterThanOrEqual(5);
+    // Each one by an upkeep the tick found due (the app's own log of its upkeeps).
+    expect(report.upkeeps.renewed).toBe(report.renewed);
     expect(report.edits).toBeGreaterThan(2);
     expect(report.pushesLost).toEqual([]);
     expect(report.lapsed).toEqual([]);
+    // Poll cost: a 15-minute poll alone reads 48 times in 12 hours.
+    expect(report.reads.fifteenMinutePoll).toBe(48);
+    expect(report.reads.made).toBeGreaterThan(0);
   }, 180_000);
 });

@@ -15,6 +15,9 @@ describe("the renewal soak, shortened", () => {
     });
     // 12 hours of 2-hour channels renewed at 80%: the first and at least 6 renewals.
     expect(report.channelsCreated).toBeGreaterThanOrEqual(7);
+    // Every channel after the first came from an upkeep (renewals scheduled in the due index).
+    expect(report.upkeeps.created).toBe(1);
+    expect(report.upkeeps.renewed + report.upkeeps.recreated).toBe(report.channelsCreated - 1);
     expect(report.edits).toBeGreaterThan(2);
     expect(report.pushesLost).toEqual([]);
     expect(report.lapsed).toEqual([]);

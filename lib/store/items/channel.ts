@@ -1,6 +1,7 @@
 import type { ChannelRecord } from "#lib/core/records";
 import { type ChannelKind, isChannelKind } from "#lib/core/source-kinds";
 import { CorruptItemError } from "../errors";
+import { TTL_ATTRIBUTE } from "../table";
 import { type Item, n, readN, readS, s, userPk } from "./codec";
 
 /** Calendar push channel → user lookup (Google channel id, Graph subscription, hook id). */
@@ -19,8 +20,13 @@ export function channelPointerItem(c: ChannelRecord): Item {
     PK: s(userPk(c.key.team, c.key.user)),
     SK: s(`${CHANNEL_POINTER_PREFIX}${c.channelId}`),
     type: s("channel-pointer"),
+    // A retired channel's pointer goes with it, so renewals leave nothing in the partition.
+    ...(c.retiresAt !== undefined ? { [TTL_ATTRIBUTE]: retiredExpiry(c.retiresAt) } : {}),
   };
 }
+
+/** A retired binding is kept a day past its retirement (for support), then TTL may delete it. */
+const retiredExpiry = (retiresAt: number) => n(Math.ceil((retiresAt + 86_400_000) / 1000));
 
 export function channelToItem(c: ChannelRecord): Item {
   const keys = channelKeys(c.channelId);
@@ -36,6 +42,10 @@ export function channelToItem(c: ChannelRecord): Item {
   };
   if (c.secretSealed !== undefined) item.secretSealed = s(c.secretSealed);
   if (c.kind !== undefined) item.kind = s(c.kind);
+  if (c.retiresAt !== undefined) {
+    item.retiresAt = n(c.retiresAt);
+    item[TTL_ATTRIBUTE] = retiredExpiry(c.retiresAt);
+  }
   return item;
 }
 
@@ -46,6 +56,7 @@ export function channelFromItem(item: Item): ChannelRecord {
     sourceId: readS(item, "sourceId"),
     ...(item.secretSealed !== undefined ? { secretSealed: readS(item, "secretSealed") } : {}),
     ...(item.kind !== undefined ? { kind: readChannelKind(item) } : {}),
+    ...(item.retiresAt !== undefined ? { retiresAt: readN(item, "retiresAt") } : {}),
     version: readN(item, "version"),
   };
 }

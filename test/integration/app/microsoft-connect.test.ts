@@ -13,6 +13,9 @@ import { completeConnect, connectUrl } from "#lib/app/connect-flow";
 import { connectProviderAt } from "#lib/app/connect-providers";
 import { contextOf, type UseCaseDeps } from "#lib/app/context";
 import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { requestPushWork } from "#lib/app/push-requests";
+import { CHANNEL_RETIRE_GRACE_MS, upkeepPush } from "#lib/app/push-upkeep";
+import { findChannel } from "#lib/app/users";
 import { graphProvider, graphPushHook } from "#lib/calendar/providers/graph";
 import type { PushChannel } from "#lib/calendar/providers/provider";
 import { ManualClock } from "#lib/core/clock";
@@ -181,5 +184,47 @@ describe("connecting Microsoft through the app", () => {
     expect(read.fetch.kind === "fetched" && read.fetch.occurrences.map((o) => o.summary)).toEqual([
       "Standup",
     ]);
+  });
+
+  it("a PATCH renewal keeps the subscription's binding; a recreate retires it after the grace", async () => {
+    const { emu, clock, store, hook, config, flow } = await setup();
+    const provider = connectProviderAt("microsoft");
+    if (!provider) throw new Error("no microsoft connect provider");
+    const redirectUri = `${hook.base}/connect/microsoft/callback`;
+    const authorize = connectUrl({ config }, provider, { redirectUri, state: "st" });
+    const consent = await fetch(`${authorize}&as=${MS_USER}`, { redirect: "manual" });
+    const code = new URL(consent.headers.get("location") ?? "").searchParams.get("code") ?? "";
+    const { sourceId } = await completeConnect(flow, provider, KEY, { code, redirectUri });
+    const ctx = flow.upkeep.ctx;
+    const sourceOf = async () => {
+      const s = (await store.getUser(KEY))?.sources.find((x) => x.id === sourceId);
+      if (s?.push === undefined) throw new Error("no push channel");
+      return s;
+    };
+    // The first subscription's clientState carries the first channel id (the binding in use).
+    const first = (await sourceOf()).push;
+    const firstBinding = "1".padStart(32, "c");
+    expect(first?.bindingId).toBe(firstBinding);
+
+    // Act: past 80% of its lifetime the upkeep renews it with PATCH: the same subscription.
+    clock.set(first ? first.createdAt + Math.ceil((first.expiresAt - first.createdAt) * 0.81) : 0);
+    const renewed = await upkeepPush(flow.upkeep, KEY, await sourceOf());
+    expect(renewed).toMatchObject({ kind: "renewed", channelId: first?.channelId });
+    // Graph keeps the clientState: its binding stays; the one made for the renewal never serves.
+    expect((await sourceOf()).push?.bindingId).toBe(firstBinding);
+    expect(await findChannel(ctx, firstBinding)).toMatchObject({ sourceId });
+    expect(await findChannel(ctx, "2".padStart(32, "c"))).toBeUndefined();
+
+    // Act: Graph removed it; the upkeep makes a new subscription with a new clientState.
+    await requestPushWork(ctx, KEY, sourceId, "recreate", first?.channelId);
+    const recreated = await upkeepPush(flow.upkeep, KEY, await sourceOf());
+    expect(recreated.kind).toBe("recreated");
+    expect((await sourceOf()).push?.bindingId).toBe("3".padStart(32, "c"));
+    expect(emu.subscriptions()).toHaveLength(1);
+    // The old binding serves the notifications on their way for the grace, then nothing.
+    expect(await findChannel(ctx, firstBinding)).toBeDefined();
+    clock.set(clock.now() + CHANNEL_RETIRE_GRACE_MS);
+    expect(await findChannel(ctx, firstBinding)).toBeUndefined();
+    expect(await findChannel(ctx, "3".padStart(32, "c"))).toMatchObject({ sourceId });
   });
 });

@@ -168,13 +168,18 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       expect((await http(calendarHandler, forged)).statusCode).toBe(401);
     });
 
-    it("handles a lifecycle notification by re-syncing the source", async () => {
+    it("handles a lifecycle notification by re-syncing the source and queueing its upkeep", async () => {
       stack.clock.set(FIXTURE_NOW_MS + 180_000);
       stack.syncs.sent.length = 0;
       const res = await http(calendarHandler, eventFixture("hooks-graph-lifecycle.json"));
       expect(res.statusCode).toBe(202);
-      expect(stack.syncs.sent.map((s) => "sourceId" in s.message && s.message.sourceId)).toEqual([
-        "office",
+      expect(
+        stack.syncs.sent.map(
+          (s) => "sourceId" in s.message && [s.message.sourceId, s.message.reason],
+        ),
+      ).toEqual([
+        ["office", "push"],
+        ["office", "upkeep"],
       ]);
     });
   });

@@ -90,7 +90,17 @@ describe("handleCalendarPush for Microsoft Graph", () => {
     );
     // Assess
     expect(reply).toEqual({ status: 202, json: { ok: true, queued: 1 } });
-    expect(syncs).toEqual([{ team: "T0DEMO", user: "U001", sourceId: "outlook", reason: "push" }]);
+    // The re-sync, and the renewal asked of the upkeep at once (the hook writes nothing itself).
+    expect(syncs).toEqual([
+      { team: "T0DEMO", user: "U001", sourceId: "outlook", reason: "push" },
+      {
+        team: "T0DEMO",
+        user: "U001",
+        sourceId: "outlook",
+        reason: "upkeep",
+        upkeep: { request: "renew", channelId: "sub-graph-1" },
+      },
+    ]);
     expect(logged).toContainEqual({
       level: "warn",
       message: "graph lifecycle notification",

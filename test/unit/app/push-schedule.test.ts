@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "#lib/app/config";
+import { createConnectAccess } from "#lib/app/connect-access";
+import { contextOf } from "#lib/app/context";
+import type { SyncMessage } from "#lib/app/contracts";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { enqueueDueUpkeeps, runUpkeep, UPKEEP_LEASE_MS } from "#lib/app/push-schedule";
+import { ManualClock } from "#lib/core/clock";
+import type { Queue, StatusGateway } from "#lib/core/ports";
+import { silentLog } from "#lib/core/ports";
+import type { SourceRecord } from "#lib/core/records";
+import { MemoryStore } from "#lib/store/memory-store";
+import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
+import { MemoryQueue } from "../../integration/app/harness";
+
+/**
+ * The upkeep's bookkeeping, without a provider: the tick queues one `upkeep` message per entry
+ * due; a worker finding another's claim does nothing; a source no longer connected has its entry
+ * parked (no more upkeeps until it connects again); a repair leaves a retry that is waiting.
+ */
+const T0 = Date.UTC(2026, 3, 1, 9);
+const MIN = 60_000;
+const KEY = { team: "T0DEMO", user: "U001" };
+
+async function setup(sources: SourceRecord[]) {
+  const clock = new ManualClock(T0);
+  const store = new MemoryStore();
+  const ctx = contextOf(
+    {
+      store,
+      gateway: {} as StatusGateway,
+      transitionQueue: new MemoryQueue(),
+      clock,
+      log: silentLog,
+      tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
+    },
+    async () => ({ kind: "nothing" }) as never,
+  );
+  await store.putUser(
+    {
+      key: KEY,
+      tz: "UTC",
+      tokenSealed: "x",
+      emails: [],
+      sources,
+      rules: {},
+      mode: "auto",
+      version: 0,
+      updatedAt: T0,
+    },
+    undefined,
+  );
+  const config = loadConfig({
+    TABLE_NAME: "t",
+    SERVICE_BASE_URL: "https://svc.example/api",
+    SIGNING_SECRET: "s",
+    TOKEN_KEY: "k",
+  });
+  const access = createConnectAccess({ ctx, config, fetch, readParameter: async () => "" });
+  const sent: SyncMessage[] = [];
+  const syncQueue: Queue<SyncMessage> = { send: async (m) => void sent.push(m) };
+  const schedule = new MemoryUpkeepSchedule();
+  const deps = {
+    upkeep: { ctx, config, access, signingSecret: async () => "s", newChannelId: () => "c" },
+    schedule,
+    syncQueue,
+  };
+  return { clock, deps, schedule, sent };
+}
+
+describe("push upkeep through the due index", () => {
+  it("the tick queues one upkeep message per entry due, and none before its instant", async () => {
+    const { clock, deps, schedule, sent } = await setup([]);
+    await schedule.set({ key: KEY, sourceId: "google-1", dueAt: T0 + 5 * MIN, failures: 0 });
+    expect(await enqueueDueUpkeeps(deps)).toBe(0);
+    clock.set(T0 + 5 * MIN);
+    expect(await enqueueDueUpkeeps(deps)).toBe(1);
+    expect(sent).toEqual([{ ...KEY, sourceId: "google-1", reason: "upkeep" }]);
+  });
+
+  it("a source that is not connected (any more) has its entry parked", async () => {
+    const ics: SourceRecord = { id: "ics-1", kind: "ics", url: "https://cal.example/a.ics" };
+    const { clock, deps, schedule } = await setup([ics]);
+    await schedule.set({ key: KEY, sourceId: "ics-1", dueAt: T0, failures: 1 });
+    expect(await runUpkeep(deps, KEY, "ics-1", { readNewChannel: true })).toEqual({
+      kind: "gone",
+    });
+    expect(await runUpkeep(deps, KEY, "removed", { readNewChannel: true })).toEqual({
+      kind: "gone",
+    });
+    clock.set(T0 + 10 * UPKEEP_LEASE_MS);
+    expect(await schedule.dueBy(clock.now())).toEqual([]);
+  });
+
+  it("another worker's claim, or a repair meeting a waiting retry, does nothing", async () => {
+    const { deps, schedule } = await setup([]);
+    await schedule.claim(KEY, "google-1", T0, T0 + UPKEEP_LEASE_MS);
+    expect(await runUpkeep(deps, KEY, "google-1", { readNewChannel: true })).toEqual({
+      kind: "busy",
+    });
+    await schedule.set({ key: KEY, sourceId: "google-2", dueAt: T0 + 60 * MIN, failures: 2 });
+    const repair = await runUpkeep(deps, KEY, "google-2", {
+      upkeep: { repair: true },
+      readNewChannel: true,
+    });
+    expect(repair).toEqual({ kind: "busy" });
+    // Left as it was: the retry still waits for its instant, unclaimed.
+    expect(await schedule.claim(KEY, "google-2", T0, T0 + 1)).toEqual({
+      key: KEY,
+      sourceId: "google-2",
+      dueAt: T0 + 60 * MIN,
+      failures: 2,
+    });
+  });
+});
