@@ -126,17 +126,23 @@ async function setup() {
   return { emu, clock, store, hook, config, access, flow: { ...accessDeps, upkeep } };
 }
 
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+/** The user consents at the emulator as MS_USER; the callback's code completes the connect. */
+async function connectMicrosoft({ hook, config, flow }: Pick<Setup, "hook" | "config" | "flow">) {
+  const provider = connectProviderAt("microsoft");
+  if (!provider) throw new Error("no microsoft connect provider");
+  const redirectUri = `${hook.base}/connect/microsoft/callback`;
+  const authorize = connectUrl({ config }, provider, { redirectUri, state: "st" });
+  const consent = await fetch(`${authorize}&as=${MS_USER}`, { redirect: "manual" });
+  const code = new URL(consent.headers.get("location") ?? "").searchParams.get("code") ?? "";
+  return completeConnect(flow, provider, KEY, { code, redirectUri });
+}
+
 describe("connecting Microsoft through the app", () => {
   it("consent, exchange, first subscription; an edit notifies the hook; the source reads through Graph", async () => {
     const { emu, store, hook, config, access, flow } = await setup();
-    const provider = connectProviderAt("microsoft");
-    if (!provider) throw new Error("no microsoft connect provider");
-    const redirectUri = `${hook.base}/connect/microsoft/callback`;
-    const authorize = connectUrl({ config }, provider, { redirectUri, state: "st" });
-    const consent = await fetch(`${authorize}&as=${MS_USER}`, { redirect: "manual" });
-    const code = new URL(consent.headers.get("location") ?? "").searchParams.get("code") ?? "";
-
-    const outcome = await completeConnect(flow, provider, KEY, { code, redirectUri });
+    const outcome = await connectMicrosoft({ hook, config, flow });
     expect(outcome.push.kind).toBe("created");
     const [sub] = emu.subscriptions();
     expect(sub).toMatchObject({
@@ -165,13 +171,7 @@ describe("connecting Microsoft through the app", () => {
 
   it("a PATCH renewal keeps the subscription's binding; a recreate retires it after the grace", async () => {
     const { emu, clock, store, hook, config, flow } = await setup();
-    const provider = connectProviderAt("microsoft");
-    if (!provider) throw new Error("no microsoft connect provider");
-    const redirectUri = `${hook.base}/connect/microsoft/callback`;
-    const authorize = connectUrl({ config }, provider, { redirectUri, state: "st" });
-    const consent = await fetch(`${authorize}&as=${MS_USER}`, { redirect: "manual" });
-    const code = new URL(consent.headers.get("location") ?? "").searchParams.get("code") ?? "";
-    const { sourceId } = await completeConnect(flow, provider, KEY, { code, redirectUri });
+    const { sourceId } = await connectMicrosoft({ hook, config, flow });
     const ctx = flow.upkeep.ctx;
     const sourceOf = async () => {
       const s = (await store.getUser(KEY))?.sources.find((x) => x.id === sourceId);
