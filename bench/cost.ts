@@ -1,60 +1,36 @@
-import { fork } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import { POLL_FETCH_CONCURRENCY, POLL_SOURCES_PER_MESSAGE } from "#lib/app/sync-coalescing";
-import { expand } from "#lib/calendar/expand";
-import { ManualClock } from "#lib/core/clock";
-import { renderIcs } from "#lib/local/demo-feed";
-import { startIcsServer } from "#lib/local/ics-server";
-import type { PushCostSample } from "./support/cost-push";
-import { type PushFigures, pushFigures, pushTable } from "./support/cost-push-table";
-import { type CostSample, DAY, eventsFor, MONTH_START } from "./support/cost-sim";
+import { pollBaselines } from "./support/cost-baselines";
+import { runWorker } from "./support/cost-fork";
+import {
+  DAYS_PER_MONTH,
+  IDLE_RECEIVES_PER_DAY,
+  MEMORY_GB,
+  PLATFORM_LOG_BYTES,
+  POLLS_PER_DAY,
+  PRICES,
+  REALISTIC_FETCH_MS,
+  sqsSources,
+  TICKS_PER_DAY,
+} from "./support/cost-model";
+import { pushFigures } from "./support/cost-push-table";
+import { type CostResult, type FunctionRow, icsTotalsOf } from "./support/cost-result";
 import { syncSideDynamo, syncSideHandlerMs } from "./support/cost-sync-side";
-import type { SourceCounts } from "./support/dynamo-meter";
-import type { KmsTally } from "./support/kms-meter";
-import { type Invocation, WARM_MS } from "./support/lambda-meter";
-import { formatTable, quantile, round, sum } from "./support/stats";
+import {
+  coldStarts,
+  countBy,
+  dynamoBySourceOf,
+  indexWritesOf,
+  kmsByFunctionOf,
+} from "./support/cost-tally";
+import { quantile, round, sum } from "./support/stats";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// The cost bench: runs the simulation's worker processes and prices their counts. The model's
+// prices and constants are in support/cost-model.ts, the result's type in cost-result.ts, the
+// baselines in cost-baselines.ts and the printed tables in cost-table.ts.
 
-/** AWS list prices, us-east-1, on-demand, as of 2025 (US$). */
-export const PRICES = {
-  lambdaRequest: 0.2 / 1e6,
-  /** arm64, as serverless.yml deploys. */
-  lambdaGbSecond: 0.0000133334,
-  dynamoReadUnit: 0.125 / 1e6,
-  dynamoWriteUnit: 0.625 / 1e6,
-  sqsRequest: 0.4 / 1e6,
-  httpApiRequest: 1.0 / 1e6,
-  kmsRequest: 0.03 / 1e4,
-  /** A customer-managed KMS key (the token key), per month, whatever it is used for. */
-  kmsKeyMonth: 1.0,
-  /** CloudWatch Logs ingestion per GB (storage after the first month not counted). */
-  logsIngestGb: 0.5,
-} as const;
-/**
- * Billed duration of one feed fetch from a real calendar host (DNS, TLS, the transfer): the
- * loopback fetch measured here is near zero, so each figure is also given with this added to
- * every feed fetch, ours and the baselines'.
- */
-export const REALISTIC_FETCH_MS = 200;
-/** Lambda's own START, END and REPORT lines in CloudWatch Logs, per invocation (bytes). */
-const PLATFORM_LOG_BYTES = 330;
-/** Users one invocation of the multi-tenant poller serves (as hudl/CalendarToSlack does). */
-const TENANTS_PER_POLL = 10;
-/** serverless.yml's provider memorySize. */
-const MEMORY_GB = 0.5;
-/** EventBridge runs the tick every minute and the poll every 5 minutes, once per deployment. */
-const TICKS_PER_DAY = 1440;
-const POLLS_PER_DAY = 288;
-/**
- * Lambda's SQS event source long-polls each queue with at least 5 pollers, 20 s waits: about
- * 5 × 3 × 1,440 receives a day per queue even when it is empty. Two queues, per deployment.
- */
-const IDLE_RECEIVES_PER_DAY = 2 * 5 * 3 * 1440;
+export type { CostResult, FunctionRow } from "./support/cost-result";
+export { costTable } from "./support/cost-table";
 
 export interface CostOptions {
   users: number;
@@ -70,172 +46,6 @@ export interface CostOptions {
   workers?: number;
   /** Also run a push-backed user (cost-push.ts) beside them (default true). */
   push?: boolean;
-}
-
-/** An SQS event source as serverless.yml declares it. */
-interface SqsSource {
-  batchSize: number;
-  windowS: number;
-}
-
-/** Reads the SQS event sources' batch size and batching window from serverless.yml. */
-function sqsSources(): Record<"syncWorker" | "transitionWorker", SqsSource> {
-  const doc = parse(readFileSync(path.join(repoRoot, "serverless.yml"), "utf8"), {
-    logLevel: "silent",
-  }) as { functions?: Record<string, { events?: Array<{ sqs?: Record<string, unknown> }> }> };
-  const of = (fn: string): SqsSource => {
-    const sqs = doc.functions?.[fn]?.events?.find((e) => e.sqs)?.sqs ?? {};
-    const n = (v: unknown, fallback: number) => (typeof v === "number" ? v : fallback);
-    return { batchSize: n(sqs.batchSize, 10), windowS: n(sqs.maximumBatchingWindow, 0) };
-  };
-  return { syncWorker: of("syncWorker"), transitionWorker: of("transitionWorker") };
-}
-
-export interface FunctionRow {
-  fn: string;
-  unbatched: number;
-  batched: number;
-  /** What drives the count, in words with the measured parts. */
-  drivers: string;
-}
-
-export interface CostResult {
-  users: number;
-  days: number;
-  workers: number;
-  userDays: number;
-  deploymentUsers: number;
-  busyBlocksPerUserDay: number;
-  profileSetsPerUserDay: number;
-  profileGetsPerUserDay: number;
-  setsPerBusyBlock: number;
-  transitionsPerBusyBlock: number;
-  readsPerUserDay: number;
-  writesPerUserDay: number;
-  readUnitsPerUserDay: number;
-  writeUnitsPerUserDay: number;
-  /** Of the write units, those of the global secondary indexes; entries written per index. */
-  indexWriteUnitsPerUserDay: number;
-  indexWritesPerUserDay: Record<string, number>;
-  /**
-   * DynamoDB reads, writes and units per user-day by function, command and item kind (the
-   * simulated ticks and polls included as run, not at the deployment's share), largest first.
-   */
-  dynamoBySource: Array<{ source: string } & SourceCounts>;
-  logBytesPerUserDay: number;
-  /**
-   * KMS requests as counted through the vault (bench/support/kms-meter.ts: each function
-   * instance keeps what it opened), and by function.
-   */
-  kmsRequestsPerUserDay: number;
-  /** The same without the cache: every seal and open the handlers asked for. */
-  kmsRequestsUncachedPerUserDay: number;
-  kmsByFunction: Record<string, KmsTally>;
-  queueMessagesPerUserDay: number;
-  sqsRequestsPerUserDay: number;
-  functions: FunctionRow[];
-  invocationsTotalPerUserDay: number;
-  invocationsBatchedPerUserDay: number;
-  /** Batched invocations if the sync queue's batch size were 10. */
-  invocationsBatchedAtSyncBatch10: number;
-  sqs: Record<"syncWorker" | "transitionWorker", SqsSource>;
-  gbSecondsPerUserDay: number;
-  coldStartsPerDeploymentDay: number;
-  usdPerUserMonth: number;
-  /** The same with REALISTIC_FETCH_MS of billed duration added to each feed fetch. */
-  usdPerUserMonthRealisticFetch: number;
-  usdBreakdown: Record<string, number>;
-  poll: {
-    runMs: number;
-    invocationsPerUserDay: number;
-    profileSetsPerUserDay: number;
-    profileSetsEveryMinutePerUserDay: number;
-    gbSecondsPerUserDay: number;
-    usdPerUserMonth: number;
-    usdPerUserMonthRealisticFetch: number;
-  };
-  /** The multi-tenant poller: every minute, TENANTS_PER_POLL users per invocation. */
-  multiPoll: {
-    invocationsPerUserDay: number;
-    gbSecondsPerUserDay: number;
-    usdPerUserMonth: number;
-    usdPerUserMonthRealisticFetch: number;
-  };
-  fewerInvocations: number;
-  /** A push-backed user beside the ICS ones: polls and dollars saved (absent with `push: false`). */
-  push?: PushFigures;
-  idleRunReads: number;
-  /** Real seconds: the slowest worker's simulation, and the whole benchmark. */
-  simulationS: number;
-  wallS: number;
-}
-
-/** Runs one worker process (ICS users `indices`, or the push-backed user) with its counts. */
-function runWorker(indices: number[], days: number): Promise<CostSample>;
-function runWorker(indices: "push", days: number): Promise<PushCostSample>;
-function runWorker(indices: number[] | "push", days: number): Promise<CostSample | PushCostSample> {
-  return new Promise((resolve, reject) => {
-    const child = fork(
-      path.join(repoRoot, "bench/support/cost-worker.ts"),
-      [JSON.stringify(indices === "push" ? { push: true, days } : { indices, days })],
-      {
-        cwd: repoRoot,
-        execArgv: ["--import", "tsx"],
-        stdio: ["ignore", "inherit", "inherit", "ipc"],
-      },
-    );
-    let result:
-      | { ok: true; sample: CostSample | PushCostSample }
-      | { ok: false; error: string }
-      | undefined;
-    child.on("message", (m) => {
-      result = m as typeof result;
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      if (result?.ok) resolve(result.sample);
-      else reject(new Error(`cost worker failed (exit ${code}): ${result?.error ?? "no result"}`));
-    });
-  });
-}
-
-/** One poll-bot run: fetch the whole feed and expand today's events, median of 15 (warm). */
-async function pollWorkMs(ics: string, at: number): Promise<number> {
-  const server = await startIcsServer({ clock: new ManualClock(at), feeds: { "/cal.ics": ics } });
-  try {
-    const times: number[] = [];
-    for (let i = 0; i < 15; i++) {
-      const t0 = performance.now();
-      const text = await (await fetch(server.feedUrl("/cal.ics"))).text();
-      await expand(text, { from: at - DAY, to: at, userZone: "UTC" });
-      times.push(performance.now() - t0);
-    }
-    return quantile(times, 0.5);
-  } finally {
-    await server.close();
-  }
-}
-
-const countBy = (values: string[]): Record<string, number> => {
-  const out: Record<string, number> = {};
-  for (const v of values) out[v] = (out[v] ?? 0) + 1;
-  return out;
-};
-
-/** Cold starts: a function's first invocation, and any after it sat idle longer than WARM_MS. */
-function coldStarts(invocations: Invocation[]): Record<string, number> {
-  const byFn = new Map<string, number[]>();
-  for (const i of invocations) {
-    const ats = byFn.get(i.fn);
-    if (ats) ats.push(i.at);
-    else byFn.set(i.fn, [i.at]);
-  }
-  const out: Record<string, number> = {};
-  for (const [fn, ats] of byFn) {
-    ats.sort((a, b) => a - b);
-    out[fn] = ats.filter((at, k) => k === 0 || at - (ats[k - 1] as number) > WARM_MS).length;
-  }
-  return out;
 }
 
 /**
@@ -353,23 +163,8 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
   const writes = perUserDay(sum(samples.map((s) => s.dynamo.writes)));
   const writeUnits = perUserDay(sum(samples.map((s) => s.dynamo.writeUnits)));
   const indexWriteUnits = perUserDay(sum(samples.map((s) => s.dynamo.indexWriteUnits)));
-  const indexWrites: Record<string, number> = {};
-  for (const s of samples) {
-    for (const [index, k] of Object.entries(s.dynamo.indexWrites)) {
-      indexWrites[index] = (indexWrites[index] ?? 0) + k;
-    }
-  }
-  const bySource = new Map<string, SourceCounts>();
-  for (const s of samples) {
-    for (const [source, c] of Object.entries(s.dynamo.bySource)) {
-      const row = bySource.get(source) ?? { reads: 0, writes: 0, readUnits: 0, writeUnits: 0 };
-      row.reads += c.reads;
-      row.writes += c.writes;
-      row.readUnits += c.readUnits;
-      row.writeUnits += c.writeUnits;
-      bySource.set(source, row);
-    }
-  }
+  const indexWrites = indexWritesOf(samples);
+  const bySource = dynamoBySourceOf(samples);
   const dynamoBySource = [...bySource]
     .map(([source, c]) => ({
       source,
@@ -422,27 +217,13 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     batchedTotal * PLATFORM_LOG_BYTES;
 
   // KMS: the requests counted through the vault, as each function's instances would make them.
-  const kmsByFunction: Record<string, KmsTally> = {};
-  for (const s of samples) {
-    for (const [fn, k] of Object.entries(s.kms.byFunction)) {
-      const row = kmsByFunction[fn] ?? {
-        encrypt: 0,
-        decrypt: 0,
-        asked: { encrypt: 0, decrypt: 0 },
-      };
-      row.encrypt += k.encrypt;
-      row.decrypt += k.decrypt;
-      row.asked.encrypt += k.asked.encrypt;
-      row.asked.decrypt += k.asked.decrypt;
-      kmsByFunction[fn] = row;
-    }
-  }
+  const kmsByFunction = kmsByFunctionOf(samples);
   const kmsRequests = perUserDay(sum(samples.map((s) => s.kms.encrypt + s.kms.decrypt)));
   const kmsUncached = perUserDay(
     sum(samples.map((s) => s.kms.asked.encrypt + s.kms.asked.decrypt)),
   );
 
-  const month = 30;
+  const month = DAYS_PER_MONTH;
   const usd = {
     lambda: batchedTotal * PRICES.lambdaRequest + gbSeconds * PRICES.lambdaGbSecond,
     dynamodb: readUnits * PRICES.dynamoReadUnit + writeUnits * PRICES.dynamoWriteUnit,
@@ -463,21 +244,12 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
   const usdPerUserMonthRealisticFetch =
     usdPerUserMonth + fetchGbSeconds * PRICES.lambdaGbSecond * month;
 
-  // The poll-every-minute baseline, per user: one invocation a minute that fetches the feed and
-  // expands today (timed here on user 0's feed, warm), sets the status when the block it is in
-  // changes and clears it when the block ends; it remembers what it set in instance memory, so
-  // no database, no queue, no profile reads.
-  const end = MONTH_START + days * DAY;
-  const pollMs = await pollWorkMs(renderIcs(eventsFor(0, days, end), MONTH_START), end);
-  const pollGbSeconds = 1440 * (pollMs / 1000) * MEMORY_GB;
-  const busyMinutes = sum(samples.map((s) => s.busyMinutes));
-  /** A poller's US$ per user-month: `runs` invocations a user-day, each fetch `fetchMs` long. */
-  const pollerUsd = (runs: number, fetchMs: number) =>
-    (runs * PRICES.lambdaRequest +
-      1440 * ((fetchMs / 1000) * MEMORY_GB) * PRICES.lambdaGbSecond +
-      ((runs * PLATFORM_LOG_BYTES) / 1e9) * PRICES.logsIngestGb) *
-    month;
-  const multiRuns = 1440 / TENANTS_PER_POLL;
+  // The baselines: a bot polling each user's feed every minute, and a multi-tenant poller.
+  const { poll, multiPoll } = await pollBaselines({
+    days,
+    profileSetsPerUserDay: perUserDay(2 * blocks),
+    busyMinutesPerUserDay: perUserDay(sum(samples.map((s) => s.busyMinutes))),
+  });
 
   const result: CostResult = {
     users: n,
@@ -531,21 +303,8 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     usdPerUserMonth: round(usdPerUserMonth, 5),
     usdPerUserMonthRealisticFetch: round(usdPerUserMonthRealisticFetch, 5),
     usdBreakdown: Object.fromEntries(Object.entries(usd).map(([k, v]) => [k, round(v * month, 6)])),
-    poll: {
-      runMs: round(pollMs),
-      invocationsPerUserDay: 1440,
-      profileSetsPerUserDay: round(perUserDay(2 * blocks), 2),
-      profileSetsEveryMinutePerUserDay: round(perUserDay(busyMinutes), 1),
-      gbSecondsPerUserDay: round(pollGbSeconds, 2),
-      usdPerUserMonth: round(pollerUsd(1440, pollMs), 5),
-      usdPerUserMonthRealisticFetch: round(pollerUsd(1440, pollMs + REALISTIC_FETCH_MS), 5),
-    },
-    multiPoll: {
-      invocationsPerUserDay: multiRuns,
-      gbSecondsPerUserDay: round(pollGbSeconds, 2),
-      usdPerUserMonth: round(pollerUsd(multiRuns, pollMs), 5),
-      usdPerUserMonthRealisticFetch: round(pollerUsd(multiRuns, pollMs + REALISTIC_FETCH_MS), 5),
-    },
+    poll,
+    multiPoll,
     fewerInvocations: round(1440 / batchedTotal, 1),
     idleRunReads: round(idleReads, 1),
     simulationS: round(simulationS),
@@ -577,146 +336,4 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     },
   );
   return { ...result, push };
-}
-
-/** The ICS user's whole month, as the push table sets it beside the push-backed user's. */
-const icsTotalsOf = (r: CostResult) => ({
-  readsPerUserDay: r.readsPerUserDay,
-  readUnitsPerUserDay: r.readUnitsPerUserDay,
-  writesPerUserDay: r.writesPerUserDay,
-  writeUnitsPerUserDay: r.writeUnitsPerUserDay,
-  sqsRequestsPerUserDay: r.sqsRequestsPerUserDay,
-  invocationsBatchedPerUserDay: r.invocationsBatchedPerUserDay,
-  usdPerUserMonth: r.usdPerUserMonth,
-});
-
-export function costTable(r: CostResult): string {
-  const both = (x: string) => [x, x];
-  const rows: string[][] = [
-    [
-      "users.profile.set calls",
-      String(r.profileSetsPerUserDay),
-      ...both(String(r.poll.profileSetsPerUserDay)),
-    ],
-    [
-      "  per busy block (incl. explicit clears)",
-      String(r.setsPerBusyBlock),
-      ...both("2 (set + clear)"),
-    ],
-    ["users.profile.get calls (read before write)", String(r.profileGetsPerUserDay), ...both("0")],
-    [
-      "DynamoDB reads (read units)",
-      `${r.readsPerUserDay} (${r.readUnitsPerUserDay})`,
-      ...both("0"),
-    ],
-    [
-      "DynamoDB writes (write units, of them indexes')",
-      `${r.writesPerUserDay} (${r.writeUnitsPerUserDay}, ${r.indexWriteUnitsPerUserDay})`,
-      ...both("0"),
-    ],
-    [
-      "queue messages (SQS requests)",
-      `${r.queueMessagesPerUserDay} (${r.sqsRequestsPerUserDay})`,
-      ...both("0"),
-    ],
-    [
-      "KMS requests (kept opened per instance)",
-      `${r.kmsRequestsPerUserDay} (${Object.entries(r.kmsByFunction)
-        .filter(([, k]) => k.encrypt + k.decrypt > 0)
-        .map(([fn, k]) => `${fn} ${round(k.decrypt + k.encrypt, 2)}`)
-        .join(", ")}; ${r.kmsRequestsUncachedPerUserDay} without the cache)`,
-      ...both("0"),
-    ],
-    [
-      "Lambda invocations, one per message",
-      String(r.invocationsTotalPerUserDay),
-      "1440",
-      String(r.multiPoll.invocationsPerUserDay),
-    ],
-    [
-      "Lambda invocations, SQS-batched",
-      String(r.invocationsBatchedPerUserDay),
-      "1440",
-      String(r.multiPoll.invocationsPerUserDay),
-    ],
-    [
-      "Lambda GB-seconds",
-      String(r.gbSecondsPerUserDay),
-      ...both(`${r.poll.gbSecondsPerUserDay} (${r.poll.runMs} ms a fetch)`),
-    ],
-    [
-      "CloudWatch Logs bytes",
-      String(r.logBytesPerUserDay),
-      String(1440 * PLATFORM_LOG_BYTES),
-      String(r.multiPoll.invocationsPerUserDay * PLATFORM_LOG_BYTES),
-    ],
-    [
-      "US$ per user-month",
-      String(r.usdPerUserMonth),
-      String(r.poll.usdPerUserMonth),
-      String(r.multiPoll.usdPerUserMonth),
-    ],
-    [
-      `  with ${REALISTIC_FETCH_MS} ms billed per feed fetch`,
-      String(r.usdPerUserMonthRealisticFetch),
-      String(r.poll.usdPerUserMonthRealisticFetch),
-      String(r.multiPoll.usdPerUserMonthRealisticFetch),
-    ],
-  ];
-  const total = r.invocationsBatchedPerUserDay;
-  const byFn = formatTable(
-    "Lambda invocations per user-day by function",
-    ["function", "one per message", "batched", "share", "what drives them"],
-    r.functions.map((f) => [
-      f.fn,
-      String(f.unbatched),
-      String(f.batched),
-      `${Math.round((f.batched / total) * 100)}%`,
-      f.drivers,
-    ]),
-  );
-  const dynamo = formatTable(
-    "DynamoDB per user-day by function, command and item (simulated ticks and polls as run), costliest first",
-    ["source", "reads", "read units", "writes", "write units"],
-    r.dynamoBySource
-      .slice(0, 40)
-      .map((d) => [
-        d.source,
-        String(d.reads),
-        String(d.readUnits),
-        String(d.writes),
-        String(d.writeUnits),
-      ]),
-  );
-  const top = [...r.functions].sort((a, b) => b.batched - a.batched).slice(0, 3);
-  const usd = Object.entries(r.usdBreakdown)
-    .map(([k, v]) => `${k} $${v}`)
-    .join(", ");
-  const goal = r.fewerInvocations >= 50 ? "met" : "NOT met";
-  return [
-    formatTable(
-      `calls and cost per user-day: ${r.users} users × ${r.days} days in ${r.workers} processes (${r.busyBlocksPerUserDay} busy blocks per user-day), local stack on a simulated clock; deployment of ${r.deploymentUsers} users`,
-      [
-        "per user-day",
-        "statuspilot",
-        "poll every minute",
-        `poll every minute, ${TENANTS_PER_POLL} users a run`,
-      ],
-      rows,
-    ),
-    byFn,
-    dynamo,
-    `Lambda invocations: ${r.fewerInvocations}× fewer than polling (goal ≥ 50×: ${goal}); most are ${top.map((f) => `${f.fn} ${f.batched}`).join(", ")}; with the sync queue's batch size at 10: ${r.invocationsBatchedAtSyncBatch10} (${round(1440 / r.invocationsBatchedAtSyncBatch10, 1)}× fewer)`,
-    `sets per busy block ${r.setsPerBusyBlock} (goal ≤ 1); transition messages per busy block ${r.transitionsPerBusyBlock}; a poll bot that sets every minute while busy makes ${r.poll.profileSetsEveryMinutePerUserDay} sets a day`,
-    `statuspilot US$ per user-month by service: ${usd}; index entries written per user-day: ${Object.entries(
-      r.indexWritesPerUserDay,
-    )
-      .map(([k, v]) => `${k} ${v}`)
-      .join(", ")}`,
-    `model: SQS event sources from serverless.yml (sync batch ${r.sqs.syncWorker.batchSize}, transition batch ${r.sqs.transitionWorker.batchSize}, batching window ${r.sqs.syncWorker.windowS} s / ${r.sqs.transitionWorker.windowS} s); a poll's sync messages for the deployment arrive together and fill whole batches; transitions, pushes and events are each alone; tick and poll once per deployment (${r.idleRunReads} reads a run); SQS: a send per message, a receive and a delete per batch, ${IDLE_RECEIVES_PER_DAY} empty long-poll receives a day per deployment`,
-    `GB-s: handler time measured here one message at a time (a loaded machine overstates it), plus module init at each cold start (${r.coldStartsPerDeploymentDay} a day, counted on the simulated users' invocations: an instance idle 15 min is gone, tick and poll stay warm; a larger deployment has fewer gaps, scale-out not modelled); the poll bots' runs are warm and keep what they set in memory (no database, no profile reads); logs: the handlers' lines at INFO plus Lambda's START/END/REPORT (${PLATFORM_LOG_BYTES} bytes) per invocation, the bots' platform lines only`,
-    "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (512 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (the Decrypt and Encrypt requests counted through the vault, each function instance keeping what it opened for 6 h, addresses 24 h, emptied at each cold start) and $1 a month for the key, shared by the deployment; CloudWatch Logs $0.50/GB ingested",
-    `(simulation ${r.simulationS} s in the slowest process)`,
-    ...(r.push ? ["", pushTable(r.push, icsTotalsOf(r))] : []),
-  ].join("\n");
 }

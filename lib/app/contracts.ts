@@ -211,16 +211,6 @@ export interface StatusUseCases {
   recordTokensRevoked(team: string, users: string[]): Promise<number>;
   /** `app_uninstalled`: stops every user of the team and schedules their data's deletion. */
   recordAppUninstalled(team: string): Promise<number>;
-  /**
-   * A push lifecycle notification (Graph) asks the source's channel to be renewed or recreated
-   * at its next upkeep; false when the source has no such channel (or a newer one).
-   */
-  requestPushWork?(
-    key: UserKey,
-    sourceId: string,
-    action: "renew" | "recreate",
-    channelId?: string,
-  ): Promise<boolean>;
 }
 
 /** User administration for handlers, the CLI and the local stack. */

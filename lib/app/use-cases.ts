@@ -3,7 +3,6 @@ import { recordAppUninstalled, recordTokensRevoked } from "./app-removal";
 import { contextOf, type UseCaseDeps } from "./context";
 import type { ReconcileOutcome, StatusUseCases, UserAdministration } from "./contracts";
 import { outOfOfficeUseCases } from "./out-of-office";
-import { requestPushWork } from "./push-requests";
 import { reconcileUser } from "./reconcile";
 import { applyTimeline, tick } from "./timelines";
 import { isNothingNew, recordUserChange } from "./user-changes";
@@ -49,8 +48,6 @@ export function createUseCases(
     tick: () => tick(ctx),
     recordTokensRevoked: (team, users) => recordTokensRevoked(ctx, team, users),
     recordAppUninstalled: (team) => recordAppUninstalled(ctx, team),
-    requestPushWork: (key, sourceId, action, channelId) =>
-      requestPushWork(ctx, key, sourceId, action, channelId),
     ...outOfOfficeUseCases(ctx),
     upsertUser: (input) => upsertUser(ctx, input),
     getUser: (key) => getUser(ctx, key),

@@ -46,13 +46,6 @@ export interface WebhookDeps {
     recordTokensRevoked(team: string, users: string[]): Promise<number>;
     /** `app_uninstalled`: stops every user of the team and schedules their data's deletion. */
     recordAppUninstalled(team: string): Promise<number>;
-    /** A lifecycle push asks for the channel's renewal or recreation (lib/app/push-requests.ts). */
-    requestPushWork?(
-      key: UserKey,
-      sourceId: string,
-      action: "renew" | "recreate",
-      channelId?: string,
-    ): Promise<boolean>;
   };
   admin: {
     /** The hooks pass `openSecret: false`: they never use the secret, so it stays sealed. */

@@ -11,7 +11,6 @@ import { loadConfig } from "#lib/app/config";
 import { createConnectAccess } from "#lib/app/connect-access";
 import { completeConnect, connectUrl } from "#lib/app/connect-flow";
 import { connectProviderAt } from "#lib/app/connect-providers";
-import { contextOf, type UseCaseDeps } from "#lib/app/context";
 import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { requestPushWork } from "#lib/app/push-requests";
 import { CHANNEL_RETIRE_GRACE_MS, upkeepPush } from "#lib/app/push-upkeep";
@@ -19,11 +18,10 @@ import { findChannel } from "#lib/app/users";
 import { graphProvider, graphPushHook } from "#lib/calendar/providers/graph";
 import type { PushChannel } from "#lib/calendar/providers/provider";
 import { ManualClock } from "#lib/core/clock";
-import type { StatusGateway } from "#lib/core/ports";
 import { silentLog } from "#lib/core/ports";
 import type { WebhookRequest } from "#lib/http/request";
 import { MemoryStore } from "#lib/store/memory-store";
-import { MemoryQueue } from "./harness";
+import { plainUser, statuslessContext } from "./statusless-context";
 
 // Connecting Microsoft through the app's connect flow, against the Microsoft emulator over real
 // HTTP: consent, the code exchanged, the refresh token stored sealed, the first subscription
@@ -113,29 +111,8 @@ async function setup() {
     MICROSOFT_TOKEN_URL: emu.tokenUrl,
     MICROSOFT_GRAPH_BASE_URL: emu.graphBaseUrl,
   });
-  const deps: UseCaseDeps = {
-    store,
-    gateway: {} as StatusGateway,
-    transitionQueue: new MemoryQueue(),
-    clock,
-    log: silentLog,
-    tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
-  };
-  const ctx = contextOf(deps, async () => ({ kind: "nothing" }) as never);
-  await store.putUser(
-    {
-      key: KEY,
-      tz: "UTC",
-      tokenSealed: "x",
-      emails: [],
-      sources: [],
-      rules: {},
-      mode: "auto",
-      version: 0,
-      updatedAt: T0,
-    },
-    undefined,
-  );
+  const ctx = statuslessContext({ store, clock, tokens: new LocalTokenVault(Buffer.alloc(32, 5)) });
+  await store.putUser(plainUser(KEY, T0), undefined);
   const accessDeps = { ctx, config, fetch, readParameter: async () => "" };
   const access = createConnectAccess(accessDeps);
   let ids = 0;
@@ -149,17 +126,23 @@ async function setup() {
   return { emu, clock, store, hook, config, access, flow: { ...accessDeps, upkeep } };
 }
 
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+/** The user consents at the emulator as MS_USER; the callback's code completes the connect. */
+async function connectMicrosoft({ hook, config, flow }: Pick<Setup, "hook" | "config" | "flow">) {
+  const provider = connectProviderAt("microsoft");
+  if (!provider) throw new Error("no microsoft connect provider");
+  const redirectUri = `${hook.base}/connect/microsoft/callback`;
+  const authorize = connectUrl({ config }, provider, { redirectUri, state: "st" });
+  const consent = await fetch(`${authorize}&as=${MS_USER}`, { redirect: "manual" });
+  const code = new URL(consent.headers.get("location") ?? "").searchParams.get("code") ?? "";
+  return completeConnect(flow, provider, KEY, { code, redirectUri });
+}
+
 describe("connecting Microsoft through the app", () => {
   it("consent, exchange, first subscription; an edit notifies the hook; the source reads through Graph", async () => {
     const { emu, store, hook, config, access, flow } = await setup();
-    const provider = connectProviderAt("microsoft");
-    if (!provider) throw new Error("no microsoft connect provider");
-    const redirectUri = `${hook.base}/connect/microsoft/callback`;
-    const authorize = connectUrl({ config }, provider, { redirectUri, state: "st" });
-    const consent = await fetch(`${authorize}&as=${MS_USER}`, { redirect: "manual" });
-    const code = new URL(consent.headers.get("location") ?? "").searchParams.get("code") ?? "";
-
-    const outcome = await completeConnect(flow, provider, KEY, { code, redirectUri });
+    const outcome = await connectMicrosoft({ hook, config, flow });
     expect(outcome.push.kind).toBe("created");
     const [sub] = emu.subscriptions();
     expect(sub).toMatchObject({
@@ -188,13 +171,7 @@ describe("connecting Microsoft through the app", () => {
 
   it("a PATCH renewal keeps the subscription's binding; a recreate retires it after the grace", async () => {
     const { emu, clock, store, hook, config, flow } = await setup();
-    const provider = connectProviderAt("microsoft");
-    if (!provider) throw new Error("no microsoft connect provider");
-    const redirectUri = `${hook.base}/connect/microsoft/callback`;
-    const authorize = connectUrl({ config }, provider, { redirectUri, state: "st" });
-    const consent = await fetch(`${authorize}&as=${MS_USER}`, { redirect: "manual" });
-    const code = new URL(consent.headers.get("location") ?? "").searchParams.get("code") ?? "";
-    const { sourceId } = await completeConnect(flow, provider, KEY, { code, redirectUri });
+    const { sourceId } = await connectMicrosoft({ hook, config, flow });
     const ctx = flow.upkeep.ctx;
     const sourceOf = async () => {
       const s = (await store.getUser(KEY))?.sources.find((x) => x.id === sourceId);

@@ -1,12 +1,11 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { contextOf } from "#lib/app/context";
 import type { SyncMessage } from "#lib/app/contracts";
 import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { CHANNEL_RETIRE_GRACE_MS } from "#lib/app/push-upkeep";
 import { findChannel, putChannel, retireChannel } from "#lib/app/users";
 import { ManualClock } from "#lib/core/clock";
-import type { StatusGateway, StatusStore, TokenVault } from "#lib/core/ports";
+import type { StatusStore, TokenVault } from "#lib/core/ports";
 import { silentLog } from "#lib/core/ports";
 import { MemoryStore } from "#lib/store/memory-store";
 import {
@@ -14,7 +13,7 @@ import {
   handleCalendarPush,
   type WebhookDeps,
 } from "#lib/webhooks/index";
-import { MemoryQueue } from "./harness";
+import { statuslessContext } from "./statusless-context";
 
 /**
  * A replaced channel's binding (a Google renewal makes a new channel and stops the old one)
@@ -53,17 +52,7 @@ function setup() {
       return vault.open(sealed, owner);
     },
   };
-  const ctx = contextOf(
-    {
-      store,
-      gateway: {} as StatusGateway,
-      transitionQueue: new MemoryQueue(),
-      clock,
-      log: silentLog,
-      tokens,
-    },
-    async () => ({ kind: "nothing" }) as never,
-  );
+  const ctx = statuslessContext({ store, clock, tokens });
   const syncs: SyncMessage[] = [];
   const deps = {
     clock,

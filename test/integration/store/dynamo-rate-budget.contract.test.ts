@@ -1,27 +1,11 @@
-import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll } from "vitest";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { describeRateBudgetContract } from "../../contract/rate-budget.contract";
-import { createActiveTable, type LocalDynamo, startDynalite } from "../../support/dynalite";
-
-let dynamo: LocalDynamo;
-let tables = 0;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+import { tablePerTest } from "../../support/dynalite-tables";
 
 // One dynalite for the file, a fresh table for each budget.
+const freshTable = tablePerTest("budget-contract");
+
 describeRateBudgetContract("DynamoRateBudget over dynalite", async (limits) => {
-  const tableName = `budget-contract-${++tables}`;
-  await createActiveTable(dynamo.client, tableName);
-  return {
-    budget: new DynamoRateBudget(dynamo.client, tableName, limits),
-    cleanup: async () => {
-      await dynamo.client.send(new DeleteTableCommand({ TableName: tableName }));
-    },
-  };
+  const { client, tableName, cleanup } = await freshTable();
+  return { budget: new DynamoRateBudget(client, tableName, limits), cleanup };
 });

@@ -1,14 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { contextOf } from "#lib/app/context";
 import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { pushStep } from "#lib/app/push-plan";
 import { requestPushWork } from "#lib/app/push-requests";
 import { ManualClock } from "#lib/core/clock";
-import type { StatusGateway } from "#lib/core/ports";
-import { silentLog } from "#lib/core/ports";
 import type { SourcePush } from "#lib/core/records";
 import { MemoryStore } from "#lib/store/memory-store";
-import { MemoryQueue } from "../../integration/app/harness";
+import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
 
 // Graph's lifecycle notifications, as the issue states them: reauthorizationRequired → renew,
 // subscriptionRemoved → recreate; recorded on the source's channel for its next upkeep, and
@@ -31,31 +28,13 @@ describe("push lifecycle requests", () => {
 
   it("records the request on the source's current channel only, a recreate outranking a renew", async () => {
     const store = new MemoryStore();
-    const ctx = contextOf(
-      {
-        store,
-        gateway: {} as StatusGateway,
-        transitionQueue: new MemoryQueue(),
-        clock: new ManualClock(T0),
-        log: silentLog,
-        tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
-      },
-      async () => ({ kind: "nothing" }) as never,
-    );
-    await store.putUser(
-      {
-        key: KEY,
-        tz: "UTC",
-        tokenSealed: "x",
-        emails: [],
-        sources: [{ id: "graph-1", url: "https://graph.example/me", kind: "graph", push: PUSH }],
-        rules: {},
-        mode: "auto",
-        version: 0,
-        updatedAt: T0,
-      },
-      undefined,
-    );
+    const ctx = statuslessContext({
+      store,
+      clock: new ManualClock(T0),
+      tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
+    });
+    const graph = { id: "graph-1", url: "https://graph.example/me", kind: "graph" as const };
+    await store.putUser(plainUser(KEY, T0, [{ ...graph, push: PUSH }]), undefined);
     const pushOf = async () => (await store.getUser(KEY))?.sources[0]?.push;
     expect(await requestPushWork(ctx, KEY, "graph-1", "renew", "an-older-subscription")).toBe(
       false,

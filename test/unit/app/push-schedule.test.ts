@@ -1,17 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "#lib/app/config";
 import { createConnectAccess } from "#lib/app/connect-access";
-import { contextOf } from "#lib/app/context";
 import type { SyncMessage } from "#lib/app/contracts";
 import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { enqueueDueUpkeeps, runUpkeep, UPKEEP_LEASE_MS } from "#lib/app/push-schedule";
 import { ManualClock } from "#lib/core/clock";
-import type { Queue, StatusGateway } from "#lib/core/ports";
-import { silentLog } from "#lib/core/ports";
+import type { Queue } from "#lib/core/ports";
 import type { SourceRecord } from "#lib/core/records";
 import { MemoryStore } from "#lib/store/memory-store";
 import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
-import { MemoryQueue } from "../../integration/app/harness";
+import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
 
 /**
  * The upkeep's bookkeeping, without a provider: the tick queues one `upkeep` message per entry
@@ -25,31 +23,12 @@ const KEY = { team: "T0DEMO", user: "U001" };
 async function setup(sources: SourceRecord[]) {
   const clock = new ManualClock(T0);
   const store = new MemoryStore();
-  const ctx = contextOf(
-    {
-      store,
-      gateway: {} as StatusGateway,
-      transitionQueue: new MemoryQueue(),
-      clock,
-      log: silentLog,
-      tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
-    },
-    async () => ({ kind: "nothing" }) as never,
-  );
-  await store.putUser(
-    {
-      key: KEY,
-      tz: "UTC",
-      tokenSealed: "x",
-      emails: [],
-      sources,
-      rules: {},
-      mode: "auto",
-      version: 0,
-      updatedAt: T0,
-    },
-    undefined,
-  );
+  const ctx = statuslessContext({
+    store,
+    clock,
+    tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
+  });
+  await store.putUser(plainUser(KEY, T0, sources), undefined);
   const config = loadConfig({
     TABLE_NAME: "t",
     SERVICE_BASE_URL: "https://svc.example/api",
