@@ -3,10 +3,11 @@
  * (cost-sim.ts), in a connected Google calendar with a live push channel. It runs on the local
  * stack with the Google emulator on a simulated clock, everything over real HTTP: the user
  * installs and connects Google (/install, /connect/google), each edit is made through the
- * emulator's control surface, which pushes it to our hook as Google does; the poll keeps the
- * channel alive (renewals included) and reads the calendar only as a safety net. Every sync
- * check, calendar read, channel call, notification, DynamoDB command and queue message of the
- * calendar side is counted (plain data, so a worker process can send it to its parent).
+ * emulator's control surface, which pushes it to our hook as Google does; the upkeep (through
+ * the due index, run by the tick) keeps the channel alive, and the poll sends a check only at
+ * the source's safety-net visit, one in 24 (6 h). Every sync check, calendar read, channel
+ * call, notification, DynamoDB command and queue message of the calendar side is counted (plain
+ * data, so a worker process can send it to its parent).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import path from "node:path";
@@ -140,7 +141,8 @@ export async function simulatePushCost(monthDays: number): Promise<PushCostSampl
     emulatorPort: 0,
     time: { mode: "manual", clock },
     // Statuses are the ICS run's business (the same meetings make the same transitions): the
-    // tick runs daily here, the poll as deployed.
+    // tick runs daily here (often enough for the upkeep of a 7-day channel renewed at 80%), the
+    // poll as deployed.
     tickEveryMs: DAY,
     pollEveryMs: POLL_INTERVAL_MS,
     logLevel: "ERROR",

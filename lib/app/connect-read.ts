@@ -10,14 +10,15 @@ import type { UserKey } from "#lib/core/types";
 import type { ConnectAccess } from "./connect-access";
 import type { UseCaseContext } from "./context";
 import type { SyncMessage } from "./contracts";
-import { pollReads, upkeepOverdue } from "./push-plan";
+import { upkeepOverdue } from "./push-plan";
 import { type PushScheduleDeps, upkeepMessage } from "./push-schedule";
 import { updatePush } from "./push-upkeep";
 
 /**
- * How the sync (sync.ts) reads a source connected through a provider's API: while the push
- * channel lives, the poll's visit reads only as a safety net, and a push records that the
- * channel works. The channel's upkeep runs on its own schedule (push-schedule.ts, through the due
+ * How the sync (sync.ts) reads a source connected through a provider's API: a push records that
+ * the channel works; the poll sends a check of such a source only when it should read
+ * (push-plan.ts pollChecks: at its safety-net visit while the channel lives, at every visit while
+ * it does not), so a poll check that arrives reads. The channel's upkeep runs on its own schedule (push-schedule.ts, through the due
  * index); the poll's visit is that schedule's safety net: an upkeep it finds overdue (no channel,
  * a lapsed one, or one long past its renewal: an entry lost, or a channel from before entries
  * existed) is asked for at once, and so is a recreate when the safety-net read finds changes no
@@ -28,12 +29,14 @@ import { updatePush } from "./push-upkeep";
 export interface ConnectedSync {
   /**
    * The source's record when it is connected (else undefined: it is read as before), or
-   * `skip` when this poll need not read it.
+   * `skip` when it cannot be read (its account must be connected again). `stored` is the source
+   * as the sync loaded it, when it did: then the user is not read again.
    */
   prepare(
     key: UserKey,
     sourceId: string,
     reason: SyncMessage["reason"],
+    stored?: SourceRecord,
   ): Promise<{ source: SourceRecord } | { skip: true } | undefined>;
   read(
     provider: CalendarProvider,
@@ -52,9 +55,9 @@ export function createConnectedSync(
   const askUpkeep = (key: UserKey, sourceId: string, upkeep: SyncMessage["upkeep"]) =>
     scheduled.syncQueue.send(upkeepMessage(key, sourceId, upkeep), { delaySeconds: 0 });
   return {
-    async prepare(key, sourceId, reason) {
-      const user = await ctx.store.getUser(key);
-      const source = user?.sources.find((s) => s.id === sourceId);
+    async prepare(key, sourceId, reason, stored) {
+      const source =
+        stored ?? (await ctx.store.getUser(key))?.sources.find((s) => s.id === sourceId);
       if (source?.refreshTokenSealed === undefined) return undefined;
       if (source.reconnectSince !== undefined) return { skip: true };
       const now = ctx.clock.now();
@@ -65,9 +68,11 @@ export function createConnectedSync(
         });
         return { source };
       }
-      if (reason !== "poll") return { source };
-      if (upkeepOverdue(source.push, now)) await askUpkeep(key, sourceId, { repair: true });
-      return pollReads(source.push, source.syncedAt, now) ? { source } : { skip: true };
+      // The poll chose to read it (pollChecks); its upkeep may be why: ask the repair.
+      if (reason === "poll" && upkeepOverdue(source.push, now)) {
+        await askUpkeep(key, sourceId, { repair: true });
+      }
+      return { source };
     },
 
     async read(provider, key, source, window, { tz, emails, reason, refresh }) {
@@ -111,18 +116,19 @@ export function createConnectedSync(
 
 /**
  * The sync's one call: undefined when the source is not connected (it is read as a feed),
- * "skip" when this poll need not read it, else the API read and the cursor to store (when new).
+ * "skip" when it cannot be read, else the API read and the cursor to store (when new). `view`
+ * is the source as the sync loaded it; its `stored` record spares a second read of the user.
  */
 export async function readConnectedSource(
   connected: ConnectedSync | undefined,
   provider: CalendarProvider,
   key: UserKey,
   msg: SyncMessage,
-  view: { tz: string; emails: string[] },
+  view: { tz: string; emails: string[]; stored?: SourceRecord },
   opts: { window: SyncWindow; refresh: boolean },
 ): Promise<(ApiWindowFetch & { newCursor?: string }) | "skip" | undefined> {
   if (connected === undefined || provider.readApi === undefined) return undefined;
-  const prepared = await connected.prepare(key, msg.sourceId, msg.reason);
+  const prepared = await connected.prepare(key, msg.sourceId, msg.reason, view.stored);
   if (prepared === undefined) return undefined;
   if ("skip" in prepared) return "skip";
   const read = await connected.read(provider, key, prepared.source, opts.window, {

@@ -3,6 +3,7 @@ import type {
   OutOfOfficeEntry,
   OutOfOfficeInput,
   SourceKind,
+  SourceRecord,
   UserMode,
 } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
@@ -180,6 +181,8 @@ export interface SourceView {
   hash?: string;
   /** When the feed was last checked (fetched, or answered 304), epoch ms. */
   syncedAt?: number;
+  /** The source as stored: a connected source's read needs no second read of the user. */
+  stored?: SourceRecord;
 }
 
 /** What a source's check records (see the sync). */

@@ -1,4 +1,6 @@
-import type { SourcePush } from "#lib/core/records";
+import { POLL_INTERVAL_MS } from "#lib/core/poll";
+import type { SourcePush, SourceRecord } from "#lib/core/records";
+import type { UserKey } from "#lib/core/types";
 
 /**
  * When a connected source's push channel needs work, as a pure decision over its record and the
@@ -97,18 +99,52 @@ export function upkeepOverdue(push: SourcePush | undefined, now: number): boolea
   return now >= renewAt + Math.floor((push.expiresAt - renewAt) / 2);
 }
 
+/** The poll's visits of a source (POLL_INTERVAL_MS apart) in each SAFETY_POLL_MS. */
+export const SAFETY_POLL_VISITS = SAFETY_POLL_MS / POLL_INTERVAL_MS;
+
 /**
- * Whether the poll reads a source at `now`: always without a live channel; with one, only
- * when the last read is SAFETY_POLL_MS old (pushes announce the changes in between).
+ * Which of every SAFETY_POLL_VISITS consecutive poll visits reads a source whose channel lives
+ * (0 to SAFETY_POLL_VISITS - 1): FNV-1a of the source's identity, so the safety-net reads of
+ * many sources spread over the 6 hours, and a read never moves it (nothing is written for it).
  */
-export function pollReads(
-  push: SourcePush | undefined,
-  lastSyncedAt: number | undefined,
+export function safetyVisitOf(key: UserKey, sourceId: string): number {
+  const id = `${key.team}/${key.user}/${sourceId}`;
+  let h = 2166136261;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
+  return h % SAFETY_POLL_VISITS;
+}
+
+/** What the poll index holds of a source that the poll's choice looks at. */
+export type PolledSource = Pick<
+  SourceRecord,
+  "id" | "refreshTokenSealed" | "reconnectSince" | "push"
+>;
+
+/**
+ * Whether the poll's visit number `visit` (lib/core/poll.ts pollVisitOf) sends a check of a
+ * source at `now`, decided from the poll index alone:
+ * - a source read through its address (ICS): every visit, every 15 minutes;
+ * - a connected source whose account must be connected again: never (nothing can read it);
+ * - a connected source without a working channel (none, lapsed, or renewals failed
+ *   MAX_RENEW_FAILURES times), or whose upkeep is overdue (upkeepOverdue: its check asks the
+ *   repair): every visit, and the check reads;
+ * - a live channel's source: only at its safety-net visit (safetyVisitOf), one visit in
+ *   SAFETY_POLL_VISITS, every 6 hours; pushes announce the changes in between.
+ * A check of a connected source that is sent always reads the calendar.
+ */
+export function pollChecks(
+  source: PolledSource,
+  key: UserKey,
+  visit: number,
   now: number,
 ): boolean {
+  if (source.refreshTokenSealed === undefined) return true;
+  if (source.reconnectSince !== undefined) return false;
+  const push = source.push;
   if (push === undefined || lapseOf(push, now) !== undefined) return true;
-  if ((push.failures ?? 0) >= MAX_RENEW_FAILURES) return true;
-  return lastSyncedAt === undefined || now - lastSyncedAt >= SAFETY_POLL_MS;
+  if ((push.failures ?? 0) >= MAX_RENEW_FAILURES || upkeepOverdue(push, now)) return true;
+  const at = ((visit % SAFETY_POLL_VISITS) + SAFETY_POLL_VISITS) % SAFETY_POLL_VISITS;
+  return at === safetyVisitOf(key, source.id);
 }
 
 /** How a source's push shows on the settings page and in `statuspilot status`. */

@@ -3,6 +3,7 @@ import type { ExpandFn, SourceValidators } from "#lib/calendar/providers/provide
 import { findProvider, type SourceKind } from "#lib/calendar/providers/registry";
 import type { Clock } from "#lib/core/clock";
 import type { Log, Metrics } from "#lib/core/ports";
+import type { SourceRecord } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
 import type { Block, Occurrence, UserKey } from "#lib/core/types";
 import { type ConnectedSync, readConnectedSource } from "./connect-read";
@@ -29,6 +30,11 @@ export interface SyncSourceView {
   hash?: string;
   /** When the feed was last checked (fetched, or answered 304), epoch ms. */
   syncedAt?: number;
+  /**
+   * The source as stored, when the loader has it: a connected source's read takes its token,
+   * cursor and channel from here instead of reading the user a second time.
+   */
+  stored?: SourceRecord;
 }
 
 /**
@@ -229,7 +235,8 @@ export async function syncSource(
   };
   const view = "tz" in source ? source : undefined;
   // A source connected through the provider's API is read there, from its stored cursor (a
-  // quick check is never one: the poll marks connected sources, and they are loaded).
+  // quick check is never one: the poll marks connected sources, and they are loaded, once: the
+  // loaded view carries the stored record the API read needs).
   const apiRead = view
     ? await readConnectedSource(deps.connected, provider, key, msg, view, {
         window: { from, to },

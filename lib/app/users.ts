@@ -1,4 +1,4 @@
-import { pollPhasesEndedBy } from "#lib/core/poll";
+import { pollPhasesEndedBy, pollVisitOf } from "#lib/core/poll";
 import { VersionConflict } from "#lib/core/ports";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
 import { userRulesSchema } from "#lib/core/rules";
@@ -17,6 +17,7 @@ import type {
 } from "./contracts";
 import { InvalidInputError, UnknownUserError } from "./errors";
 import { parseInput, upsertUserSchemaFor } from "./inputs";
+import { pollChecks } from "./push-plan";
 import {
   hasAddress,
   hasPlainAddress,
@@ -196,23 +197,28 @@ export async function findChannel(
 }
 
 /**
- * Every source of the users whose poll phase the poll run at `now` covers, through the poll
- * index: each source once per 15 minutes, at a fixed phase, so checks never move the index.
+ * The sources to check of the users whose poll phase the poll run at `now` covers, through the
+ * poll index: an ICS source every 15 minutes, at a fixed phase, so checks never move the index;
+ * a connected one only when it should be read (push-plan.ts pollChecks: with a live push
+ * channel, at one fixed visit in each 6 hours), decided from what the index holds of it.
  */
 export async function sourcesDue(ctx: UseCaseContext, now: number): Promise<SyncMessage[]> {
   const { from, to } = pollPhasesEndedBy(now);
+  const visit = pollVisitOf(now);
   const users = await ctx.store.usersToPoll(from, to);
   // Each check carries what the index holds of its source, so an unchanged one reads nothing.
   return users.flatMap((u) =>
-    u.sources.map(
-      (s): SyncMessage => ({
-        team: u.key.team,
-        user: u.key.user,
-        sourceId: s.id,
-        reason: "poll",
-        known: knownOf(s),
-      }),
-    ),
+    u.sources
+      .filter((s) => pollChecks(s, u.key, visit, now))
+      .map(
+        (s): SyncMessage => ({
+          team: u.key.team,
+          user: u.key.user,
+          sourceId: s.id,
+          reason: "poll",
+          known: knownOf(s),
+        }),
+      ),
   );
 }
 
@@ -253,6 +259,7 @@ export async function loadSource(
     ...(src.lastModified !== undefined ? { lastModified: src.lastModified } : {}),
     ...(src.hash !== undefined ? { hash: src.hash } : {}),
     ...(src.syncedAt !== undefined ? { syncedAt: src.syncedAt } : {}),
+    stored: src,
   };
 }
 

@@ -18,3 +18,14 @@ export function pollPhasesEndedBy(now: number): { from: number; to: number } {
     (((periodEnd - POLL_RUN_MS) % POLL_INTERVAL_MS) + POLL_INTERVAL_MS) % POLL_INTERVAL_MS;
   return { from, to: from + POLL_RUN_MS };
 }
+
+/**
+ * Which of a user's 15-minute poll visits the run at `now` makes: the number of the
+ * POLL_INTERVAL_MS slot holding the boundary of every phase it covers (pollPhasesEndedBy). One
+ * run gives all its users the same number, and a user's consecutive visits consecutive numbers,
+ * so "every n-th visit of this source" needs nothing stored.
+ */
+export function pollVisitOf(now: number): number {
+  const periodEnd = Math.floor(now / POLL_RUN_MS) * POLL_RUN_MS;
+  return Math.floor((periodEnd - POLL_RUN_MS) / POLL_INTERVAL_MS);
+}

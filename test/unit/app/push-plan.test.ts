@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { nextUpkeepAt, pollReads, pushStateOf, pushStep, upkeepOverdue } from "#lib/app/push-plan";
+import { nextUpkeepAt, pushStateOf, pushStep, upkeepOverdue } from "#lib/app/push-plan";
 
 /**
  * The lifecycle rules, restated: a channel is renewed at 80% of its lifetime (from creation to
  * expiry); it is lapsed, and recreated, when expired, after 3 failed renewals in a row, when a
- * poll found changes no push announced, or after no push for longer than its lifetime. A live
- * channel's source is read by the poll every 6 hours only.
+ * poll found changes no push announced, or after no push for longer than its lifetime. (Which
+ * poll visits read a live channel's source, every 6 hours only: poll-choice.test.ts.)
  */
 const H = 3_600_000;
 const T0 = 1_000 * H;
@@ -59,20 +59,6 @@ describe("pushStep", () => {
     const push = channel({ expiresAt: T0 + 300 * H, createdAt: T0 + 100 * H, lastPushAt: T0 });
     expect(pushStep(push, T0 + 201 * H)).toEqual({ kind: "recreate", reason: "no_message" });
     expect(pushStep(push, T0 + 199 * H)).toEqual({ kind: "none", nextAt: T0 + 260 * H });
-  });
-});
-
-describe("pollReads", () => {
-  it("without a channel the poll always reads", () => {
-    expect(pollReads(undefined, T0, T0 + 1)).toBe(true);
-  });
-  it("with a live channel only every 6 hours", () => {
-    expect(pollReads(channel(), T0, T0 + 6 * H - 1)).toBe(false);
-    expect(pollReads(channel(), T0, T0 + 6 * H)).toBe(true);
-    expect(pollReads(channel(), undefined, T0 + 1)).toBe(true);
-  });
-  it("with a lapsed channel always", () => {
-    expect(pollReads(channel({ failures: 3 }), T0, T0 + 1)).toBe(true);
   });
 });
 
