@@ -148,18 +148,37 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     batchedTotal - perUserDay(pollMessages / sqs.syncWorker.batchSize - pollMessages / 10);
   const sqsBatches = sum(functions.filter((f) => f.fn.endsWith("Worker")).map((f) => f.batched));
 
-  // DynamoDB: what the simulation measured, minus its own ticks and polls at an idle run's
-  // cost, plus the deployment's share of its ticks and polls at that cost.
-  const scheduleRuns = of("tick").length + of("poll").length;
+  // DynamoDB: what the simulation measured, minus its own ticks' and polls' reads as run, plus
+  // the deployment's runs: a tick at an idle tick's cost (measured before anything was due), a
+  // poll at the simulated polls' average (every run queries each shard, whatever it finds).
+  const bySourceRuns = dynamoBySourceOf(samples);
+  const readsOf = (fn: string) => {
+    let reads = 0;
+    let readUnits = 0;
+    for (const [source, c] of bySourceRuns) {
+      if (!source.startsWith(`${fn}:`)) continue;
+      reads += c.reads;
+      readUnits += c.readUnits;
+    }
+    return { reads, readUnits };
+  };
+  const tickRuns = readsOf("tick");
+  const pollRuns = readsOf("poll");
   const idleReads = sum(samples.map((s) => s.idleRun.reads)) / samples.length;
   const idleReadUnits = sum(samples.map((s) => s.idleRun.readUnits)) / samples.length;
+  const pollsRun = Math.max(1, of("poll").length);
   const fixedRuns = (TICKS_PER_DAY + POLLS_PER_DAY) / deployment;
+  const fixedReads =
+    (TICKS_PER_DAY * idleReads + POLLS_PER_DAY * (pollRuns.reads / pollsRun)) / deployment;
+  const fixedReadUnits =
+    (TICKS_PER_DAY * idleReadUnits + POLLS_PER_DAY * (pollRuns.readUnits / pollsRun)) / deployment;
   const reads =
-    perUserDay(sum(samples.map((s) => s.dynamo.reads)) - scheduleRuns * idleReads) +
-    fixedRuns * idleReads;
+    perUserDay(sum(samples.map((s) => s.dynamo.reads)) - tickRuns.reads - pollRuns.reads) +
+    fixedReads;
   const readUnits =
-    perUserDay(sum(samples.map((s) => s.dynamo.readUnits)) - scheduleRuns * idleReadUnits) +
-    fixedRuns * idleReadUnits;
+    perUserDay(
+      sum(samples.map((s) => s.dynamo.readUnits)) - tickRuns.readUnits - pollRuns.readUnits,
+    ) + fixedReadUnits;
   const writes = perUserDay(sum(samples.map((s) => s.dynamo.writes)));
   const writeUnits = perUserDay(sum(samples.map((s) => s.dynamo.writeUnits)));
   const indexWriteUnits = perUserDay(sum(samples.map((s) => s.dynamo.indexWriteUnits)));
@@ -307,6 +326,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     multiPoll,
     fewerInvocations: round(1440 / batchedTotal, 1),
     idleRunReads: round(idleReads, 1),
+    pollRunReads: round(pollRuns.reads / pollsRun, 1),
     simulationS: round(simulationS),
     wallS: round((performance.now() - t0) / 1000),
   };

@@ -78,7 +78,9 @@ export interface CostResult {
   fewerInvocations: number;
   /** A push-backed user beside the ICS ones: polls and dollars saved (absent with `push: false`). */
   push?: PushFigures;
+  /** DynamoDB reads of an idle tick, and of a poll run on average (each queries every shard). */
   idleRunReads: number;
+  pollRunReads: number;
   /** Real seconds: the slowest worker's simulation, and the whole benchmark. */
   simulationS: number;
   wallS: number;

@@ -46,6 +46,9 @@ describe("statuspilot bench --quick", () => {
     expect(perMinute.reduce((a, b) => a + b, 0)).toBe(45);
     expect(out).toMatch(/^ {2}per busy block \(incl\. explicit clears\)\s+1\s/m);
     expect(out).toMatch(/^US\$ per user-month\s+\d/m);
+    // Counts, never negative: the schedule runs taken out are the ones the simulation measured.
+    expect(out).toMatch(/^DynamoDB reads \(read units\)\s+\d[\d.]* \(\d[\d.]*\)\s/m);
+    expect(out).toMatch(/^DynamoDB reads \(read units\), whole user\s+\d[\d.]* \(\d[\d.]*\)\s+\d/m);
     // The cost table breaks invocations down by function and states whether the goal is met.
     expect(out).toMatch(/^syncWorker\s+\d/m);
     expect(out).toMatch(/^serviceEvents\s+\d/m);
