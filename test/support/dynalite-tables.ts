@@ -37,3 +37,18 @@ export function tablePerTest(prefix: string): () => Promise<FreshTable> {
     };
   };
 }
+
+/**
+ * One dynalite for the calling test file: started before its tests (and handed to `ready`, which
+ * builds the file's subjects on it), closed after them.
+ */
+export function dynaliteForFile(ready: (dynamo: LocalDynamo) => void): void {
+  let dynamo: LocalDynamo | undefined;
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+    ready(dynamo);
+  });
+  afterAll(async () => {
+    await dynamo?.close();
+  });
+}

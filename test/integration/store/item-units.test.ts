@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type AttributeValue, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StatusRecord, TimelineRecord } from "#lib/core/records";
 import {
   RECENT_ATTEMPTS,
@@ -10,7 +10,8 @@ import {
 } from "#lib/core/status-state";
 import type { Block } from "#lib/core/types";
 import { DynamoStore } from "#lib/store/dynamo-store";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import type { LocalDynamo } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite-tables";
 
 /**
  * What the store's items cost in DynamoDB units. The status state and a timeline's blocks are
@@ -25,12 +26,9 @@ const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
 let dynamo: LocalDynamo;
 let store: DynamoStore;
 
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = new DynamoStore(dynamo.client, dynamo.tableName);
-});
-afterAll(async () => {
-  await dynamo.close();
+dynaliteForFile((started) => {
+  dynamo = started;
+  store = new DynamoStore(started.client, started.tableName);
 });
 
 type Item = Record<string, AttributeValue>;
