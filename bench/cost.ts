@@ -5,7 +5,6 @@ import { runWorker } from "./support/cost-fork";
 import {
   DAYS_PER_MONTH,
   IDLE_RECEIVES_PER_DAY,
-  MEMORY_GB,
   PLATFORM_LOG_BYTES,
   POLLS_PER_DAY,
   PRICES,
@@ -23,6 +22,7 @@ import {
   indexWritesOf,
   kmsByFunctionOf,
 } from "./support/cost-tally";
+import { functionMemoryMb } from "./support/lambda-function";
 import { quantile, round, sum } from "./support/stats";
 
 // The cost bench: runs the simulation's worker processes and prices their counts. The model's
@@ -215,16 +215,26 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       of(fn).map((i) => i.ms),
       0.5,
     ) || 0;
-  const handlerMs =
+  // Each function at the memory serverless.yml gives it (GB-s are billed per function).
+  const memoryGbOf = (fn: string) => functionMemoryMb(fn) / 1024;
+  const handlerGbMs =
     perUserDay(
-      sum(invocations.filter((i) => i.fn !== "tick" && i.fn !== "poll").map((i) => i.ms)),
+      sum(
+        invocations
+          .filter((i) => i.fn !== "tick" && i.fn !== "poll")
+          .map((i) => i.ms * memoryGbOf(i.fn)),
+      ),
     ) +
-    (TICKS_PER_DAY * median("tick") + POLLS_PER_DAY * median("poll")) / deployment;
+    (TICKS_PER_DAY * median("tick") * memoryGbOf("tick") +
+      POLLS_PER_DAY * median("poll") * memoryGbOf("poll")) /
+      deployment;
   // The tick and the poll run every minute or five for the whole deployment: always warm.
   const colds = coldStarts(invocations.filter((i) => i.fn !== "tick" && i.fn !== "poll"));
-  const coldMsPerDay =
-    sum(Object.entries(colds).map(([fn, k]) => k * (options.initMs?.[fn] ?? 300))) / days;
-  const gbSeconds = ((handlerMs + coldMsPerDay / deployment) / 1000) * MEMORY_GB;
+  const coldGbMsPerDay =
+    sum(
+      Object.entries(colds).map(([fn, k]) => k * (options.initMs?.[fn] ?? 300) * memoryGbOf(fn)),
+    ) / days;
+  const gbSeconds = (handlerGbMs + coldGbMsPerDay / deployment) / 1000;
 
   // CloudWatch Logs: the handlers' lines as logged here at INFO, the tick's and the poll's
   // summary line once a run per deployment, and Lambda's own three lines per invocation.
@@ -259,7 +269,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
   const fetchGbSeconds =
     perUserDay(otherSyncs + pollChecks / POLL_FETCH_CONCURRENCY) *
     (REALISTIC_FETCH_MS / 1000) *
-    MEMORY_GB;
+    memoryGbOf("syncWorker");
   const usdPerUserMonthRealisticFetch =
     usdPerUserMonth + fetchGbSeconds * PRICES.lambdaGbSecond * month;
 
@@ -350,7 +360,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     icsTotalsOf(result),
     {
       prices: PRICES,
-      memoryGb: MEMORY_GB,
+      memoryGb: memoryGbOf("syncWorker"),
       syncBatchSize: sqs.syncWorker.batchSize,
       sourcesPerMessage: POLL_SOURCES_PER_MESSAGE,
     },
