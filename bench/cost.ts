@@ -352,7 +352,13 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       pollReads: pollChecks,
       hooks: of("calendarHooks").length,
       channelCalls: 0,
-      kmsCalls: pushes,
+      // As counted through the vault for the sync worker and the hooks (no push opens a secret).
+      kmsCalls: sum(
+        ["syncWorker", "calendarHooks"].map((fn) => {
+          const k = kmsByFunction[fn];
+          return k === undefined ? 0 : k.encrypt + k.decrypt;
+        }),
+      ),
       handlerMs: syncSideHandlerMs(invocations),
       dynamo: syncSideDynamo(Object.fromEntries(bySource)),
     },
