@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "#emulator/server";
 import { ManualClock } from "#lib/core/clock";
 import type { Log } from "#lib/core/ports";
 import { renderIcs } from "#lib/local/demo-feed";
 import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 import { type LocalStack, startStack } from "#lib/local/stack";
+import { demoStackOptions } from "../support/demo-stack";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const _repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const T0 = Date.parse("2025-03-10T10:59:00.000Z");
 /** The demo workspace's app, as its file names it. */
 const CLIENT_ID = "T0DEMO.A0STATUSPILOT";
@@ -37,24 +37,13 @@ describe("the emulator's workspace state in a local stack's state directory", ()
   const clock = new ManualClock(T0);
 
   const start = (fresh: boolean, log?: Log): Promise<LocalStack> =>
-    startStack({
-      workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-      users: [
-        {
-          team: "T0DEMO",
-          user: "U001",
-          token: "xoxp-demo-U001",
-          tz: "UTC",
-          calendars: [ics.feedUrl("/U001.ics")],
-        },
-      ],
-      port: 0,
-      emulatorPort: 0,
-      time: { mode: "manual", clock },
-      stateDir,
-      fresh,
-      ...(log ? { log } : {}),
-    });
+    startStack(
+      demoStackOptions(ics.feedUrl("/U001.ics"), clock, {
+        stateDir,
+        fresh,
+        ...(log ? { log } : {}),
+      }),
+    );
 
   const emulatorOf = (stack: LocalStack) => {
     if (!stack.emulator) throw new Error("the stack runs no emulator");

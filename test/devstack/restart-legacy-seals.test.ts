@@ -4,22 +4,22 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "#emulator/server";
 import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { ManualClock } from "#lib/core/clock";
 import { renderIcs } from "#lib/local/demo-feed";
 import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 import { type LocalStack, startStack, TABLE_NAME } from "#lib/local/stack";
 import { DynamoStore } from "#lib/store/dynamo-store";
+import { demoStackOptions } from "../support/demo-stack";
 import { oldLocalSeal } from "../support/legacy-seals";
 
 // A local stack kept in a state directory by a version from before owners were bound holds its
 // users' tokens in the old format: restarted after the upgrade, it seals them again under their
 // owner at start, so its users keep working.
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const _repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const T0 = Date.parse("2025-03-10T10:59:00.000Z");
-const U001 = { team: "T0DEMO", user: "U001" };
+const _U001 = { team: "T0DEMO", user: "U001" };
 /** Registered over the admin API, so a restart does not register it again from the config. */
 const U002 = { team: "T0DEMO", user: "U002" };
 
@@ -29,15 +29,7 @@ describe("a kept local stack restarted after owners were bound", () => {
   const clock = new ManualClock(T0);
 
   const start = (fresh: boolean): Promise<LocalStack> =>
-    startStack({
-      workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-      users: [{ ...U001, token: "xoxp-demo-U001", tz: "UTC", calendars: [ics.feedUrl("/U.ics")] }],
-      port: 0,
-      emulatorPort: 0,
-      time: { mode: "manual", clock },
-      stateDir,
-      fresh,
-    });
+    startStack(demoStackOptions(ics.feedUrl("/U.ics"), clock, { stateDir, fresh }));
   const storeOf = (stack: LocalStack) => {
     const client = new DynamoDBClient({
       endpoint: stack.dynamoEndpoint,

@@ -3,13 +3,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "#emulator/server";
 import { ManualClock } from "#lib/core/clock";
 import { renderIcs } from "#lib/local/demo-feed";
 import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 import { type LocalStack, startStack } from "#lib/local/stack";
+import { demoStackOptions } from "../support/demo-stack";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const _repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const T0 = Date.parse("2025-03-10T10:59:00.000Z");
 const S = 1000;
 const ooo = { start: T0 + 3_600 * S, end: T0 + 7_200 * S };
@@ -20,23 +20,12 @@ describe("a local stack kept in a state directory", () => {
   const clock = new ManualClock(T0);
 
   const start = (fresh: boolean): Promise<LocalStack> =>
-    startStack({
-      workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-      users: [
-        {
-          team: "T0DEMO",
-          user: "U001",
-          token: "xoxp-demo-U001",
-          tz: "UTC",
-          calendars: [ics.feedUrl("/U001.ics")],
-        },
-      ],
-      port: 0,
-      emulatorPort: 0,
-      time: { mode: "manual", clock },
-      stateDir,
-      fresh,
-    });
+    startStack(
+      demoStackOptions(ics.feedUrl("/U001.ics"), clock, {
+        stateDir,
+        fresh,
+      }),
+    );
 
   const oooEntries = async (stack: LocalStack) => {
     const res = await fetch(`${stack.url}/admin/users/T0DEMO/U001/ooo`, {

@@ -2,14 +2,14 @@ import { createHmac } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "#emulator/server";
 import { ManualClock } from "#lib/core/clock";
 import type { Log } from "#lib/core/ports";
 import { renderIcs } from "#lib/local/demo-feed";
 import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 import { type LocalStack, startStack } from "#lib/local/stack";
+import { demoStackOptions } from "../../support/demo-stack";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const _repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const T0 = Date.parse("2025-03-10T10:59:00.400Z");
 
 type AppLine = { level: string; message: string; data?: Record<string, unknown> };
@@ -37,23 +37,12 @@ describe("the local stack's generic hooks", () => {
   beforeAll(async () => {
     const clock = new ManualClock(T0);
     ics = await startIcsServer({ clock, feeds: { "/U001.ics": renderIcs([], T0) } });
-    stack = await startStack({
-      workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-      users: [
-        {
-          team: "T0DEMO",
-          user: "U001",
-          token: "xoxp-demo-U001",
-          tz: "UTC",
-          calendars: [ics.feedUrl("/U001.ics")],
-        },
-      ],
-      port: 0,
-      emulatorPort: 0,
-      time: { mode: "manual", clock },
-      appLog: appLog.log,
-      logLevel: "INFO",
-    });
+    stack = await startStack(
+      demoStackOptions(ics.feedUrl("/U001.ics"), clock, {
+        appLog: appLog.log,
+        logLevel: "INFO",
+      }),
+    );
   });
   afterAll(async () => {
     await stack?.close();

@@ -1,7 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadWorkspace } from "#emulator/server";
 import type { CliIo } from "#lib/cli/io";
 import { run as metricsCommand } from "#lib/cli/metrics";
 import { ManualClock } from "#lib/core/clock";
@@ -9,8 +8,9 @@ import { silentLog } from "#lib/core/ports";
 import { renderIcs } from "#lib/local/demo-feed";
 import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 import { type LocalStack, startStack } from "#lib/local/stack";
+import { demoStackOptions } from "../../support/demo-stack";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const _repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const T0 = Date.parse("2025-03-10T10:59:00.400Z");
 const MEETING_START = Date.parse("2025-03-10T11:02:00.000Z");
 
@@ -38,22 +38,11 @@ describe("the local stack's metrics", () => {
       end: MEETING_START + 15 * 60_000,
     };
     ics = await startIcsServer({ clock, feeds: { "/U001.ics": renderIcs([meeting], T0) } });
-    stack = await startStack({
-      workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-      users: [
-        {
-          team: "T0DEMO",
-          user: "U001",
-          token: "xoxp-demo-U001",
-          tz: "UTC",
-          calendars: [ics.feedUrl("/U001.ics")],
-        },
-      ],
-      port: 0,
-      emulatorPort: 0,
-      time: { mode: "manual", clock },
-      appLog: silentLog,
-    });
+    stack = await startStack(
+      demoStackOptions(ics.feedUrl("/U001.ics"), clock, {
+        appLog: silentLog,
+      }),
+    );
     // The meeting's transition runs as scheduled, a minute after it starts is well past it.
     const moved = await fetch(`${stack.url}/_local/clock`, {
       method: "POST",
