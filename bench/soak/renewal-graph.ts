@@ -1,10 +1,8 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { DEMO_USERS } from "#emulator/microsoft/server";
-import { loadWorkspace } from "#emulator/server";
 import { systemClock } from "#lib/app/system-clock";
 import { ManualClock } from "#lib/core/clock";
 import { type LocalStack, startStack } from "#lib/local/stack";
+import { providerStackOptions } from "../support/provider-stack";
 import {
   Jar,
   pushStateOf,
@@ -31,7 +29,6 @@ import { seededRng } from "./scenario";
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MS_USER = DEMO_USERS[0]?.id ?? "";
 
 export interface GraphRenewalReport {
@@ -58,18 +55,15 @@ export async function runGraphRenewalSoak(
   const random = seededRng(shape.seed).next;
   const clock = new ManualClock(shape.start);
   const { log: appLog, tally } = tallyingLog();
-  const stack: LocalStack = await startStack({
-    workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-    users: [],
-    port: 0,
-    emulatorPort: 0,
-    time: { mode: "manual", clock },
-    tickEveryMs: SOAK_TICK_MS,
-    appLog,
-    logLevel: "INFO",
-    google: false,
-    pushTtlMs: shape.channelTtlMs,
-  });
+  const stack: LocalStack = await startStack(
+    providerStackOptions(clock, {
+      tickEveryMs: SOAK_TICK_MS,
+      appLog,
+      logLevel: "INFO",
+      google: false,
+      pushTtlMs: shape.channelTtlMs,
+    }),
+  );
   const graph = stack.microsoft?.emulator;
   const report: GraphRenewalReport = {
     shape,

@@ -1,11 +1,9 @@
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { loadWorkspace } from "#emulator/server";
 import { systemClock } from "#lib/app/system-clock";
 import { ManualClock } from "#lib/core/clock";
 import type { Log } from "#lib/core/ports";
 import { DEMO_GOOGLE_ACCOUNT } from "#lib/local/google";
 import { type LocalStack, startStack } from "#lib/local/stack";
+import { providerStackOptions } from "../support/provider-stack";
 import { seededRng } from "./scenario";
 
 /**
@@ -21,7 +19,6 @@ import { seededRng } from "./scenario";
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export interface RenewalShape {
   days: number;
@@ -153,19 +150,16 @@ export async function runRenewalSoak(
     if (url.includes("/calendar/v3/calendars/primary/events?")) reads++;
     return realFetch(input, init);
   }) as typeof fetch;
-  const stack: LocalStack = await startStack({
-    workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-    users: [],
-    port: 0,
-    emulatorPort: 0,
-    time: { mode: "manual", clock },
-    // Statuses are not under test here; the tick runs the upkeeps, the poll as deployed.
-    tickEveryMs: SOAK_TICK_MS,
-    appLog,
-    logLevel: "INFO",
-    google: { emulator: { autoApprove: true } },
-    pushTtlMs: shape.channelTtlMs,
-  }).catch((error: unknown) => {
+  const stack: LocalStack = await startStack(
+    providerStackOptions(clock, {
+      // Statuses are not under test here; the tick runs the upkeeps, the poll as deployed.
+      tickEveryMs: SOAK_TICK_MS,
+      appLog,
+      logLevel: "INFO",
+      google: { emulator: { autoApprove: true } },
+      pushTtlMs: shape.channelTtlMs,
+    }),
+  ).catch((error: unknown) => {
     globalThis.fetch = realFetch;
     throw error;
   });

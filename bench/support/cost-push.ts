@@ -10,10 +10,7 @@
  * data, so a worker process can send it to its parent).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { demoEventId } from "#emulator/google/demo";
-import { loadWorkspace } from "#emulator/server";
 import { ManualClock } from "#lib/core/clock";
 import { POLL_INTERVAL_MS, POLL_RUN_MS } from "#lib/core/poll";
 import { DEMO_GOOGLE_ACCOUNT } from "#lib/local/google";
@@ -29,9 +26,9 @@ import {
   resetDynamoCounts,
 } from "./dynamo-meter";
 import { type Invocation, invocations, resetInvocations, timed } from "./lambda-meter";
+import { providerStackOptions } from "./provider-stack";
 import { benchUserId } from "./workspace";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MINUTE = 60_000;
 /** The user the connection is made as (the service emulator's demo workspace). */
 const TEAM = "T0DEMO";
@@ -134,27 +131,24 @@ export async function simulatePushCost(monthDays: number): Promise<PushCostSampl
     }
     return realFetch(input, init);
   }) as typeof fetch;
-  const stack: LocalStack = await startStack({
-    workspace: loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
-    users: [],
-    port: 0,
-    emulatorPort: 0,
-    time: { mode: "manual", clock },
-    // Statuses are the ICS run's business (the same meetings make the same transitions): the
-    // tick runs daily here (often enough for the upkeep of a 7-day channel renewed at 80%), the
-    // poll as deployed.
-    tickEveryMs: DAY,
-    pollEveryMs: POLL_INTERVAL_MS,
-    logLevel: "ERROR",
-    google: { emulator: { autoApprove: true } },
-    microsoft: false,
-    // Each invocation metered (function, simulated start, handler time), and the calendar reads
-    // it makes told apart by its messages' reason.
-    wrapHandler: async (fn, handler) => {
-      const metered = (await timed(fn, async () => ({ handler }), clock)()).handler;
-      return (...args: unknown[]) => handling.run(reasonOf(fn, args[0]), () => metered(...args));
-    },
-  }).catch((error: unknown) => {
+  const stack: LocalStack = await startStack(
+    providerStackOptions(clock, {
+      // Statuses are the ICS run's business (the same meetings make the same transitions): the
+      // tick runs daily here (often enough for the upkeep of a 7-day channel renewed at 80%), the
+      // poll as deployed.
+      tickEveryMs: DAY,
+      pollEveryMs: POLL_INTERVAL_MS,
+      logLevel: "ERROR",
+      google: { emulator: { autoApprove: true } },
+      microsoft: false,
+      // Each invocation metered (function, simulated start, handler time), and the calendar reads
+      // it makes told apart by its messages' reason.
+      wrapHandler: async (fn, handler) => {
+        const metered = (await timed(fn, async () => ({ handler }), clock)()).handler;
+        return (...args: unknown[]) => handling.run(reasonOf(fn, args[0]), () => metered(...args));
+      },
+    }),
+  ).catch((error: unknown) => {
     globalThis.fetch = realFetch;
     throw error;
   });
