@@ -1,3 +1,4 @@
+import { fnv1a } from "#lib/core/hash";
 import { POLL_INTERVAL_MS } from "#lib/core/poll";
 import type { SourcePush, SourceRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
@@ -108,10 +109,7 @@ export const SAFETY_POLL_VISITS = SAFETY_POLL_MS / POLL_INTERVAL_MS;
  * many sources spread over the 6 hours, and a read never moves it (nothing is written for it).
  */
 export function safetyVisitOf(key: UserKey, sourceId: string): number {
-  const id = `${key.team}/${key.user}/${sourceId}`;
-  let h = 2166136261;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
-  return h % SAFETY_POLL_VISITS;
+  return fnv1a(`${key.team}/${key.user}/${sourceId}`) % SAFETY_POLL_VISITS;
 }
 
 /** What the poll index holds of a source that the poll's choice looks at. */

@@ -2,6 +2,7 @@ import type { FeedAddressGuard } from "#lib/calendar/feed-fetch";
 import type { ExpandFn, SourceValidators } from "#lib/calendar/providers/provider";
 import { findProvider, type SourceKind } from "#lib/calendar/providers/registry";
 import type { Clock } from "#lib/core/clock";
+import { fnv1a } from "#lib/core/hash";
 import type { Log, Metrics } from "#lib/core/ports";
 import type { SourceRecord } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
@@ -123,10 +124,7 @@ export type SyncOutcome =
 
 /** FNV-1a of the source's identity: where in the refresh window its boundary falls. */
 function refreshPhase(msg: SyncMessage, refreshMs: number): number {
-  const id = `${msg.team}/${msg.user}/${msg.sourceId}`;
-  let h = 2166136261;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
-  return h % refreshMs;
+  return fnv1a(`${msg.team}/${msg.user}/${msg.sourceId}`) % refreshMs;
 }
 
 /**

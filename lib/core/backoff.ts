@@ -1,3 +1,4 @@
+import { fnv1a } from "./hash";
 /**
  * The one backoff formula: exponential from `baseS`, capped at `maxS`, with deterministic
  * jitter in [50 %, 100 %) of the step so retries of many users spread without Math.random.
@@ -10,9 +11,7 @@ export interface Backoff {
 
 /** Deterministic jitter in [0, 1) from a seed (FNV-1a), so the same retry waits the same. */
 export const jitter = (seed: string): number => {
-  let h = 2166136261;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619) >>> 0;
-  return (h % 1000) / 1000;
+  return (fnv1a(seed) % 1000) / 1000;
 };
 
 /** Milliseconds to wait before `attempt` (1 for the first retry). */

@@ -1,3 +1,4 @@
+import { fnv1a } from "#lib/core/hash";
 import { POLL_INTERVAL_MS } from "#lib/core/poll";
 import type { PolledUser } from "#lib/core/ports";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
@@ -15,10 +16,7 @@ export const userKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), SK:
  * a check never moves the poll index's key, and an unchanged feed's check writes nothing.
  */
 export function pollPhase(key: UserKey): number {
-  const id = userPk(key.team, key.user);
-  let h = 2166136261;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 16777619) >>> 0;
-  return h % POLL_INTERVAL_MS;
+  return fnv1a(userPk(key.team, key.user)) % POLL_INTERVAL_MS;
 }
 
 /**
