@@ -4,11 +4,18 @@
  * counts as UTC.
  */
 
-/** Offset of `zone` from UTC at `utcMs`, in ms (positive east of Greenwich). */
-export function zoneOffsetMs(utcMs: number, zone: string): number {
-  let parts: Intl.DateTimeFormatPart[];
+/**
+ * One formatter per zone (null: the runtime does not know it). Building an Intl.DateTimeFormat
+ * costs far more than formatting with one, and a provider's page maps many all-day events.
+ */
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+const MAX_FORMATTERS = 500;
+
+function formatterOf(zone: string): Intl.DateTimeFormat | null {
+  let format = formatters.get(zone);
+  if (format !== undefined) return format;
   try {
-    parts = new Intl.DateTimeFormat("en-US", {
+    format = new Intl.DateTimeFormat("en-US", {
       timeZone: zone,
       hourCycle: "h23",
       year: "numeric",
@@ -17,10 +24,21 @@ export function zoneOffsetMs(utcMs: number, zone: string): number {
       hour: "numeric",
       minute: "numeric",
       second: "numeric",
-    }).formatToParts(utcMs);
+    });
   } catch {
-    return 0;
+    format = null;
   }
+  // Zone names can come from calendar data: keep the map bounded.
+  if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+  formatters.set(zone, format);
+  return format;
+}
+
+/** Offset of `zone` from UTC at `utcMs`, in ms (positive east of Greenwich). */
+export function zoneOffsetMs(utcMs: number, zone: string): number {
+  const format = formatterOf(zone);
+  if (format === null) return 0;
+  const parts = format.formatToParts(utcMs);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const asUtc = Date.UTC(
     get("year"),
