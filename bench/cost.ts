@@ -4,8 +4,6 @@ import { pollBaselines } from "./support/cost-baselines";
 import { runWorker } from "./support/cost-fork";
 import {
   DAYS_PER_MONTH,
-  IDLE_RECEIVES_PER_DAY,
-  PLATFORM_LOG_BYTES,
   POLLS_PER_DAY,
   PRICES,
   REALISTIC_FETCH_MS,
@@ -14,6 +12,7 @@ import {
 } from "./support/cost-model";
 import { pushFigures } from "./support/cost-push-table";
 import { type CostResult, type FunctionRow, icsTotalsOf } from "./support/cost-result";
+import { type MeasuredUse, priceAt, scaleFigures } from "./support/cost-scale";
 import { syncSideDynamo, syncSideHandlerMs } from "./support/cost-sync-side";
 import {
   coldStarts,
@@ -148,14 +147,15 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     batchedTotal - perUserDay(pollMessages / sqs.syncWorker.batchSize - pollMessages / 10);
   const sqsBatches = sum(functions.filter((f) => f.fn.endsWith("Worker")).map((f) => f.batched));
 
-  // DynamoDB: what the simulation measured, minus its own ticks' and polls' reads as run, plus
-  // the deployment's runs: a tick at an idle tick's cost (measured before anything was due), a
-  // poll at the simulated polls' average (every run queries each shard, whatever it finds).
-  const bySourceRuns = dynamoBySourceOf(samples);
+  // DynamoDB: what the simulation measured, minus its own ticks' and polls' reads as run; the
+  // pricing (support/cost-scale.ts) puts back the deployment's runs: a tick at an idle tick's
+  // cost (measured before anything was due), a poll at the simulated polls' average (every run
+  // queries each shard, whatever it finds).
+  const bySource = dynamoBySourceOf(samples);
   const readsOf = (fn: string) => {
     let reads = 0;
     let readUnits = 0;
-    for (const [source, c] of bySourceRuns) {
+    for (const [source, c] of bySource) {
       if (!source.startsWith(`${fn}:`)) continue;
       reads += c.reads;
       readUnits += c.readUnits;
@@ -164,26 +164,10 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
   };
   const tickRuns = readsOf("tick");
   const pollRuns = readsOf("poll");
-  const idleReads = sum(samples.map((s) => s.idleRun.reads)) / samples.length;
-  const idleReadUnits = sum(samples.map((s) => s.idleRun.readUnits)) / samples.length;
   const pollsRun = Math.max(1, of("poll").length);
-  const fixedRuns = (TICKS_PER_DAY + POLLS_PER_DAY) / deployment;
-  const fixedReads =
-    (TICKS_PER_DAY * idleReads + POLLS_PER_DAY * (pollRuns.reads / pollsRun)) / deployment;
-  const fixedReadUnits =
-    (TICKS_PER_DAY * idleReadUnits + POLLS_PER_DAY * (pollRuns.readUnits / pollsRun)) / deployment;
-  const reads =
-    perUserDay(sum(samples.map((s) => s.dynamo.reads)) - tickRuns.reads - pollRuns.reads) +
-    fixedReads;
-  const readUnits =
-    perUserDay(
-      sum(samples.map((s) => s.dynamo.readUnits)) - tickRuns.readUnits - pollRuns.readUnits,
-    ) + fixedReadUnits;
   const writes = perUserDay(sum(samples.map((s) => s.dynamo.writes)));
-  const writeUnits = perUserDay(sum(samples.map((s) => s.dynamo.writeUnits)));
   const indexWriteUnits = perUserDay(sum(samples.map((s) => s.dynamo.indexWriteUnits)));
   const indexWrites = indexWritesOf(samples);
-  const bySource = dynamoBySourceOf(samples);
   const dynamoBySource = [...bySource]
     .map(([source, c]) => ({
       source,
@@ -203,13 +187,12 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       pollSyncs +
       pollMessages,
   );
-  // A send per message (the poll's ten to a request), a receive and a delete per batch, plus
-  // the idle long polls.
+  // A send per message (the poll's ten to a request), a receive and a delete per batch (the
+  // idle long polls are the deployment's).
   const sendRequests = queueMessages - perUserDay(pollMessages) + perUserDay(pollMessages / 10);
-  const sqsRequests = sendRequests + 2 * sqsBatches + IDLE_RECEIVES_PER_DAY / deployment;
 
-  // GB-seconds: handler time measured here (one message at a time), the deployment's share of
-  // the ticks and polls at their median, and module init at each cold start of the deployment.
+  // GB-seconds: handler time measured here (one message at a time), module init at each cold
+  // start of the deployment, and the ticks and polls at their median.
   const median = (fn: string) =>
     quantile(
       of(fn).map((i) => i.ms),
@@ -217,33 +200,25 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     ) || 0;
   // Each function at the memory serverless.yml gives it (GB-s are billed per function).
   const memoryGbOf = (fn: string) => functionMemoryMb(fn) / 1024;
-  const handlerGbMs =
-    perUserDay(
-      sum(
-        invocations
-          .filter((i) => i.fn !== "tick" && i.fn !== "poll")
-          .map((i) => i.ms * memoryGbOf(i.fn)),
-      ),
-    ) +
-    (TICKS_PER_DAY * median("tick") * memoryGbOf("tick") +
-      POLLS_PER_DAY * median("poll") * memoryGbOf("poll")) /
-      deployment;
-  // The tick and the poll run every minute or five for the whole deployment: always warm.
+  const handlerGbMs = perUserDay(
+    sum(
+      invocations
+        .filter((i) => i.fn !== "tick" && i.fn !== "poll")
+        .map((i) => i.ms * memoryGbOf(i.fn)),
+    ),
+  );
+  // The tick and the poll run every minute or five for the whole deployment: always warm. The
+  // cold starts are counted on the simulated users and held per user as at the run's deployment.
   const colds = coldStarts(invocations.filter((i) => i.fn !== "tick" && i.fn !== "poll"));
   const coldGbMsPerDay =
     sum(
       Object.entries(colds).map(([fn, k]) => k * (options.initMs?.[fn] ?? 300) * memoryGbOf(fn)),
     ) / days;
-  const gbSeconds = (handlerGbMs + coldGbMsPerDay / deployment) / 1000;
 
-  // CloudWatch Logs: the handlers' lines as logged here at INFO, the tick's and the poll's
-  // summary line once a run per deployment, and Lambda's own three lines per invocation.
+  // CloudWatch Logs: the handlers' lines as logged here at INFO; the tick's and the poll's
+  // summary line once a run per deployment and Lambda's own lines are the pricing's.
   const scheduleLines = sum(samples.map((s) => s.scheduleLogLines.lines));
   const scheduleLineBytes = sum(samples.map((s) => s.scheduleLogLines.bytes)) / scheduleLines || 0;
-  const logBytes =
-    perUserDay(sum(samples.map((s) => s.logBytes))) +
-    fixedRuns * scheduleLineBytes +
-    batchedTotal * PLATFORM_LOG_BYTES;
 
   // KMS: the requests counted through the vault, as each function's instances would make them.
   const kmsByFunction = kmsByFunctionOf(samples);
@@ -252,18 +227,41 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     sum(samples.map((s) => s.kms.asked.encrypt + s.kms.asked.decrypt)),
   );
 
-  const month = DAYS_PER_MONTH;
-  const usd = {
-    lambda: batchedTotal * PRICES.lambdaRequest + gbSeconds * PRICES.lambdaGbSecond,
-    dynamodb: readUnits * PRICES.dynamoReadUnit + writeUnits * PRICES.dynamoWriteUnit,
-    sqs: sqsRequests * PRICES.sqsRequest,
-    httpApi:
-      perUserDay(of("serviceEvents").length + of("calendarHooks").length) * PRICES.httpApiRequest,
-    kms: kmsRequests * PRICES.kmsRequest,
-    kmsKey: PRICES.kmsKeyMonth / month / deployment,
-    logs: (logBytes / 1e9) * PRICES.logsIngestGb,
+  // Each user's own use, and one run of each schedule: priced for this deployment and others.
+  const measured: MeasuredUse = {
+    perUser: {
+      invocations: sum(
+        functions.filter((f) => f.fn !== "tick" && f.fn !== "poll").map((f) => f.batched),
+      ),
+      gbSeconds: (handlerGbMs + coldGbMsPerDay / deployment) / 1000,
+      reads: perUserDay(sum(samples.map((s) => s.dynamo.reads)) - tickRuns.reads - pollRuns.reads),
+      readUnits: perUserDay(
+        sum(samples.map((s) => s.dynamo.readUnits)) - tickRuns.readUnits - pollRuns.readUnits,
+      ),
+      writeUnits: perUserDay(sum(samples.map((s) => s.dynamo.writeUnits))),
+      sqsRequests: sendRequests + 2 * sqsBatches,
+      httpApiRequests: perUserDay(of("serviceEvents").length + of("calendarHooks").length),
+      kmsRequests,
+      logBytes: perUserDay(sum(samples.map((s) => s.logBytes))),
+    },
+    tickRun: {
+      reads: sum(samples.map((s) => s.idleRun.reads)) / samples.length,
+      readUnits: sum(samples.map((s) => s.idleRun.readUnits)) / samples.length,
+      gbSeconds: (median("tick") * memoryGbOf("tick")) / 1000,
+      logBytes: scheduleLineBytes,
+    },
+    pollRun: {
+      reads: pollRuns.reads / pollsRun,
+      readUnits: pollRuns.readUnits / pollsRun,
+      gbSeconds: (median("poll") * memoryGbOf("poll")) / 1000,
+      logBytes: scheduleLineBytes,
+    },
   };
-  const usdPerUserMonth = sum(Object.values(usd)) * month;
+  const priced = priceAt(measured, deployment);
+  const { reads, readUnits, writeUnits, sqsRequests, gbSeconds, logBytes } = priced.perUserDay;
+  const usd = priced.usdPerUserDay;
+  const usdPerUserMonth = priced.usdPerUserMonth;
+  const month = DAYS_PER_MONTH;
   // Every check fetches its feed once (or is skipped before fetching: an upper bound); a poll
   // message fetches POLL_FETCH_CONCURRENCY feeds at a time, so each is billed that fraction.
   const fetchGbSeconds =
@@ -335,8 +333,9 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     poll,
     multiPoll,
     fewerInvocations: round(1440 / batchedTotal, 1),
-    idleRunReads: round(idleReads, 1),
-    pollRunReads: round(pollRuns.reads / pollsRun, 1),
+    idleRunReads: round(measured.tickRun.reads, 1),
+    pollRunReads: round(measured.pollRun.reads, 1),
+    ...scaleFigures(measured, deployment),
     simulationS: round(simulationS),
     wallS: round((performance.now() - t0) / 1000),
   };

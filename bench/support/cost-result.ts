@@ -1,5 +1,6 @@
 import type { SqsSource } from "./cost-model";
 import type { PushFigures } from "./cost-push-table";
+import type { ScaleFigures } from "./cost-scale";
 import type { SourceCounts } from "./dynamo-meter";
 import type { KmsTally } from "./kms-meter";
 
@@ -13,7 +14,8 @@ export interface FunctionRow {
   drivers: string;
 }
 
-export interface CostResult {
+/** The run's figures; with ScaleFigures, the same run priced at other deployment sizes. */
+export interface CostResult extends ScaleFigures {
   users: number;
   days: number;
   workers: number;

@@ -6,6 +6,7 @@ import {
 } from "./cost-model";
 import { pushTable } from "./cost-push-table";
 import { type CostResult, icsTotalsOf } from "./cost-result";
+import { ISSUE12_TARGETS } from "./cost-scale";
 import { formatTable, round } from "./stats";
 
 /** The cost bench's result as the tables and lines `bench` prints. */
@@ -132,10 +133,54 @@ export function costTable(r: CostResult): string {
     )
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
+    "",
+    sizesTable(r),
+    "",
     `model: SQS event sources from serverless.yml (sync batch ${r.sqs.syncWorker.batchSize}, transition batch ${r.sqs.transitionWorker.batchSize}, batching window ${r.sqs.syncWorker.windowS} s / ${r.sqs.transitionWorker.windowS} s); a poll's sync messages for the deployment arrive together and fill whole batches; transitions, pushes and events are each alone; tick and poll once per deployment (an idle tick ${r.idleRunReads} reads, a poll ${r.pollRunReads} a run); SQS: a send per message, a receive and a delete per batch, ${IDLE_RECEIVES_PER_DAY} empty long-poll receives a day per deployment`,
     `GB-s: handler time measured here one message at a time (a loaded machine overstates it), plus module init at each cold start (${r.coldStartsPerDeploymentDay} a day, counted on the simulated users' invocations: an instance idle 15 min is gone, tick and poll stay warm; a larger deployment has fewer gaps, scale-out not modelled); the poll bots' runs are warm and keep what they set in memory (no database, no profile reads); logs: the handlers' lines at INFO plus Lambda's START/END/REPORT (${PLATFORM_LOG_BYTES} bytes) per invocation, the bots' platform lines only`,
     "prices (us-east-1 list, on-demand): Lambda arm64 $0.20/M requests + $0.0000133334/GB-s (each function at serverless.yml's memory: 512 MB, the transition worker 1,024 MB); DynamoDB $0.125/M read units, $0.625/M write units; SQS $0.40/M requests; HTTP API $1.00/M; KMS $0.03/10k (the Decrypt and Encrypt requests counted through the vault, each function instance keeping what it opened for 6 h, addresses 24 h, emptied at each cold start) and $1 a month for the key, shared by the deployment; CloudWatch Logs $0.50/GB ingested",
     `(simulation ${r.simulationS} s in the slowest process)`,
     ...(r.push ? ["", pushTable(r.push, icsTotalsOf(r))] : []),
+  ].join("\n");
+}
+
+const users = (n: number) => n.toLocaleString("en-US");
+
+/** The same run priced at other deployment sizes, and where issue 12's targets are met. */
+export function sizesTable(r: CostResult): string {
+  const floor = r.perUserFloor;
+  const table = formatTable(
+    "the same run by deployment size N: each user's own work plus the deployment's charges (the KMS key, the idle long polls, the tick's and the poll's runs) shared by N",
+    [
+      "deployment users",
+      "US$ per user-month",
+      "of it the deployment's",
+      "SQS requests per user-day",
+      "DynamoDB reads per user-day",
+    ],
+    [
+      ...r.byDeploymentSize.map((s) => [
+        s.users === r.deploymentUsers ? `${users(s.users)} (headline)` : users(s.users),
+        String(s.usdPerUserMonth),
+        String(s.usdPerDeploymentPart),
+        String(s.sqsRequestsPerUserDay),
+        String(s.readsPerUserDay),
+      ]),
+      [
+        "as N grows",
+        String(floor.usdPerUserMonth),
+        "0",
+        String(floor.sqsRequestsPerUserDay),
+        String(floor.readsPerUserDay),
+      ],
+    ],
+  );
+  const from = (n: number | null) => (n === null ? "at no size" : `from ${users(n)} users`);
+  const fixed = r.fixedChargesPerUserMonth;
+  return [
+    table,
+    `issue 12's targets (solved from a + b/N): US$ ≤ ${ISSUE12_TARGETS.usdPerUserMonth} per user-month ${from(r.targetsMetFromUsers.usd)}, SQS ≤ ${ISSUE12_TARGETS.sqsRequestsPerUserDay} requests per user-day ${from(r.targetsMetFromUsers.sqs)}; as N grows, each user's own work alone: $${floor.usdPerUserMonth} per user-month, ${floor.sqsRequestsPerUserDay} SQS requests and ${floor.readsPerUserDay} DynamoDB reads per user-day`,
+    `fixed charges at ${users(r.deploymentUsers)} users: $${fixed.total} per user-month before any user does anything (KMS key $${fixed.kmsKey}, idle long polls $${fixed.idleReceives}, the tick's and the poll's runs $${fixed.scheduleRuns})`,
+    `cold starts (module init GB-s, a cold instance's KMS requests) are counted on the simulated users and held per user as measured at ${users(r.deploymentUsers)} users at every size: an upper bound for larger deployments`,
   ].join("\n");
 }

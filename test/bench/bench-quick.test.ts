@@ -46,6 +46,15 @@ describe("statuspilot bench --quick", () => {
     expect(perMinute.reduce((a, b) => a + b, 0)).toBe(45);
     expect(out).toMatch(/^ {2}per busy block \(incl\. explicit clears\)\s+1\s/m);
     expect(out).toMatch(/^US\$ per user-month\s+\d/m);
+    // The same run priced by deployment size, and where issue 12's targets would be met.
+    expect(out).toMatch(/^1,000 \(headline\)\s+0\.\d+\s+0\.\d+\s+[\d.]+\s+[\d.]+$/m);
+    expect(out).toMatch(/^as N grows\s+0\.\d+\s+0\s/m);
+    expect(out).toMatch(
+      /^issue 12's targets \(solved from a \+ b\/N\): US\$ ≤ 0\.002 per user-month (from [\d,]+ users|at no size)/m,
+    );
+    expect(out).toMatch(
+      /^fixed charges at 1,000 users: \$[\d.]+ per user-month before any user does anything/m,
+    );
     // Counts, never negative: the schedule runs taken out are the ones the simulation measured.
     expect(out).toMatch(/^DynamoDB reads \(read units\)\s+\d[\d.]* \(\d[\d.]*\)\s/m);
     expect(out).toMatch(/^DynamoDB reads \(read units\), whole user\s+\d[\d.]* \(\d[\d.]*\)\s+\d/m);
