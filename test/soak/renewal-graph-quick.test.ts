@@ -20,6 +20,8 @@ describe("the Graph renewal soak, shortened", () => {
     // Each one by an upkeep the tick found due (the app's own log of its upkeeps).
     expect(report.upkeeps.renewed).toBe(report.renewed);
     expect(report.edits).toBeGreaterThan(2);
+    // The faults were on: a run that injects none would pass these checks without proving them.
+    expect(Object.values(report.faults).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
     expect(report.pushesLost).toEqual([]);
     expect(report.lapsed).toEqual([]);
     // Poll cost: a 15-minute poll alone reads 48 times in 12 hours.

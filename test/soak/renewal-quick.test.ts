@@ -19,6 +19,8 @@ describe("the renewal soak, shortened", () => {
     expect(report.upkeeps.created).toBe(1);
     expect(report.upkeeps.renewed + report.upkeeps.recreated).toBe(report.channelsCreated - 1);
     expect(report.edits).toBeGreaterThan(2);
+    // The faults were on: a run that injects none would pass these checks without proving them.
+    expect(Object.values(report.faults).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
     expect(report.pushesLost).toEqual([]);
     expect(report.lapsed).toEqual([]);
     // Poll cost: a 15-minute poll alone reads 48 times in 12 hours; pushes read per change.
