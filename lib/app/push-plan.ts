@@ -8,8 +8,9 @@ import type { UserKey } from "#lib/core/types";
  * time. The upkeep (push-upkeep.ts) acts on it; a table test states the rules.
  *
  * - No channel: create one.
- * - Lapsed (expired; a safety-net poll found changes that no push announced; or no push for
- *   longer than the channel's whole lifetime): recreate it, without relying on the old one.
+ * - Lapsed (expired, or a safety-net poll found changes that no push announced): recreate it,
+ *   without relying on the old one. Silence alone is no sign: a calendar nobody edits for a
+ *   week sends nothing, so only the safety read's unannounced changes (`silentSince`) count.
  * - Renewals failed MAX_RENEW_FAILURES times in a row: recreate it too (a fresh channel may work
  *   where renewing the old one does not), though it still lives: it shows "renewing", and the
  *   poll reads its source every time until a renewal works.
@@ -34,7 +35,7 @@ export const DEFAULT_PUSH_TTL_MS = 7 * 86_400_000 - 3_600_000;
 /** How long the next upkeep waits after 1, 2, 3 or more failed upkeeps in a row. */
 export const UPKEEP_RETRY_MS = [15 * 60_000, 3_600_000, 3 * 3_600_000] as const;
 
-export type LapseReason = "expired" | "renewal_failed" | "silent" | "no_message" | "removed";
+export type LapseReason = "expired" | "renewal_failed" | "silent" | "removed";
 
 export type PushStep =
   | { kind: "none"; nextAt: number }
@@ -52,8 +53,6 @@ export function lapseOf(push: SourcePush, now: number): LapseReason | undefined 
   if (push.requested === "recreate") return "removed";
   if (push.expiresAt <= now) return "expired";
   if (push.silentSince !== undefined) return "silent";
-  const lifetime = push.expiresAt - push.createdAt;
-  if (now - (push.lastPushAt ?? push.createdAt) > lifetime) return "no_message";
   return undefined;
 }
 

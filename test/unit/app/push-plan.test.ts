@@ -3,8 +3,8 @@ import { nextUpkeepAt, pushStateOf, pushStep, upkeepOverdue } from "#lib/app/pus
 
 /**
  * The lifecycle rules, restated: a channel is renewed at 80% of its lifetime (from creation to
- * expiry); it is lapsed, and recreated, when expired, after 3 failed renewals in a row, when a
- * poll found changes no push announced, or after no push for longer than its lifetime. (Which
+ * expiry); it is lapsed, and recreated, when expired, after 3 failed renewals in a row, or when
+ * a poll found changes no push announced; silence alone is not a lapse. (Which
  * poll visits read a live channel's source, every 6 hours only: poll-choice.test.ts.)
  */
 const H = 3_600_000;
@@ -54,11 +54,11 @@ describe("pushStep", () => {
     expect(pushStep(push, now)).toEqual(step);
   });
 
-  it("no push for longer than the channel's lifetime: recreate", () => {
-    // A channel whose expiry was extended (Graph PATCH) but that stayed silent all along.
+  it("silence alone is no lapse: a calendar nobody edits sends nothing for days", () => {
+    // No push since long before this channel was created (renewed, so its life began later).
     const push = channel({ expiresAt: T0 + 300 * H, createdAt: T0 + 100 * H, lastPushAt: T0 });
-    expect(pushStep(push, T0 + 201 * H)).toEqual({ kind: "recreate", reason: "no_message" });
-    expect(pushStep(push, T0 + 199 * H)).toEqual({ kind: "none", nextAt: T0 + 260 * H });
+    expect(pushStep(push, T0 + 201 * H)).toEqual({ kind: "none", nextAt: T0 + 260 * H });
+    expect(pushStep(channel(), T0 + 79 * H)).toEqual({ kind: "none", nextAt: T0 + 80 * H });
   });
 });
 
