@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PushCostSample } from "#bench/support/cost-push";
-import { pushFigures } from "#bench/support/cost-push-table";
+import { pushFigures, pushKmsOf } from "#bench/support/cost-push-table";
 import {
   priceSyncSide,
   type SyncSideCounts,
@@ -107,8 +107,10 @@ describe("the cost bench's calendar side", () => {
         readsBy: { poll: 1, push: 2 },
         channelCalls: 1,
         tokenCalls: 0,
+        inheritedTokenInstances: 0,
         notifications: 1,
       },
+      kms: { encrypt: 0, decrypt: 0, asked: { encrypt: 0, decrypt: 0 }, byFunction: {} },
       edits: 1,
       wallS: 1,
     };
@@ -137,5 +139,47 @@ describe("the cost bench's calendar side", () => {
     // DynamoDB reads: the ICS side's 5 a day out, the push side's 0 in.
     expect(p.readsPerUserDay).toBe(95);
     expect(p.sqsRequestsPerUserDay).toBeCloseTo(60 - 6.3 + 1.8, 1);
+  });
+
+  it("counts the push side's KMS requests as the ICS side's, plus a refresh per instance that inherited its token", () => {
+    // Prepare: the sync worker's instances opened the refresh token 3 times and sealed it once
+    // (a rotation); the hooks opened nothing; the connect function's seal is not the side's. Two
+    // sync worker instances read with a token another instance had obtained.
+    const tally = (encrypt: number, decrypt: number, asked: number) => ({
+      encrypt,
+      decrypt,
+      asked: { encrypt, decrypt: asked },
+    });
+    const sample = {
+      userDays: 2,
+      calls: {
+        reads: 9,
+        readsBy: {},
+        channelCalls: 1,
+        tokenCalls: 6,
+        inheritedTokenInstances: 2,
+        notifications: 3,
+      },
+      kms: {
+        ...tally(2, 3, 6),
+        byFunction: {
+          syncWorker: tally(1, 3, 6),
+          calendarHooks: tally(0, 0, 0),
+          connect: tally(1, 0, 0),
+        },
+      },
+    } as unknown as PushCostSample;
+
+    // Act
+    const kms = pushKmsOf(sample);
+
+    // Assess: the sync worker's 1 + 3 requests, and one Decrypt for each of the 2 instances
+    expect(kms).toEqual({
+      total: 6,
+      vault: 4,
+      inheritedTokenInstances: 2,
+      tokenRefreshes: 6,
+      uncached: 7,
+    });
   });
 });
