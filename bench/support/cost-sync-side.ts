@@ -71,7 +71,8 @@ export interface SyncSide {
   usdBreakdown: Record<"lambda" | "dynamodb" | "sqs" | "httpApi" | "kms", number>;
 }
 
-const MONTH_DAYS = 30;
+/** Days in the priced month. */
+export const MONTH_DAYS = 30;
 
 /**
  * Prices the side as cost.ts prices the whole: poll messages of `sourcesPerMessage` sources,
