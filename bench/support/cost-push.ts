@@ -43,6 +43,8 @@ const USER = "U001";
  * run short (the local stack settles for some milliseconds at every instant).
  */
 export const PUSH_DAYS = 7;
+/** How often the run's tick runs (deployed: every minute); see its use. */
+const TICK_EVERY_MS = 15 * MINUTE;
 
 /**
  * Where the simulation starts: MONTH_START plus the offset that makes 15-minute poll runs land
@@ -169,10 +171,14 @@ export async function simulatePushCost(monthDays: number): Promise<PushCostSampl
   }) as typeof fetch;
   const stack: LocalStack = await startStack(
     providerStackOptions(clock, {
-      // Statuses are the ICS run's business (the same meetings make the same transitions): the
-      // tick runs daily here (often enough for the upkeep of a 7-day channel renewed at 80%), the
-      // poll as deployed.
-      tickEveryMs: DAY,
+      // Statuses are the ICS run's business (the same meetings make the same transitions), but
+      // the tick must run often enough that the sync finds its transitions handled: with a daily
+      // tick the sync worker wrote the statuses the tick had left (0.86 writes a day, and the
+      // user's token opened for them), which the ICS run's minute tick does outside the calendar
+      // side. Every 15 minutes the sync worker writes none, as with the deployed minute tick
+      // (checked over 3 days), for a fifteenth of the minute tick's simulation time; the poll
+      // runs as deployed.
+      tickEveryMs: TICK_EVERY_MS,
       pollEveryMs: POLL_INTERVAL_MS,
       logLevel: "ERROR",
       google: { emulator: { autoApprove: true } },
