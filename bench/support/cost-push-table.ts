@@ -5,7 +5,9 @@
  */
 import type { PushCostSample } from "./cost-push";
 import {
+  MONTH_DAYS,
   priceSyncSide,
+  SYNC_SIDE_FUNCTIONS,
   type SyncSide,
   type SyncSideCounts,
   type SyncSideModel,
@@ -46,6 +48,62 @@ export interface PushFigures {
   /** ICS poll reads per push-backed poll read; US$ per user-month saved. */
   fewerPolls: number;
   usdSavedPerUserMonth: number;
+  /** The push side's KMS requests per user-day, and what they are made of (pushKmsOf). */
+  pushKms: PushKms;
+  /** US$ per user-month saved were the push side's functions kept warm (`pushKms.warm`). */
+  usdSavedPerUserMonthWarm: number;
+}
+
+/** The push-backed calendar side's KMS requests per user-day. */
+export interface PushKms {
+  /** As priced: `vault` plus `inheritedTokenInstances`. */
+  total: number;
+  /** Counted through the vault, one cache of opened values per function instance. */
+  vault: number;
+  /**
+   * Instances that used an access token another had obtained (one App's cache in the run):
+   * deployed, each refreshes it with one more Decrypt.
+   */
+  inheritedTokenInstances: number;
+  /** Access-token refreshes: the requests there would be if each opened the refresh token. */
+  tokenRefreshes: number;
+  /** Seals and opens asked of the caches: the requests there would be without them. */
+  uncached: number;
+  /**
+   * The requests had each function's one instance stayed warm (kms-meter.ts): a deployment's
+   * ICS polls invoke the sync worker every few minutes, where this run of one user leaves it
+   * idle for hours between safety-net reads.
+   */
+  warm: number;
+}
+
+/**
+ * The push-backed calendar side's KMS requests over the run, on the ICS side's model: what the
+ * sync worker and the hooks asked of their instance's cache that reached the vault, plus one
+ * Decrypt for each instance that, deployed, would have refreshed an access token the run's
+ * shared App already held.
+ */
+export function pushKmsOf(s: PushCostSample): PushKms {
+  let vault = 0;
+  let uncached = 0;
+  let warm = 0;
+  for (const fn of SYNC_SIDE_FUNCTIONS) {
+    const k = s.kms.byFunction[fn];
+    const w = s.kms.warmByFunction[fn];
+    if (w !== undefined) warm += w.encrypt + w.decrypt;
+    if (k === undefined) continue;
+    vault += k.encrypt + k.decrypt;
+    uncached += k.asked.encrypt + k.asked.decrypt;
+  }
+  const inherited = s.calls.inheritedTokenInstances;
+  return {
+    total: vault + inherited,
+    vault,
+    inheritedTokenInstances: inherited,
+    tokenRefreshes: s.calls.tokenCalls,
+    uncached,
+    warm,
+  };
 }
 
 /** The push-backed user's raw calendar-side counts. */
@@ -57,8 +115,7 @@ export function pushSideCounts(s: PushCostSample): SyncSideCounts {
     pollReads: s.calls.readsBy.poll ?? 0,
     hooks: s.invocations.filter((i) => i.fn === "calendarHooks").length,
     channelCalls: s.calls.channelCalls,
-    // Each access-token refresh opens the KMS-sealed refresh token.
-    kmsCalls: s.calls.tokenCalls,
+    kmsCalls: pushKmsOf(s).total,
     handlerMs: syncSideHandlerMs(s.invocations),
     dynamo: syncSideDynamo(s.dynamo.bySource),
   };
@@ -89,6 +146,8 @@ export function pushFigures(
   const usd = totals.usdPerUserMonth - ics.usdPerUserMonth + push.usdPerUserMonth;
   // With no safety-net read in the run, count one as if it had happened (a lower bound).
   const pushPollReads = Math.max(push.pollReadsPerUserDay, 1 / sample.userDays);
+  const kms = pushKmsOf(sample);
+  const kmsPerDay = (x: number) => round(x / sample.userDays, 3);
   return {
     provider: sample.provider,
     days: round(sample.userDays, 2),
@@ -129,8 +188,26 @@ export function pushFigures(
     usdPerUserMonth: round(usd, 5),
     fewerPolls: round(ics.pollReadsPerUserDay / pushPollReads, 1),
     usdSavedPerUserMonth: round(totals.usdPerUserMonth - usd, 5),
+    pushKms: {
+      total: kmsPerDay(kms.total),
+      vault: kmsPerDay(kms.vault),
+      inheritedTokenInstances: kmsPerDay(kms.inheritedTokenInstances),
+      tokenRefreshes: kmsPerDay(kms.tokenRefreshes),
+      uncached: kmsPerDay(kms.uncached),
+      warm: kmsPerDay(kms.warm),
+    },
+    // Only KMS differs: the warm instance holds the access token an hour as the run's App does.
+    usdSavedPerUserMonthWarm: round(
+      totals.usdPerUserMonth -
+        usd +
+        ((kms.total - kms.warm) / sample.userDays) * model.prices.kmsRequest * MONTH_DAYS,
+      5,
+    ),
   };
 }
+
+const savedOrMore = (usd: number): string =>
+  usd >= 0 ? `$${usd} saved` : `$${round(-usd, 5)} MORE`;
 
 export function pushTable(p: PushFigures, totals: IcsTotals): string {
   const n = (x: number, digits = 2) => String(round(x, digits));
@@ -190,7 +267,7 @@ export function pushTable(p: PushFigures, totals: IcsTotals): string {
       ["per user-day", "ICS (15-min poll)", `${p.provider}, push-backed`],
       rows,
     ),
-    `push-backed: ${p.fewerPolls}× fewer polls, ${p.usdSavedPerUserMonth >= 0 ? `$${p.usdSavedPerUserMonth} saved` : `$${round(-p.usdSavedPerUserMonth, 5)} MORE`} per user-month (${n(p.ics.pollReadsPerUserDay)} → ${n(p.push.pollReadsPerUserDay)} poll reads a user-day; calendar side $${p.ics.usdPerUserMonth} → $${p.push.usdPerUserMonth})`,
-    `model: the calendar side is the sync worker's and the calendar hooks' work (DynamoDB by function, handler time measured one message at a time), the sync queue's messages (poll messages of several sources, ten to a send, in batches), the hooks' HTTP requests and KMS calls (ICS: the sync worker's and the hooks' as counted through the vault, each instance keeping what it opened; push-backed: a sealed refresh token opened per access-token refresh, an upper bound); everything after a sync is the same for the same meetings, so the push-backed user's whole month is the ICS user's with this side swapped; the poll's own index query, shared by the deployment, is in neither (simulation ${p.simulationS} s in its own process)`,
+    `push-backed: ${p.fewerPolls}× fewer polls, ${savedOrMore(p.usdSavedPerUserMonth)} per user-month (${n(p.ics.pollReadsPerUserDay)} → ${n(p.push.pollReadsPerUserDay)} poll reads a user-day; calendar side $${p.ics.usdPerUserMonth} → $${p.push.usdPerUserMonth}); with its sync worker kept warm by a deployment's polls, KMS ${n(p.pushKms.total)} → ${n(p.pushKms.warm)} a day: ${savedOrMore(p.usdSavedPerUserMonthWarm)}`,
+    `model: the calendar side is the sync worker's and the calendar hooks' work (DynamoDB by function, handler time measured one message at a time), the sync queue's messages (poll messages of several sources, ten to a send, in batches), the hooks' HTTP requests and KMS calls (both the sync worker's and the hooks' as counted through the vault, each function instance keeping what it opened until its modelled cold start; push-backed: ${n(p.pushKms.vault)} a day so counted, plus ${n(p.pushKms.inheritedTokenInstances)} for instances that used an access token another had obtained, which deployed would refresh it; ${n(p.pushKms.tokenRefreshes)} access-token refreshes, ${n(p.pushKms.uncached)} without the caches); everything after a sync is the same for the same meetings, so the push-backed user's whole month is the ICS user's with this side swapped; the poll's own index query, shared by the deployment, is in neither (simulation ${p.simulationS} s in its own process)`,
   ].join("\n");
 }

@@ -6,8 +6,10 @@
  * emulator's control surface, which pushes it to our hook as Google does; the upkeep (through
  * the due index, run by the tick) keeps the channel alive, and the poll sends a check only at
  * the source's safety-net visit, one in 24 (6 h). Every sync check, calendar read, channel
- * call, notification, DynamoDB command and queue message of the calendar side is counted (plain
- * data, so a worker process can send it to its parent).
+ * call, notification, DynamoDB command, queue message and KMS request of the calendar side is
+ * counted (plain data, so a worker process can send it to its parent). KMS requests are counted
+ * as the ICS users' are: through the vault, one cache of opened values per function instance,
+ * emptied at each modelled cold start (kms-meter.ts, lambda-meter.ts WARM_MS).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { demoEventId } from "#emulator/google/demo";
@@ -22,10 +24,12 @@ import {
   type DynamoCounts,
   dynamoCounts,
   installDynamoMeter,
+  meteredFunction,
   priceIndexWrites,
   resetDynamoCounts,
 } from "./dynamo-meter";
-import { type Invocation, invocations, resetInvocations, timed } from "./lambda-meter";
+import { type KmsCounts, kmsCounts, meteredVault, resetKmsCounts } from "./kms-meter";
+import { type Invocation, instanceOf, invocations, resetInvocations, timed } from "./lambda-meter";
 import { providerStackOptions } from "./provider-stack";
 import { benchUserId } from "./workspace";
 
@@ -39,6 +43,8 @@ const USER = "U001";
  * run short (the local stack settles for some milliseconds at every instant).
  */
 export const PUSH_DAYS = 7;
+/** How often the run's tick runs (deployed: every minute); see its use. */
+const TICK_EVERY_MS = 15 * MINUTE;
 
 /**
  * Where the simulation starts: MONTH_START plus the offset that makes 15-minute poll runs land
@@ -61,6 +67,13 @@ export interface ProviderCalls {
   channelCalls: number;
   /** Token endpoint calls (each opens the KMS-sealed refresh token). */
   tokenCalls: number;
+  /**
+   * Function instances (in the bench's model) that called the Calendar API without a token call
+   * of their own: the local stack's functions share one App, so one access-token cache, and such
+   * an instance used a token another instance had obtained. Deployed, a new instance has no
+   * access token: it refreshes, opening the sealed refresh token (one more Decrypt each).
+   */
+  inheritedTokenInstances: number;
   /** Push notifications posted to our Google hook. */
   notifications: number;
 }
@@ -73,6 +86,8 @@ export interface PushCostSample {
   dynamo: DynamoCounts;
   queueMessages: { transition: number; sync: number };
   calls: ProviderCalls;
+  /** KMS requests through the vault, by function (kms-meter.ts). */
+  kms: KmsCounts;
   /** Calendar edits made (each pushed by the emulator). */
   edits: number;
   wallS: number;
@@ -92,17 +107,33 @@ function reasonOf(fn: string, event: unknown): string {
   }
 }
 
+/** Which function instances called the Calendar API, and which obtained an access token. */
+interface TokenUse {
+  apiCallers: Set<string>;
+  refreshers: Set<string>;
+}
+
+/** The running function's instance in the lambda meter's model, as `fn#n`. */
+const instanceKey = (): string => {
+  const fn = meteredFunction() ?? "setup";
+  return `${fn}#${instanceOf(fn)}`;
+};
+
 /** Classifies a request URL of the app (or the emulator's push) into `calls`. */
-function countCall(calls: ProviderCalls, url: string, method: string): void {
+function countCall(calls: ProviderCalls, use: TokenUse, url: string, method: string): void {
   const { pathname } = new URL(url);
-  if (pathname.endsWith("/events/watch") || pathname.endsWith("/channels/stop"))
+  if (pathname.endsWith("/events/watch") || pathname.endsWith("/channels/stop")) {
     calls.channelCalls++;
-  else if (/\/calendar\/v3\/calendars\/[^/]+\/events$/.test(pathname) && method === "GET") {
+    use.apiCallers.add(instanceKey());
+  } else if (/\/calendar\/v3\/calendars\/[^/]+\/events$/.test(pathname) && method === "GET") {
     calls.reads++;
     const by = handling.getStore() ?? "other";
     calls.readsBy[by] = (calls.readsBy[by] ?? 0) + 1;
-  } else if (pathname.endsWith("/token")) calls.tokenCalls++;
-  else if (pathname === "/hooks/google") calls.notifications++;
+    use.apiCallers.add(instanceKey());
+  } else if (pathname.endsWith("/token")) {
+    calls.tokenCalls++;
+    use.refreshers.add(instanceKey());
+  } else if (pathname === "/hooks/google") calls.notifications++;
 }
 
 /**
@@ -120,27 +151,40 @@ export async function simulatePushCost(monthDays: number): Promise<PushCostSampl
     readsBy: {},
     channelCalls: 0,
     tokenCalls: 0,
+    inheritedTokenInstances: 0,
     notifications: 0,
   };
+  const tokenUse: TokenUse = { apiCallers: new Set(), refreshers: new Set() };
   const realFetch = globalThis.fetch;
   let counting = false;
   globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
     const request = input instanceof Request ? input : undefined;
     if (counting) {
-      countCall(calls, request?.url ?? String(input), init?.method ?? request?.method ?? "GET");
+      countCall(
+        calls,
+        tokenUse,
+        request?.url ?? String(input),
+        init?.method ?? request?.method ?? "GET",
+      );
     }
     return realFetch(input, init);
   }) as typeof fetch;
   const stack: LocalStack = await startStack(
     providerStackOptions(clock, {
-      // Statuses are the ICS run's business (the same meetings make the same transitions): the
-      // tick runs daily here (often enough for the upkeep of a 7-day channel renewed at 80%), the
-      // poll as deployed.
-      tickEveryMs: DAY,
+      // Statuses are the ICS run's business (the same meetings make the same transitions), but
+      // the tick must run often enough that the sync finds its transitions handled: with a daily
+      // tick the sync worker wrote the statuses the tick had left (0.86 writes a day, and the
+      // user's token opened for them), which the ICS run's minute tick does outside the calendar
+      // side. Every 15 minutes the sync worker writes none, as with the deployed minute tick
+      // (checked over 3 days), for a fifteenth of the minute tick's simulation time; the poll
+      // runs as deployed.
+      tickEveryMs: TICK_EVERY_MS,
       pollEveryMs: POLL_INTERVAL_MS,
       logLevel: "ERROR",
       google: { emulator: { autoApprove: true } },
       microsoft: false,
+      // The KMS stand-in behind one cache of opened values per function instance, counted.
+      wrapTokens: (vault) => meteredVault(vault, clock),
       // Each invocation metered (function, simulated start, handler time), and the calendar reads
       // it makes told apart by its messages' reason.
       wrapHandler: async (fn, handler) => {
@@ -193,6 +237,7 @@ export async function simulatePushCost(monthDays: number): Promise<PushCostSampl
     await deliver();
     const from = clock.now();
     resetDynamoCounts();
+    resetKmsCounts();
     resetInvocations();
     const sent0 = { ...stack.queues.sync.stats() };
     const transitions0 = stack.queues.transition.stats().sent;
@@ -221,6 +266,9 @@ export async function simulatePushCost(monthDays: number): Promise<PushCostSampl
     await stack.advanceTo(end);
     await deliver();
     counting = false;
+    calls.inheritedTokenInstances = [...tokenUse.apiCallers].filter(
+      (instance) => !tokenUse.refreshers.has(instance),
+    ).length;
     return {
       provider: "google",
       userDays: (end - from) / DAY,
@@ -231,6 +279,7 @@ export async function simulatePushCost(monthDays: number): Promise<PushCostSampl
         transition: stack.queues.transition.stats().sent - transitions0,
       },
       calls,
+      kms: kmsCounts(),
       edits,
       wallS: (performance.now() - t0) / 1000,
     };

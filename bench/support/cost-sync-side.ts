@@ -27,7 +27,7 @@ export interface SyncSideCounts {
   hooks: number;
   /** Channel creations, renewals, stops at the provider. */
   channelCalls: number;
-  /** KMS requests: counted through the vault (ICS), or a refresh token opened per refresh (push). */
+  /** KMS requests, counted through the vault: one cache of opened values per function instance. */
   kmsCalls: number;
   /** Handler time of the side's invocations (ms), measured one message at a time. */
   handlerMs: number;
@@ -71,7 +71,8 @@ export interface SyncSide {
   usdBreakdown: Record<"lambda" | "dynamodb" | "sqs" | "httpApi" | "kms", number>;
 }
 
-const MONTH_DAYS = 30;
+/** Days in the priced month. */
+export const MONTH_DAYS = 30;
 
 /**
  * Prices the side as cost.ts prices the whole: poll messages of `sourcesPerMessage` sources,

@@ -7,8 +7,13 @@ const HOUR = 60 * 60_000;
  * times a working day: with 6 hours, about 2 KMS Decrypts a day instead of one per call to the
  * service. A calendar address is checked 96 times a day by the sync worker and changes only when
  * its owner replaces it (a new sealed text, so a new entry): a day's age makes that 1 Decrypt a
- * day instead of 4. The age is also how long disabling the key or a role's grant can take to
- * reach a warm container (infra/DEPLOY.md says how to recycle them at once).
+ * day instead of 4. A connected calendar's refresh token is the same case: it is long-lived and
+ * changes only when its owner connects again or the provider rotates it (either way a new sealed
+ * text, so a new entry), and the sync worker opens it at each access-token refresh (each
+ * safety-net read, 6 hours apart, finds the 1-hour access token expired): a day's age lets a warm
+ * instance open it once a day rather than at every read. The age is also how long disabling the
+ * key or a role's grant can take to reach a warm container (infra/DEPLOY.md says how to recycle
+ * them at once).
  */
 export const OPENED_VALUE_MAX_AGE_MS: Readonly<Record<SealedField, number>> = {
   access_token: 6 * HOUR,
@@ -16,7 +21,7 @@ export const OPENED_VALUE_MAX_AGE_MS: Readonly<Record<SealedField, number>> = {
   source_url: 24 * HOUR,
   source_secret: 6 * HOUR,
   channel_secret: 6 * HOUR,
-  calendar_refresh_token: 6 * HOUR,
+  calendar_refresh_token: 24 * HOUR,
   oauth_client_secret: 6 * HOUR,
 };
 /** Most values kept at once; the oldest goes first (a few hundred bytes each). */

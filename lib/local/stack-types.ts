@@ -5,7 +5,7 @@ import type { Scheduler } from "#devstack/scheduler";
 import type { RunningEmulator, Workspace } from "#emulator/server";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import type { Clock, ManualClock } from "#lib/core/clock";
-import type { Log } from "#lib/core/ports";
+import type { Log, TokenVault } from "#lib/core/ports";
 import type { DemoEvent } from "./demo-feed";
 import type { LocalGoogle, LocalGoogleSettings } from "./google";
 import type { LiveEvent } from "./live-log";
@@ -87,6 +87,11 @@ export interface StackOptions {
   pushTtlMs?: number;
   /** Puts something around each function's handler (the cost bench's meters). */
   wrapHandler?: HandlerWrapper;
+  /**
+   * The app's token vault made of the KMS stand-in (the cost bench's per-instance KMS meter);
+   * without it, the stand-in behind one cache of opened values, as a container has.
+   */
+  wrapTokens?: (vault: TokenVault) => TokenVault;
 }
 
 export interface LocalStack {

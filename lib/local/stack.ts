@@ -13,6 +13,7 @@ import { every, scheduledEvent } from "#devstack/schedules";
 import { newWebKey, openStateDir, type StateDir } from "#devstack/state";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
+import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { systemClock } from "#lib/app/system-clock";
 import type { Clock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
@@ -244,6 +245,9 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       },
       {
         clock,
+        ...(options.wrapTokens
+          ? { tokens: options.wrapTokens(new LocalTokenVault(tokenKey)) }
+          : {}),
         ...frozenAfterReturn(runtime, {
           transitionQueue: queues.transition,
           syncQueue: queues.sync,

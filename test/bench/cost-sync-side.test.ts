@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PushCostSample } from "#bench/support/cost-push";
-import { pushFigures } from "#bench/support/cost-push-table";
+import { pushFigures, pushKmsOf } from "#bench/support/cost-push-table";
 import {
   priceSyncSide,
   type SyncSideCounts,
@@ -107,7 +107,15 @@ describe("the cost bench's calendar side", () => {
         readsBy: { poll: 1, push: 2 },
         channelCalls: 1,
         tokenCalls: 0,
+        inheritedTokenInstances: 0,
         notifications: 1,
+      },
+      kms: {
+        encrypt: 1,
+        decrypt: 3,
+        asked: { encrypt: 1, decrypt: 5 },
+        byFunction: { syncWorker: { encrypt: 1, decrypt: 3, asked: { encrypt: 1, decrypt: 5 } } },
+        warmByFunction: { syncWorker: { encrypt: 1, decrypt: 1 } },
       },
       edits: 1,
       wallS: 1,
@@ -129,13 +137,64 @@ describe("the cost bench's calendar side", () => {
     expect(p.fewerPolls).toBe(20);
     expect(p.ics.usdPerUserMonth).toBeCloseTo(627, 6);
     // Push side: 20 checks = 0.2 sends + 0.2 batches, 1 push message (1 send, 1 batch), 1 hook:
-    // SQS (1.2 + 2 × 1.2) / 2 = 1.8, Lambda (1.2 + 1) / 2 = 1.1, HTTP API 0.5; no DynamoDB,
-    // KMS or handler time: 3.4 a day, 102 a month.
-    expect(p.push.usdPerUserMonth).toBeCloseTo(102, 6);
-    expect(p.usdPerUserMonth).toBeCloseTo(1000 - 627 + 102, 4);
-    expect(p.usdSavedPerUserMonth).toBeCloseTo(627 - 102, 4);
+    // SQS (1.2 + 2 × 1.2) / 2 = 1.8, Lambda (1.2 + 1) / 2 = 1.1, HTTP API 0.5, KMS 4 / 2 = 2; no
+    // DynamoDB or handler time: 5.4 a day, 162 a month.
+    expect(p.push.usdPerUserMonth).toBeCloseTo(162, 6);
+    expect(p.usdPerUserMonth).toBeCloseTo(1000 - 627 + 162, 4);
+    expect(p.usdSavedPerUserMonth).toBeCloseTo(627 - 162, 4);
+    // Kept warm, 2 KMS requests instead of 4 in the 2 days: 1 a day less, 30 a month saved more
+    expect(p.pushKms).toMatchObject({ total: 2, warm: 1 });
+    expect(p.usdSavedPerUserMonthWarm).toBeCloseTo(627 - 162 + 30, 4);
     // DynamoDB reads: the ICS side's 5 a day out, the push side's 0 in.
     expect(p.readsPerUserDay).toBe(95);
     expect(p.sqsRequestsPerUserDay).toBeCloseTo(60 - 6.3 + 1.8, 1);
+  });
+
+  it("counts the push side's KMS requests as the ICS side's, plus a refresh per instance that inherited its token", () => {
+    // Prepare: the sync worker's instances opened the refresh token 3 times and sealed it once
+    // (a rotation); the hooks opened nothing; the connect function's seal is not the side's. Two
+    // sync worker instances read with a token another instance had obtained.
+    const tally = (encrypt: number, decrypt: number, asked: number) => ({
+      encrypt,
+      decrypt,
+      asked: { encrypt, decrypt: asked },
+    });
+    const sample = {
+      userDays: 2,
+      calls: {
+        reads: 9,
+        readsBy: {},
+        channelCalls: 1,
+        tokenCalls: 6,
+        inheritedTokenInstances: 2,
+        notifications: 3,
+      },
+      kms: {
+        ...tally(2, 3, 6),
+        byFunction: {
+          syncWorker: tally(1, 3, 6),
+          calendarHooks: tally(0, 0, 0),
+          connect: tally(1, 0, 0),
+        },
+        // Never cold: the sync worker opened the refresh token once and sealed it once
+        warmByFunction: {
+          syncWorker: { encrypt: 1, decrypt: 1 },
+          connect: { encrypt: 1, decrypt: 0 },
+        },
+      },
+    } as unknown as PushCostSample;
+
+    // Act
+    const kms = pushKmsOf(sample);
+
+    // Assess: the sync worker's 1 + 3 requests, and one Decrypt for each of the 2 instances
+    expect(kms).toEqual({
+      total: 6,
+      vault: 4,
+      inheritedTokenInstances: 2,
+      tokenRefreshes: 6,
+      uncached: 7,
+      warm: 2,
+    });
   });
 });

@@ -63,6 +63,32 @@ describe("the container's cache of opened values", () => {
     expect(counted).toEqual([2, 3, 5]);
   });
 
+  it("opens a connected calendar's refresh token once a day, and a rotated one anew", async () => {
+    // Prepare: the refresh token as the sync worker opens it at each access-token refresh
+    const { vault, opens } = countingVault();
+    const clock = new ManualClock(Date.UTC(2026, 10, 24, 9));
+    const cache = new OpenedValueCache(vault, clock);
+    const owner: SealOwner = { ...ALICE, field: "calendar_refresh_token" };
+    const sealed = await vault.seal("1//google-refresh", owner);
+    // Act: safety-net reads 6 hours apart, all within the day (09:00, 15:00, 21:00, 03:00, 08:00)
+    const opened = [await cache.open(sealed, owner)];
+    for (const hours of [6, 6, 6, 5]) {
+      clock.advance(hours * HOUR);
+      opened.push(await cache.open(sealed, owner));
+    }
+    clock.advance(59 * 60_000);
+    const sameDay = opens();
+    // The day is over at 09:00: opened again; then the provider rotates it (a new sealed text)
+    clock.advance(60_000);
+    opened.push(await cache.open(sealed, owner));
+    const nextDay = opens();
+    const rotated = await vault.seal("1//google-rotated", owner);
+    opened.push(await cache.open(rotated, owner));
+    // Assess
+    expect(opened).toEqual([...Array(6).fill("1//google-refresh"), "1//google-rotated"]);
+    expect([sameDay, nextDay, opens()]).toEqual([1, 2, 3]);
+  });
+
   it("never answers another user or field from what it kept: the vault refuses the moved value", async () => {
     // Prepare: Alice's sealed token, opened once for her
     const { vault, opens } = countingVault();
