@@ -15,24 +15,8 @@ import { type PushScheduleDeps, upkeepMessage } from "./push-schedule";
 import { updatePush } from "./push-upkeep";
 
 /**
- * A push records itself on the source (`lastPushAt`) only when the recorded one is at least this
- * old, or when it clears a `silentSince`. The record's one reader is the "no_message" lapse
- * (push-plan.ts lapseOf: no push for longer than the channel's whole lifetime, about 7 days), so
- * a record up to an hour behind the last push makes that lapse fire at most an hour early, on a
- * lifetime of days. In return a busy calendar's pushes cost one profile write (a read, the
- * write and its poll-index write) an hour, not one each.
- */
-export const PUSH_MARK_FRESH_MS = 60 * 60_000;
-
-/** Whether a push at `now` must be recorded on the channel `push` (see PUSH_MARK_FRESH_MS). */
-export const pushMarkDue = (push: SourceRecord["push"], now: number): boolean =>
-  push?.silentSince !== undefined ||
-  push?.lastPushAt === undefined ||
-  now - push.lastPushAt >= PUSH_MARK_FRESH_MS;
-
-/**
- * How the sync (sync.ts) reads a source connected through a provider's API: a push records that
- * the channel works; the poll sends a check of such a source only when it should read
+ * How the sync (sync.ts) reads a source connected through a provider's API: a push clears a
+ * silence the safety net found; the poll sends a check of such a source only when it should read
  * (push-plan.ts pollChecks: at its safety-net visit while the channel lives, at every visit while
  * it does not), so a poll check that arrives reads. The channel's upkeep runs on its own schedule (push-schedule.ts, through the due
  * index); the poll's visit is that schedule's safety net: an upkeep it finds overdue (no channel,
@@ -78,11 +62,12 @@ export function createConnectedSync(
       if (source.reconnectSince !== undefined) return { skip: true };
       const now = ctx.clock.now();
       if (reason === "push") {
-        if (!pushMarkDue(source.push, now)) return { source };
-        await updatePush(ctx, key, sourceId, (p) => {
-          const { silentSince: _quiet, ...rest } = p;
-          return { ...rest, lastPushAt: now };
-        });
+        // A push proves the channel works again: it clears the silence a safety-net read found.
+        // Otherwise it writes nothing here (its sync writes what the calendar changed): no
+        // lapse rule reads when the last push came, since a calendar nobody edits sends none.
+        if (source.push?.silentSince !== undefined) {
+          await updatePush(ctx, key, sourceId, ({ silentSince: _quiet, ...rest }) => rest);
+        }
         return { source };
       }
       // The poll chose to read it (pollChecks); its upkeep may be why: ask the repair.

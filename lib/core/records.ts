@@ -70,8 +70,6 @@ export interface SourcePush {
   expiresAt: number;
   /** Renewals that failed in a row since the last success. */
   failures?: number;
-  /** The last authenticated push through it, epoch ms. */
-  lastPushAt?: number;
   /** A safety-net poll found changes no push announced: the channel went quiet. */
   silentSince?: number;
   /** A lifecycle notification (Graph) asked for this: the next upkeep does it. */

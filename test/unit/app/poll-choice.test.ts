@@ -35,7 +35,6 @@ const live = (over: Partial<SourcePush> = {}): SourcePush => ({
   channelId: "c1",
   createdAt: T0 - H,
   expiresAt: T0 - H + 7 * 24 * H,
-  lastPushAt: T0 - 30 * MIN,
   ...over,
 });
 const ics = (id = "feed"): SourceRecord => ({ id, kind: "ics", url: `https://cal.example/${id}` });

@@ -10,11 +10,9 @@ import { MemoryStore } from "#lib/store/memory-store";
 import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
 
 /**
- * A push's mark on its source, restated: a push records its time (`lastPushAt`) on the source's
- * channel, and clears a `silentSince` a safety-net read left there. When the channel already
- * records a push less than an hour old and nothing is silent, the push writes nothing (the mark
- * is then at most an hour behind; its one reader, the "no message for a whole lifetime" lapse,
- * counts in days). Either way the push's sync goes on to read the calendar.
+ * What a push writes on its source's channel, restated: nothing, unless a safety-net read left a
+ * `silentSince` there, which the push clears (the channel works again) in one write. Either way
+ * the push's sync goes on to read the calendar, and asks for no upkeep.
  */
 const MIN = 60_000;
 const H = 60 * MIN;
@@ -64,36 +62,28 @@ async function pushArrives(push: SourcePush) {
   return { prepared, writes: store.userWrites, stored, sent };
 }
 
-describe("a push's mark on its channel", () => {
-  it("writes nothing when a push under an hour old is recorded and nothing is silent", async () => {
-    for (const ago of [0, 1, 30 * MIN, 59 * MIN, H - 1]) {
-      const r = await pushArrives(channel({ lastPushAt: T0 - ago }));
-      expect(r.writes, `last push ${ago} ms ago`).toBe(0);
-      expect(r.stored?.lastPushAt).toBe(T0 - ago);
+describe("a push's write on its channel", () => {
+  it("writes nothing when nothing is silent", async () => {
+    for (const createdAgo of [MIN, H, 5 * 24 * H]) {
+      const r = await pushArrives(channel({ createdAt: T0 - createdAgo }));
+      expect(r.writes, `channel created ${createdAgo} ms ago`).toBe(0);
+      expect(r.stored).toEqual(channel({ createdAt: T0 - createdAgo }));
       expect(r.prepared).toMatchObject({ source: { id: "g" } });
     }
   });
 
-  it("records the push when the recorded one is an hour old or more, or there is none", async () => {
-    for (const lastPushAt of [T0 - H, T0 - 2 * H, T0 - 5 * 24 * H, undefined]) {
-      const r = await pushArrives(channel(lastPushAt === undefined ? {} : { lastPushAt }));
-      expect(r.writes, `last push at ${lastPushAt}`).toBe(1);
-      expect(r.stored).toEqual(channel({ lastPushAt: T0 }));
-      expect(r.prepared).toMatchObject({ source: { id: "g" } });
-    }
-  });
-
-  it("clears a silence whatever the recorded push's age", async () => {
-    for (const lastPushAt of [T0 - MIN, T0 - 3 * H]) {
-      const r = await pushArrives(channel({ lastPushAt, silentSince: T0 - 10 * MIN }));
+  it("clears a silence in one write, and keeps the rest of the channel", async () => {
+    for (const silentAgo of [MIN, 3 * H]) {
+      const r = await pushArrives(channel({ silentSince: T0 - silentAgo, failures: 1 }));
       expect(r.writes).toBe(1);
-      expect(r.stored).toEqual(channel({ lastPushAt: T0 }));
+      expect(r.stored).toEqual(channel({ failures: 1 }));
+      expect(r.prepared).toMatchObject({ source: { id: "g" } });
     }
   });
 
   it("asks for no upkeep either way", async () => {
-    const recent = await pushArrives(channel({ lastPushAt: T0 - MIN }));
-    const old = await pushArrives(channel({ lastPushAt: T0 - 2 * H }));
-    expect([recent.sent, old.sent]).toEqual([[], []]);
+    const quiet = await pushArrives(channel());
+    const silent = await pushArrives(channel({ silentSince: T0 - MIN }));
+    expect([quiet.sent, silent.sent]).toEqual([[], []]);
   });
 });

@@ -25,18 +25,8 @@ describe("pushStep", () => {
       T0 + 79 * H,
       { kind: "none", nextAt: T0 + 80 * H },
     ],
-    [
-      "at 80% of its lifetime: renew",
-      channel({ lastPushAt: T0 + 50 * H }),
-      T0 + 80 * H,
-      { kind: "renew" },
-    ],
-    [
-      "expired: recreate",
-      channel({ lastPushAt: T0 + 99 * H }),
-      T0 + 100 * H,
-      { kind: "recreate", reason: "expired" },
-    ],
+    ["at 80% of its lifetime: renew", channel(), T0 + 80 * H, { kind: "renew" }],
+    ["expired: recreate", channel(), T0 + 100 * H, { kind: "recreate", reason: "expired" }],
     ["two failed renewals: renew again", channel({ failures: 2 }), T0 + 85 * H, { kind: "renew" }],
     [
       "three failed renewals: recreate",
@@ -55,10 +45,10 @@ describe("pushStep", () => {
   });
 
   it("silence alone is no lapse: a calendar nobody edits sends nothing for days", () => {
-    // No push since long before this channel was created (renewed, so its life began later).
-    const push = channel({ expiresAt: T0 + 300 * H, createdAt: T0 + 100 * H, lastPushAt: T0 });
+    // Renewed (Graph PATCH) twice without a push in between: still alive, renewed on time.
+    const push = channel({ expiresAt: T0 + 300 * H, createdAt: T0 + 100 * H });
     expect(pushStep(push, T0 + 201 * H)).toEqual({ kind: "none", nextAt: T0 + 260 * H });
-    expect(pushStep(channel(), T0 + 79 * H)).toEqual({ kind: "none", nextAt: T0 + 80 * H });
+    expect(pushStep(push, T0 + 260 * H)).toEqual({ kind: "renew" });
   });
 });
 
