@@ -12,7 +12,7 @@ import {
 } from "./support/cost-model";
 import { pushFigures } from "./support/cost-push-table";
 import { type CostResult, type FunctionRow, icsTotalsOf } from "./support/cost-result";
-import { type MeasuredUse, priceAt, scaleFigures } from "./support/cost-scale";
+import { type MeasuredUse, priceAt, scaleFigures, type TickFinds } from "./support/cost-scale";
 import { syncSideDynamo, syncSideHandlerMs } from "./support/cost-sync-side";
 import {
   coldStarts,
@@ -188,8 +188,16 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       pollMessages,
   );
   // A send per message (the poll's ten to a request), a receive and a delete per batch (the
-  // idle long polls are the deployment's).
-  const sendRequests = queueMessages - perUserDay(pollMessages) + perUserDay(pollMessages / 10);
+  // idle long polls are the deployment's). The tick's transitions are priced apart, by size
+  // (support/cost-scale.ts): a deployment's tick sends what it finds ten to a request; a
+  // writer's transition (saveStatus) stays a request of its own.
+  const tickFinds: TickFinds = {
+    runs: samples.flatMap((s) => s.tickFinds.map((found) => ({ found, amongUsers: s.users }))),
+    userDays: U,
+  };
+  const tickTransitions = perUserDay(sum(samples.flatMap((s) => s.tickFinds)));
+  const sendRequests =
+    queueMessages - tickTransitions - perUserDay(pollMessages) + perUserDay(pollMessages / 10);
 
   // GB-seconds: handler time measured here (one message at a time), module init at each cold
   // start of the deployment, and the ticks and polls at their median.
@@ -244,6 +252,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       kmsRequests,
       logBytes: perUserDay(sum(samples.map((s) => s.logBytes))),
     },
+    tickFinds,
     tickRun: {
       reads: sum(samples.map((s) => s.idleRun.reads)) / samples.length,
       readUnits: sum(samples.map((s) => s.idleRun.readUnits)) / samples.length,

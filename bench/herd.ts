@@ -7,6 +7,12 @@ import { functionCodeOf, functionMemoryMb } from "./support/lambda-function";
 import { AWS_SQS_SCALING, lambdaCpuShare, modelCompletions } from "./support/sqs-lambda-model";
 import { type BenchUser, startBenchStack } from "./support/stack";
 import { formatTable, quantile, round } from "./support/stats";
+import {
+  AWS_SQS_SEND_BATCH_MS,
+  AWS_SQS_SEND_MS,
+  type TickSendModel,
+  tickSendModel,
+} from "./support/tick-send-model";
 import { BENCH_ADMIN, benchUserId } from "./support/workspace";
 
 const MINUTE = 60_000;
@@ -100,6 +106,11 @@ export interface HerdResult {
   duplicatesDelivered: number;
   handlerP50Ms: number;
   handlerP99Ms: number;
+  /**
+   * The tick's sends for the herd (its run at 08:59:00.4 enqueues every user's transition), as
+   * counted on the queue and modelled on AWS (bench/support/tick-send-model.ts).
+   */
+  tickSends: TickSendModel;
   /** Real seconds the herd phase took on this machine (all handlers in one process). */
   wallS: number;
 }
@@ -159,9 +170,18 @@ export async function runHerd(options: HerdOptions): Promise<HerdResult> {
     if (message.reason === "retry") retriesQueued++;
     return send(message, opts);
   };
+  // The tick's batch requests and the transitions they carry, until the herd's tick is done.
+  const tickSent = { requests: 0, messages: 0 };
+  const sendBatch = transitionQueue.sendBatch.bind(transitionQueue);
+  transitionQueue.sendBatch = (entries) => {
+    tickSent.requests++;
+    tickSent.messages += entries.length;
+    return sendBatch(entries);
+  };
   try {
     // Up to a minute before: the tick at 08:59:00.4 enqueues every transition.
     await bench.advanceTo(HERD_START - MINUTE / 2);
+    const tickSends = tickSendModel(tickSent.messages, tickSent.requests);
     bench.resetMeters();
     retriesQueued = 0;
     const duplicated0 = transitionQueue.stats().duplicated;
@@ -249,6 +269,11 @@ export async function runHerd(options: HerdOptions): Promise<HerdResult> {
           0.99,
         ),
       ),
+      tickSends: {
+        ...tickSends,
+        batchedS: round(tickSends.batchedS, 2),
+        sequentialS: round(tickSends.sequentialS, 1),
+      },
       wallS: round(wallS),
     };
   } finally {
@@ -360,6 +385,9 @@ export function herdTable(results: HerdResult[]): string {
     "scheduled: the emulator's simulated time of each user's first set minus 09:00:00 (the clock stands still while handlers run); end to end: that plus the real time from the instant's queue messages becoming visible to the emulator recording the set, with every handler, dynalite and the emulator sharing one Node process (50 messages at once), so it is an upper bound for handler time and ignores Lambda's scale-out",
   );
   for (const r of results.filter((x) => x.token === "per-user")) {
+    lines.push(
+      `the tick's sends at the herd (${r.users} own-token users): ${r.tickSends.messages} transitions in ${r.tickSends.requests} SendMessageBatch requests, ${r.tickSends.inFlight} in flight at ${AWS_SQS_SEND_BATCH_MS} ms each: modelled ${r.tickSends.batchedS} s on AWS, against ${r.tickSends.sequentialS} s as one SendMessage at ${AWS_SQS_SEND_MS} ms after another (the tick's timeout: ${r.tickSends.timeoutS} s)`,
+    );
     lines.push(
       `modelled AWS (${r.users} own-token users): SQS→Lambda scaling from ${AWS_SQS_SCALING.startConcurrency} concurrent batches of ${AWS_SQS_SCALING.batchSize}, up to ${AWS_SQS_SCALING.addPerMinute} more a minute, ${r.modelColdStarts} cold starts, ${r.modelMessageMs} ms a message (CPU: this process's ${r.modelProcessCpuMs} ms per message, ${Math.round(r.modelHandlerCpuShare * 100)}% of it in the transition worker's own code, ${r.modelCpuMs} ms, on the function's ${r.modelVcpuShare} of a vCPU: ${r.modelLambdaCpuMs} ms; plus ${r.modelServiceCalls} service calls at ${AWS_SERVICE_CALL_MS} ms and ${r.modelDynamoCalls} DynamoDB calls at ${AWS_DYNAMO_CALL_MS} ms); p99 ${r.modelledAwsP99S} s (issue 12's target ≤ ${HERD_P99_TARGET_S} s: ${r.modelledAwsP99S <= HERD_P99_TARGET_S ? "met" : "NOT met"})`,
     );

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import type { Log, Queue } from "#lib/core/ports";
-import { silentLog } from "#lib/core/ports";
+import type { Log, Queue, QueueEntry, SendOptions } from "#lib/core/ports";
+import { QUEUE_BATCH_MAX, silentLog } from "#lib/core/ports";
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from "./lambda-context";
 import type { Scheduler } from "./scheduler";
 
@@ -146,34 +146,47 @@ export class DelayQueue<M> implements Queue<M> {
     this.arn = `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${options.name}`;
   }
 
-  /** SendMessageBatch: up to ten messages, each taken as `send` takes it. */
-  async sendBatch(messages: M[], opts: { delaySeconds?: number } = {}): Promise<void> {
-    if (messages.length > 10) {
+  /**
+   * SendMessageBatch: up to ten messages, each with its own delay and taken as `send` takes it.
+   * Every entry is checked before any is queued, so a refused batch queues nothing.
+   */
+  async sendBatch(entries: ReadonlyArray<QueueEntry<M>>): Promise<void> {
+    if (entries.length > QUEUE_BATCH_MAX) {
       throw new DelayQueueError(
-        `a batch holds at most 10 messages, got ${messages.length}`,
+        `a batch holds at most ${QUEUE_BATCH_MAX} messages, got ${entries.length}`,
         "batch_too_large",
       );
     }
-    for (const message of messages) await this.send(message, opts);
+    const bodies = entries.map((e) => this.checked(e.message, e.delaySeconds));
+    entries.forEach((e, i) => {
+      this.enqueue(e.message, bodies[i] as string, e.delaySeconds ?? 0);
+    });
   }
 
   /** `dedupeKey` is accepted and ignored, as SQS standard ignores a deduplication id. */
-  async send(message: M, opts: { delaySeconds?: number; dedupeKey?: string } = {}): Promise<void> {
-    const delaySeconds = opts.delaySeconds ?? 0;
+  async send(message: M, opts: SendOptions = {}): Promise<void> {
+    const body = this.checked(message, opts.delaySeconds);
+    this.enqueue(message, body, opts.delaySeconds ?? 0);
+  }
+
+  /** The message's JSON body, once its delay is one SQS takes. */
+  private checked(message: M, delaySeconds = 0): string {
     if (!Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > MAX_DELAY_S) {
       throw new DelayQueueError(
         `delaySeconds must be an integer from 0 to ${MAX_DELAY_S}, got ${delaySeconds}`,
         "invalid_delay",
       );
     }
-    let body: string;
     try {
-      body = JSON.stringify(message);
+      return JSON.stringify(message);
     } catch (error: unknown) {
       throw new DelayQueueError("message is not JSON-serializable", "unserializable", {
         cause: error,
       });
     }
+  }
+
+  private enqueue(message: M, body: string, delaySeconds: number): void {
     const now = this.options.scheduler.clock.now();
     this.counts.sent++;
     const copies = this.duplicateRate > 0 && this.random() < this.duplicateRate ? 2 : 1;

@@ -1,3 +1,4 @@
+import { QUEUE_BATCH_MAX } from "#lib/core/ports";
 import {
   DAYS_PER_MONTH,
   IDLE_RECEIVES_PER_DAY,
@@ -46,14 +47,29 @@ export interface ScheduleRun {
   logBytes: number;
 }
 
+/**
+ * The tick's runs that found transitions to send, as simulated. A deployment's tick sends what
+ * it finds ten to a SendMessageBatch request, so its requests depend on how many it finds at
+ * once: on the deployment's size, not only on each user's own transitions.
+ */
+export interface TickFinds {
+  /** Each simulated tick run that found any: how many, among how many simulated users. */
+  runs: Array<{ found: number; amongUsers: number }>;
+  /** The simulated user-days the runs were found in. */
+  userDays: number;
+}
+
 /** What the simulation measured, split into each user's own work and the schedules' runs. */
 export interface MeasuredUse {
   /**
    * Per user-day, everything but the tick's and the poll's runs and the idle long polls.
    * `logBytes` is the handlers' lines only. Cold starts (module init GB-s, the KMS requests of
    * a cold instance) are in here as measured on the simulated users at the run's deployment.
+   * `sqsRequests` leaves out the tick's transition sends when `tickFinds` prices them.
    */
   perUser: DayUse;
+  /** The tick's transition sends, priced by deployment size (none when absent). */
+  tickFinds?: TickFinds;
   /** An idle tick (the deployment's tick, 1,440 a day, finds nothing most minutes). */
   tickRun: ScheduleRun;
   /** A poll run on average (288 a day; each queries every shard of the poll index). */
@@ -108,6 +124,24 @@ export function deploymentDay(m: MeasuredUse): DayUse {
   };
 }
 
+/**
+ * The tick's SendMessageBatch requests per user-day at `users` users. A simulated run that found
+ * `found` transitions among `amongUsers` users stands for a deployment's run finding
+ * found × users / amongUsers (its users share the meeting pattern): ceil(that / 10) requests,
+ * shared by the deployment's users, a run standing for amongUsers of them. As N grows, a tenth
+ * of a request per transition.
+ */
+export function tickSendRequests(t: TickFinds | undefined, users: number): number {
+  if (t === undefined || t.userDays === 0) return 0;
+  let requests = 0;
+  for (const { found, amongUsers } of t.runs) {
+    requests += Number.isFinite(users)
+      ? Math.ceil((found * users) / amongUsers / QUEUE_BATCH_MAX) * (amongUsers / users)
+      : found / QUEUE_BATCH_MAX;
+  }
+  return requests / t.userDays;
+}
+
 /** US$ of `use` per user-day, with `keyShare` of the KMS key's fee. */
 function usdOf(use: DayUse, keyShare: number): UsdBreakdown {
   return {
@@ -139,7 +173,8 @@ export function priceAt(m: MeasuredUse, users: number): PricedUse {
     reads: m.perUser.reads + shared.reads * share,
     readUnits: m.perUser.readUnits + shared.readUnits * share,
     writeUnits: m.perUser.writeUnits,
-    sqsRequests: m.perUser.sqsRequests + shared.sqsRequests * share,
+    sqsRequests:
+      m.perUser.sqsRequests + shared.sqsRequests * share + tickSendRequests(m.tickFinds, users),
     httpApiRequests: m.perUser.httpApiRequests,
     kmsRequests: m.perUser.kmsRequests,
     logBytes: handlerLogBytes + invocations * PLATFORM_LOG_BYTES,
@@ -173,8 +208,10 @@ export function priceAt(m: MeasuredUse, users: number): PricedUse {
 }
 
 /**
- * The smallest deployment at which `figure` is at most `target`, solved from its linear form
- * a + b/N (a: the figure as N grows, b: what one deployment adds): N = ceil(b / (target - a)).
+ * The smallest deployment at which `figure` is at most `target`. The figures are a + b/N (a: the
+ * figure as N grows, b: what one deployment adds) but for the tick's sends, whose ten to a
+ * request round up per tick run: so it is searched for, by halving, as a figure that falls as
+ * N grows (exactly the quotient N = ceil(b / (target - a)) where the figure is a + b/N).
  * Null when the per-user work alone reaches the target (no deployment is large enough).
  */
 export function smallestDeployment(
@@ -182,13 +219,21 @@ export function smallestDeployment(
   figure: (p: PricedUse) => number,
   target: number,
 ): number | null {
-  const a = figure(priceAt(m, Number.POSITIVE_INFINITY));
-  const b = figure(priceAt(m, 1)) - a;
-  if (a >= target) return null;
-  if (b <= 0) return 1;
-  const n = Math.max(1, Math.ceil(b / (target - a)));
-  // Floating point can leave a + b/n a hair above the target at the exact quotient.
-  return figure(priceAt(m, n)) <= target ? n : n + 1;
+  const meets = (n: number) => figure(priceAt(m, n)) <= target;
+  if (figure(priceAt(m, Number.POSITIVE_INFINITY)) >= target) return null;
+  if (meets(1)) return 1;
+  let below = 1;
+  let from = 2;
+  while (!meets(from)) {
+    below = from;
+    from *= 2;
+  }
+  while (from - below > 1) {
+    const mid = Math.floor((below + from) / 2);
+    if (meets(mid)) from = mid;
+    else below = mid;
+  }
+  return from;
 }
 
 /** The figures `--json` carries per deployment size, and the sizes table prints. */

@@ -115,23 +115,29 @@ export interface CostSample {
    */
   logBytes: number;
   scheduleLogLines: { lines: number; bytes: number };
+  /** Transitions each tick run that found any enqueued, in run order (from its summary line). */
+  tickFinds: number[];
   wallS: number;
 }
 
 /** The tick's and the poll's one summary line a run (the schedule handlers' log message). */
 const SCHEDULE_LINE = /"message":"(tick|poll)"/;
+/** What the tick's summary line says it enqueued. */
+const TICK_ENQUEUED = /"message":"tick".*"enqueued":(\d+)|"enqueued":(\d+).*"message":"tick"/;
 
 /**
  * Counts (and swallows) what this process writes to stdout and stderr: the handlers' log lines,
  * which Lambda would ship to CloudWatch Logs. Returns a function that restores the streams.
  */
-function countLogBytes(onChunk: (bytes: number, schedule: boolean) => void): () => void {
+function countLogBytes(
+  onChunk: (bytes: number, schedule: boolean, text: string) => void,
+): () => void {
   const streams = [process.stdout, process.stderr];
   const originals = streams.map((s) => s.write);
   for (const stream of streams) {
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
-      onChunk(Buffer.byteLength(text), SCHEDULE_LINE.test(text));
+      onChunk(Buffer.byteLength(text), SCHEDULE_LINE.test(text), text);
       const done = rest.find((r) => typeof r === "function") as (() => void) | undefined;
       done?.();
       return true;
@@ -179,11 +185,15 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
   };
   let logBytes = 0;
   const scheduleLogLines = { lines: 0, bytes: 0 };
-  const restoreStreams = countLogBytes((bytes, schedule) => {
+  const tickFinds: number[] = [];
+  const restoreStreams = countLogBytes((bytes, schedule, text) => {
     if (!schedule) logBytes += bytes;
     else {
       scheduleLogLines.lines++;
       scheduleLogLines.bytes += bytes;
+      const enqueued = TICK_ENQUEUED.exec(text);
+      const found = Number(enqueued?.[1] ?? enqueued?.[2] ?? 0);
+      if (!measuringIdle && found > 0) tickFinds.push(found);
     }
   });
   // One message at a time, so each handler's measured time is its own (not its neighbours').
@@ -242,6 +252,7 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
         .reduce((n, e) => n + (e.end - e.start) / MINUTE, 0),
       logBytes,
       scheduleLogLines,
+      tickFinds,
       wallS: (performance.now() - t0) / 1000,
     };
   } finally {

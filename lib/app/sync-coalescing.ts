@@ -1,5 +1,11 @@
 import type { Clock } from "#lib/core/clock";
-import type { Log, Queue, SourceRef, SyncGate } from "#lib/core/ports";
+import {
+  type Log,
+  QUEUE_BATCH_MAX,
+  type Queue,
+  type SourceRef,
+  type SyncGate,
+} from "#lib/core/ports";
 import type { PollBatchMessage, SyncMessage } from "./contracts";
 import type { SyncOutcome } from "./sync";
 
@@ -104,17 +110,15 @@ const refOf = (msg: SyncMessage): SourceRef => ({
 export const POLL_SOURCES_PER_MESSAGE = 10;
 /** Feeds one poll message fetches at a time (each waits mostly on the calendar's host). */
 export const POLL_FETCH_CONCURRENCY = 5;
-/** Messages one SendMessageBatch request may carry (SQS's limit). */
-const SEND_BATCH_MAX = 10;
-
 /** A queue that can send several messages in one request; `sendBatch` is optional on the port. */
 export async function sendAll<M>(queue: Queue<M>, messages: M[], delaySeconds = 0): Promise<void> {
   if (queue.sendBatch === undefined) {
     for (const message of messages) await queue.send(message, { delaySeconds });
     return;
   }
-  for (let i = 0; i < messages.length; i += SEND_BATCH_MAX) {
-    await queue.sendBatch(messages.slice(i, i + SEND_BATCH_MAX), { delaySeconds });
+  for (let i = 0; i < messages.length; i += QUEUE_BATCH_MAX) {
+    const slice = messages.slice(i, i + QUEUE_BATCH_MAX);
+    await queue.sendBatch(slice.map((message) => ({ message, delaySeconds })));
   }
 }
 

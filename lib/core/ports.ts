@@ -13,11 +13,27 @@ import type { StatusValue, UserKey } from "./types";
  * queues, the vaults) live outside lib/core. The clock is in ./clock.
  */
 
+/** How a message goes on a queue: after how long (whole seconds, 0 to 900), and under which key. */
+export interface SendOptions {
+  delaySeconds?: number;
+  /** Names the message for a consumer that coalesces (SQS standard does not deduplicate). */
+  dedupeKey?: string;
+}
+
+/** One message of a batch, with its own delay (SQS SendMessageBatch takes one per entry). */
+export type QueueEntry<M> = SendOptions & { message: M };
+
+/** Messages one batch request may carry (SQS's limit). */
+export const QUEUE_BATCH_MAX = 10;
+
 /** A queue with a per-message delay (SQS DelaySeconds in AWS, an in-process timer queue locally). */
 export interface Queue<M> {
-  send(message: M, opts?: { delaySeconds?: number; dedupeKey?: string }): Promise<void>;
-  /** Sends up to ten messages in one request (SQS SendMessageBatch), where the queue can. */
-  sendBatch?(messages: M[], opts?: { delaySeconds?: number }): Promise<void>;
+  send(message: M, opts?: SendOptions): Promise<void>;
+  /**
+   * Sends up to QUEUE_BATCH_MAX messages in one request (SQS SendMessageBatch), each with its
+   * own delay, where the queue can. Throws unless every entry was accepted.
+   */
+  sendBatch?(entries: ReadonlyArray<QueueEntry<M>>): Promise<void>;
 }
 
 /** A user as the poll finds them: whose sources to check, and what their last checks recorded. */

@@ -38,6 +38,10 @@ describe("statuspilot bench --quick", () => {
     expect(perUser.split(/\s{2,}/).slice(4, 7)).toEqual(["1", "0", "yes"]);
     const admin = out.match(/^45 users, admin token.*$/m)?.[0] ?? "";
     expect(admin.split(/\s{2,}/).slice(4, 7)).toEqual(["1", "0", "yes"]);
+    // The herd's tick sends its 100 transitions ten to a request.
+    expect(out).toMatch(
+      /^the tick's sends at the herd \(100 own-token users\): 100 transitions in 10 SendMessageBatch requests, 8 in flight/m,
+    );
     // One admin token: never more than spec 8.1's 30 users a minute, and all 45 get set.
     const perMinute = (out.match(/statuses set per minute after 09:00: ([\d, ]+) \(/)?.[1] ?? "")
       .split(", ")

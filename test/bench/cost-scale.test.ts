@@ -7,6 +7,7 @@ import {
   priceAt,
   scaleFigures,
   smallestDeployment,
+  tickSendRequests,
 } from "#bench/support/cost-scale";
 
 // The rule, restated: a deployment pays once a day, whatever its size, for 1,440 ticks and 288
@@ -167,5 +168,36 @@ describe("the cost bench's pricing by deployment size", () => {
     expect(figures.byDeploymentSize.map((r) => r.users)).toEqual([
       250, 1000, 2500, 10_000, 100_000,
     ]);
+  });
+
+  it("prices the tick's transition sends as a deployment's tick makes them: ten to a request", () => {
+    // A tick run found 3 transitions among 10 simulated users, in 10 user-days. A deployment of
+    // N users (same meeting pattern) finds 3N/10 in that run: ceil(3N/100) requests, per day,
+    // shared by N users.
+    const finds = { runs: [{ found: 3, amongUsers: 10 }], userDays: 10 };
+    // N = 1,000: 300 transitions, 30 requests, 0.03 a user-day.
+    expect(tickSendRequests(finds, 1000)).toBeCloseTo(0.03, 12);
+    // N = 25: 7.5 transitions, still one request, 0.04 a user-day.
+    expect(tickSendRequests(finds, 25)).toBeCloseTo(0.04, 12);
+    // N = 1: a request for 0.3 of a transition.
+    expect(tickSendRequests(finds, 1)).toBeCloseTo(1, 12);
+    // As N grows: a tenth of a request per transition (0.3 a day over 10 user-days).
+    expect(tickSendRequests(finds, Number.POSITIVE_INFINITY)).toBeCloseTo(0.03, 12);
+    expect(tickSendRequests(undefined, 1000)).toBe(0);
+    // And the pricing adds them to the user's own requests and the idle polls' share.
+    const withTick: MeasuredUse = { ...busyDeployment, tickFinds: finds };
+    expect(priceAt(withTick, 1000).perUserDay.sqsRequests).toBeCloseTo(15 + 43.2 + 0.03, 9);
+  });
+
+  it("finds the smallest deployment meeting a target with the tick's rounded-up requests in", () => {
+    // Every user's tick finds one transition a day: a deployment's run finds N, in ceil(N/10)
+    // requests. SQS a user-day: 15 + 43,200/N + ceil(N/10)/N ≤ 20. At N = 8,817:
+    // 4.89962 + 882/8,817 (0.10003) = 4.99965, within; at N = 8,816: 4.90018 + 882/8,816
+    // (0.10005) = 5.00023, above.
+    const withTick: MeasuredUse = {
+      ...busyDeployment,
+      tickFinds: { runs: [{ found: 10, amongUsers: 10 }], userDays: 10 },
+    };
+    expect(smallestDeployment(withTick, (p) => p.perUserDay.sqsRequests, 20)).toBe(8817);
   });
 });

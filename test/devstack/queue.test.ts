@@ -52,6 +52,33 @@ describe("DelayQueue", () => {
     expect(queue.stats()).toMatchObject({ sent: 1, succeeded: 1, waiting: 0, inFlight: 0 });
   });
 
+  it("delivers each entry of a batch after its own delay, and queues nothing of a batch it refuses", async () => {
+    // Prepare
+    const seen: Array<{ at: number; n: number[] }> = [];
+    const { clock, scheduler, queue } = setup(async (event) => {
+      seen.push({ at: clock.now(), n: bodies(event).map((m) => m.n) });
+    });
+    // Act
+    await queue.sendBatch([
+      { message: { n: 1 }, delaySeconds: 30 },
+      { message: { n: 2 }, delaySeconds: 5 },
+      { message: { n: 3 } },
+    ]);
+    const refused = queue.sendBatch([
+      { message: { n: 4 }, delaySeconds: 1 },
+      { message: { n: 5 }, delaySeconds: 901 },
+    ]);
+    await expect(refused).rejects.toMatchObject({ code: "invalid_delay" });
+    await scheduler.advance(60_000);
+    // Assess: 3 at once, 2 after 5 s, 1 after 30 s; nothing of the refused batch
+    expect(seen).toEqual([
+      { at: T0, n: [3] },
+      { at: T0 + 5_000, n: [2] },
+      { at: T0 + 30_000, n: [1] },
+    ]);
+    expect(queue.stats()).toMatchObject({ sent: 3, succeeded: 3 });
+  });
+
   it("redelivers only the items reported in batchItemFailures, with a growing receive count", async () => {
     // Prepare
     const deliveries: Array<{ at: number; n: number[]; count: string[] }> = [];

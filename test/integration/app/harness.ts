@@ -2,7 +2,7 @@ import type { TransitionMessage, UpsertUserInput } from "#lib/app/contracts";
 import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/use-cases";
 import { ManualClock } from "#lib/core/clock";
-import type { Queue } from "#lib/core/ports";
+import type { Queue, QueueEntry, SendOptions } from "#lib/core/ports";
 import { GatewayError, type StatusGateway, type StatusTarget, silentLog } from "#lib/core/ports";
 import { type Block, EMPTY_STATUS, type StatusValue, type UserKey } from "#lib/core/types";
 import { DynamoStore } from "#lib/store/dynamo-store";
@@ -65,11 +65,19 @@ export class RecordingGateway implements StatusGateway {
   }
 }
 
-/** A fake of our own Queue port that keeps what was sent. */
+/** A fake of our own Queue port that keeps what was sent, and how many requests it took. */
 export class MemoryQueue implements Queue<TransitionMessage> {
   sent: Array<{ message: TransitionMessage; delaySeconds: number }> = [];
-  async send(message: TransitionMessage, opts?: { delaySeconds?: number }): Promise<void> {
+  /** Messages per request, in the order the requests were made (a single send is one). */
+  requests: number[] = [];
+  async send(message: TransitionMessage, opts?: SendOptions): Promise<void> {
+    this.requests.push(1);
     this.sent.push({ message, delaySeconds: opts?.delaySeconds ?? 0 });
+  }
+  async sendBatch(entries: ReadonlyArray<QueueEntry<TransitionMessage>>): Promise<void> {
+    this.requests.push(entries.length);
+    for (const e of entries)
+      this.sent.push({ message: e.message, delaySeconds: e.delaySeconds ?? 0 });
   }
 }
 

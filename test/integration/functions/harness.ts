@@ -7,7 +7,7 @@ import { loadWorkspace, type RunningEmulator, startEmulator } from "#emulator/se
 import type { PollBatchMessage, SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import type { ResolveHost } from "#lib/calendar/feed-fetch";
 import { ManualClock } from "#lib/core/clock";
-import type { Queue } from "#lib/core/ports";
+import type { Queue, QueueEntry, SendOptions } from "#lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -38,8 +38,11 @@ export const lambdaContext = (functionName: string): Context => ({
 /** A queue that only records, so a test sees what a handler enqueued. */
 export class RecordingQueue<M> implements Queue<M> {
   readonly sent: Array<{ message: M; delaySeconds?: number; dedupeKey?: string }> = [];
-  async send(message: M, opts?: { delaySeconds?: number; dedupeKey?: string }): Promise<void> {
+  async send(message: M, opts?: SendOptions): Promise<void> {
     this.sent.push({ message, ...opts });
+  }
+  async sendBatch(entries: ReadonlyArray<QueueEntry<M>>): Promise<void> {
+    for (const entry of entries) this.sent.push({ ...entry });
   }
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { PollBatchMessage, SyncMessage } from "#lib/app/contracts";
 import type { SyncOutcome } from "#lib/app/sync";
 import { POLL_RETRY_DELAY_S, runPollBatch, sendPollChecks } from "#lib/app/sync-coalescing";
-import { type Queue, silentLog } from "#lib/core/ports";
+import { type Queue, type QueueEntry, silentLog } from "#lib/core/ports";
 
 /** A queue that records each request: single sends and batches apart. */
 class RequestLog<M> implements Queue<M> {
@@ -14,8 +14,14 @@ class RequestLog<M> implements Queue<M> {
       batch: false,
     });
   }
-  async sendBatch(messages: M[], opts?: { delaySeconds?: number }): Promise<void> {
-    this.requests.push({ messages, delaySeconds: opts?.delaySeconds ?? 0, batch: true });
+  async sendBatch(entries: ReadonlyArray<QueueEntry<M>>): Promise<void> {
+    const delays = new Set(entries.map((e) => e.delaySeconds ?? 0));
+    if (delays.size > 1) throw new Error("the poll's batches send one delay for all");
+    this.requests.push({
+      messages: entries.map((e) => e.message),
+      delaySeconds: [...delays][0] ?? 0,
+      batch: true,
+    });
   }
 }
 

@@ -54,39 +54,93 @@ describe("SqsQueue", () => {
     expect(inputs[1]?.MessageAttributes).toBeUndefined();
   });
 
-  it("sends up to ten messages in one SendMessageBatch request", async () => {
+  it("sends up to ten messages in one SendMessageBatch request, each with its own clamped delay", async () => {
     // Prepare
     const client = new SQSClient({ region: "eu-west-1", credentials });
     const inputs = capture(client, () => ({ Successful: [], Failed: [] }));
     const queue = new SqsQueue<{ user: string }>(client, "https://sqs.eu-west-1.amazonaws.com/1/q");
     // Act
-    await queue.sendBatch([{ user: "U001" }, { user: "U002" }], { delaySeconds: 60 });
-    // Assess
+    await queue.sendBatch([
+      { message: { user: "U001" }, delaySeconds: 60 },
+      { message: { user: "U002" }, delaySeconds: 4.2, dedupeKey: "k2" },
+      { message: { user: "U003" }, delaySeconds: 1200 },
+      { message: { user: "U004" } },
+    ]);
+    // Assess: one request; each entry its own DelaySeconds (whole seconds, 0..900)
     expect(inputs).toEqual([
       {
         QueueUrl: "https://sqs.eu-west-1.amazonaws.com/1/q",
         Entries: [
           { Id: "0", MessageBody: '{"user":"U001"}', DelaySeconds: 60 },
-          { Id: "1", MessageBody: '{"user":"U002"}', DelaySeconds: 60 },
+          {
+            Id: "1",
+            MessageBody: '{"user":"U002"}',
+            DelaySeconds: 5,
+            MessageAttributes: { dedupeKey: { DataType: "String", StringValue: "k2" } },
+          },
+          { Id: "2", MessageBody: '{"user":"U003"}', DelaySeconds: 900 },
+          { Id: "3", MessageBody: '{"user":"U004"}', DelaySeconds: 0 },
         ],
       },
     ]);
   });
 
-  it("throws when SQS refused any message of a batch, and refuses more than ten", async () => {
-    // Prepare
+  it("sends again, once, only the entries SQS refused through no fault of ours", async () => {
+    // Prepare: the first answer refuses entry 1 (an internal error), the second takes it
     const client = new SQSClient({ region: "eu-west-1", credentials });
-    capture(client, () => ({
-      Successful: [{ Id: "0", MessageId: "m0", MD5OfMessageBody: "x" }],
+    let answers = 0;
+    const inputs = capture(client, () =>
+      answers++ === 0
+        ? {
+            Successful: [{ Id: "0", MessageId: "m0", MD5OfMessageBody: "x" }],
+            Failed: [{ Id: "1", Code: "InternalError", SenderFault: false }],
+          }
+        : { Successful: [{ Id: "1", MessageId: "m1", MD5OfMessageBody: "y" }], Failed: [] },
+    );
+    const queue = new SqsQueue<{ user: string }>(client, "https://sqs.eu-west-1.amazonaws.com/1/q");
+    // Act
+    await queue.sendBatch([
+      { message: { user: "U001" }, delaySeconds: 10 },
+      { message: { user: "U002" }, delaySeconds: 20 },
+    ]);
+    // Assess: the second request carries the refused entry alone, with its own delay
+    expect(inputs.map((i) => i.Entries)).toEqual([
+      [
+        { Id: "0", MessageBody: '{"user":"U001"}', DelaySeconds: 10 },
+        { Id: "1", MessageBody: '{"user":"U002"}', DelaySeconds: 20 },
+      ],
+      [{ Id: "1", MessageBody: '{"user":"U002"}', DelaySeconds: 20 }],
+    ]);
+  });
+
+  it("throws naming the entries SQS still refused, or refused as our fault, and refuses more than ten", async () => {
+    // Prepare
+    const alwaysRefused = new SQSClient({ region: "eu-west-1", credentials });
+    const alwaysInputs = capture(alwaysRefused, () => ({
+      Successful: [],
       Failed: [{ Id: "1", Code: "InternalError", SenderFault: false }],
     }));
-    const queue = new SqsQueue<{ user: string }>(client, "https://sqs.eu-west-1.amazonaws.com/1/q");
-    const eleven = Array.from({ length: 11 }, (_, i) => ({ user: `U${i}` }));
+    const ourFault = new SQSClient({ region: "eu-west-1", credentials });
+    const ourFaultInputs = capture(ourFault, () => ({
+      Successful: [{ Id: "0", MessageId: "m0", MD5OfMessageBody: "x" }],
+      Failed: [{ Id: "1", Code: "InvalidParameterValue", SenderFault: true }],
+    }));
+    const url = "https://sqs.eu-west-1.amazonaws.com/1/q";
+    const two = [{ message: { user: "U001" } }, { message: { user: "U002" } }];
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ message: { user: `U${i}` } }));
     // Act
-    const refused = queue.sendBatch([{ user: "U001" }, { user: "U002" }]);
-    const tooMany = queue.sendBatch(eleven);
-    // Assess
-    await expect(refused).rejects.toMatchObject({ code: "queue_send_refused", refused: 1 });
+    const refused = new SqsQueue<{ user: string }>(alwaysRefused, url).sendBatch(two);
+    const invalid = new SqsQueue<{ user: string }>(ourFault, url).sendBatch(two);
+    const tooMany = new SqsQueue<{ user: string }>(ourFault, url).sendBatch(eleven);
+    // Assess: after one retry, or at once for our own fault (no retry would mend it)
+    await expect(refused).rejects.toMatchObject({
+      code: "queue_send_refused",
+      refused: 1,
+      message: expect.stringContaining("entries 1;"),
+    });
+    expect(alwaysInputs).toHaveLength(2);
+    await expect(invalid).rejects.toMatchObject({ code: "queue_send_refused", refused: 1 });
+    expect(ourFaultInputs).toHaveLength(1);
     await expect(tooMany).rejects.toBeInstanceOf(RangeError);
   });
 });
