@@ -39,8 +39,12 @@ export const MEMORY_GB = 0.5;
 export const TICKS_PER_DAY = 1440;
 export const POLLS_PER_DAY = 288;
 /**
- * Lambda's SQS event source long-polls each queue with at least 5 pollers, 20 s waits: about
+ * Lambda's SQS event source long-polls each queue with 5 pollers, 20 s waits: about
  * 5 × 3 × 1,440 receives a day per queue even when it is empty. Two queues, per deployment.
+ * AWS may scale an idle source down to 2 pollers "to reduce the SQS calls", but not one with a
+ * maximum concurrency (AWS Lambda Developer Guide, "Configuring scaling behavior for SQS event
+ * source mappings"), and both of ours have one (serverless.yml: each equal to its worker's
+ * reservation, so the poller never invokes into throttles).
  */
 export const IDLE_RECEIVES_PER_DAY = 2 * 5 * 3 * 1440;
 

@@ -179,7 +179,7 @@ export function sizesTable(r: CostResult): string {
   const fixed = r.fixedChargesPerUserMonth;
   return [
     table,
-    `issue 12's targets (solved from a + b/N): US$ ≤ ${ISSUE12_TARGETS.usdPerUserMonth} per user-month ${from(r.targetsMetFromUsers.usd)}, SQS ≤ ${ISSUE12_TARGETS.sqsRequestsPerUserDay} requests per user-day ${from(r.targetsMetFromUsers.sqs)}; as N grows, each user's own work alone: $${floor.usdPerUserMonth} per user-month, ${floor.sqsRequestsPerUserDay} SQS requests and ${floor.readsPerUserDay} DynamoDB reads per user-day`,
+    `issue 12's targets (the smallest N that meets each): US$ ≤ ${ISSUE12_TARGETS.usdPerUserMonth} per user-month ${from(r.targetsMetFromUsers.usd)}, SQS ≤ ${ISSUE12_TARGETS.sqsRequestsPerUserDay} requests per user-day ${from(r.targetsMetFromUsers.sqs)}; as N grows, each user's own work alone: $${floor.usdPerUserMonth} per user-month, ${floor.sqsRequestsPerUserDay} SQS requests and ${floor.readsPerUserDay} DynamoDB reads per user-day`,
     `fixed charges at ${users(r.deploymentUsers)} users: $${fixed.total} per user-month before any user does anything (KMS key $${fixed.kmsKey}, idle long polls $${fixed.idleReceives}, the tick's and the poll's runs $${fixed.scheduleRuns})`,
     `cold starts (module init GB-s, a cold instance's KMS requests) are counted on the simulated users and held per user as measured at ${users(r.deploymentUsers)} users at every size: an upper bound for larger deployments`,
   ].join("\n");

@@ -54,7 +54,7 @@ describe("statuspilot bench --quick", () => {
     expect(out).toMatch(/^1,000 \(headline\)\s+0\.\d+\s+0\.\d+\s+[\d.]+\s+[\d.]+$/m);
     expect(out).toMatch(/^as N grows\s+0\.\d+\s+0\s/m);
     expect(out).toMatch(
-      /^issue 12's targets \(solved from a \+ b\/N\): US\$ ≤ 0\.002 per user-month (from [\d,]+ users|at no size)/m,
+      /^issue 12's targets \(the smallest N that meets each\): US\$ ≤ 0\.002 per user-month (from [\d,]+ users|at no size)/m,
     );
     expect(out).toMatch(
       /^fixed charges at 1,000 users: \$[\d.]+ per user-month before any user does anything/m,
