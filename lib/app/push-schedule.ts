@@ -50,15 +50,16 @@ export const upkeepMessage = (
 
 export type UpkeepRun =
   | UpkeepOutcome
-  /** Another worker holds the source's upkeep; or (a repair) its entry is scheduled. */
+  /** Another worker holds the source's upkeep; or (a repair) a retry of it is waiting. */
   | { kind: "busy" }
   /** The source is gone or no longer connected: its entry was parked. */
   | { kind: "gone" };
 
 /**
  * One source's upkeep, under its entry's claim: a lifecycle request is recorded first; a repair
- * (the poll found the upkeep overdue) runs only if no entry holds a later instant (a retry
- * backing off); a new channel's first read is queued when `readNewChannel`.
+ * (the poll found the upkeep overdue) runs unless a retry backing off holds a later instant (a
+ * later instant without failures is a plain renewal, which the overdue channel cannot wait
+ * for); a new channel's first read is queued when `readNewChannel`.
  */
 export async function runUpkeep(
   deps: PushScheduleDeps,
@@ -74,8 +75,8 @@ export async function runUpkeep(
   const now = ctx.clock.now();
   const claimed = await deps.schedule.claim(key, sourceId, now, now + UPKEEP_LEASE_MS);
   if (claimed === undefined) return { kind: "busy" };
-  if (opts.upkeep?.repair === true && claimed.dueAt > now) {
-    // Scheduled already (a retry waiting): put it back as it was.
+  if (opts.upkeep?.repair === true && claimed.dueAt > now && claimed.failures > 0) {
+    // A retry waiting: put it back as it was.
     await deps.schedule.set(claimed);
     return { kind: "busy" };
   }
