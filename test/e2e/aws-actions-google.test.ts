@@ -15,7 +15,7 @@ import {
 import { advance, nowOf, settle } from "./support";
 
 /**
- * Review: the sync worker queues work on its own queue whenever a push-backed calendar's
+ * The sync worker queues work on its own queue whenever a push-backed calendar's
  * channel needs care: the poll's check asks the upkeep (a repair, or a recreate after a
  * safety-net read found changes no push announced: lib/app/connect-read.ts askUpkeep), and an
  * upkeep that made a new channel queues the full read that follows it (lib/app/push-schedule.ts
@@ -101,7 +101,7 @@ async function deliver(g: GoogleE2e): Promise<void> {
   await advance(g, 0);
 }
 
-describe("review: a push-backed Google calendar's AWS calls against the roles", () => {
+describe("a push-backed Google calendar's AWS calls against the roles", () => {
   beforeAll(async () => {
     recorder = recordAwsActions();
     const packaging = packageStack();
@@ -142,23 +142,11 @@ describe("review: a push-backed Google calendar's AWS calls against the roles", 
     expect(sends.length).toBeGreaterThan(0);
   });
 
-  // DEFECT: SyncWorkerRole (infra/resources/iam.yml) grants sqs:SendMessage on the
-  // TransitionQueue only. On AWS each of the sends above is refused (AccessDenied). The poll's
-  // check of a calendar whose channel lapsed or is overdue throws before it reads
-  // (connect-read.ts prepare awaits askUpkeep); runPollBatch's re-queue of that check alone is
-  // the same refused send, so the whole poll message fails and comes back until it is
-  // dead-lettered: that calendar is never read while its channel is down, and no repair ever
-  // runs. Every channel opened by the previous release has no upkeep entry and relies on that
-  // repair, so each one lapses for good after the deploy. A recreated channel's catch-up read
-  // is refused too (after its entry was written, so it is not retried). Fix: a `SendSyncs`
-  // statement (sqs:SendMessage on SyncQueue) in SyncWorkerRole.
-  it.fails("grants the sync worker sqs:SendMessage on the sync queue", () => {
-    expect(deniedCalls()).not.toContain(`SyncWorkerRole sqs:SendMessage on ${SYNC_QUEUE}`);
-  });
-
-  it("grants every other call of the Google flows (connect, renewal, recreate, disconnect)", () => {
-    expect(
-      deniedCalls().filter((d) => d !== `SyncWorkerRole sqs:SendMessage on ${SYNC_QUEUE}`),
-    ).toEqual([]);
+  // SyncWorkerRole lacked sqs:SendMessage on its own queue once: on AWS the poll's check of a
+  // calendar whose channel lapsed or was overdue then threw before it read, its re-queue was
+  // refused the same way, and no repair ever ran, so every channel from before upkeep entries
+  // existed lapsed for good. A recreated channel's catch-up read was refused too.
+  it("grants every call of the Google flows (connect, renewal, recreate, disconnect)", () => {
+    expect(deniedCalls()).toEqual([]);
   });
 });
