@@ -14,7 +14,7 @@ import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
 import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
 
 /**
- * Review: Graph's `subscriptionRemoved` lifecycle notification while another worker holds the
+ * Graph's `subscriptionRemoved` lifecycle notification while another worker holds the
  * source's upkeep claim (a duplicate of the tick's message, or one read from the index before
  * the last upkeep's write showed). The notification's message records the request, meets the
  * claim ("busy") and is acked; the other worker, which read the source before the request,
@@ -40,8 +40,8 @@ class SlowReadStore extends MemoryStore {
   }
 }
 
-describe("review: a subscriptionRemoved meeting another worker's upkeep claim", () => {
-  // Found in review (lib/app/push-schedule.ts runUpkeep): a repair backed off whenever the entry
+describe("a subscriptionRemoved meeting another worker's upkeep claim", () => {
+  // lib/app/push-schedule.ts runUpkeep: a repair once backed off whenever the entry
   // held a later instant, even a plain renewal (failures 0), not a retry; so the subscription
   // waited for the renewal, days away. A repair now backs off only for a retry that is waiting.
   it("recreates the subscription within the hour", async () => {
