@@ -12,7 +12,7 @@ import type { SealOwner } from "#lib/core/ports";
  * calls are taken where the local stack stands in for AWS: the DynamoDB client (dynalite),
  * the vault and the container's cache of opened values before it (KMS: Encrypt and Decrypt, with
  * the field of the owner's context, whether or not the cache answered) and the queues
- * (SQS SendMessage, by queue).
+ * (SQS SendMessage and SendMessageBatch, both the action sqs:SendMessage, by queue).
  */
 export interface AwsCall {
   functionName: string;
@@ -115,6 +115,19 @@ export function recordAwsActions(): ActionRecorder {
     "send",
     (original) =>
       async function (this: DelayQueue<unknown>, ...args: Parameters<DelayQueue<unknown>["send"]>) {
+        record("sqs:SendMessage", this.arn.split(":").pop() ?? "");
+        return original.apply(this, args);
+      },
+  );
+  // SendMessageBatch is authorised as sqs:SendMessage (there is no action of its own).
+  patch(
+    DelayQueue.prototype,
+    "sendBatch",
+    (original) =>
+      async function (
+        this: DelayQueue<unknown>,
+        ...args: Parameters<DelayQueue<unknown>["sendBatch"]>
+      ) {
         record("sqs:SendMessage", this.arn.split(":").pop() ?? "");
         return original.apply(this, args);
       },

@@ -43,6 +43,13 @@ export const NOT_CALLED_HERE: Unexercised[] = [
       "the tick queues the push upkeeps due; no calendar is connected through a provider's API in these flows: the renewals run in test/e2e/google-lifecycle.test.ts",
   },
   {
+    role: "SyncWorkerRole",
+    action: "sqs:SendMessage",
+    on: "statuspilot-local-sync",
+    reason:
+      "the sync worker queues on its own queue the upkeep a check asks for and the read after a new channel; no calendar is connected through a provider's API in these flows: test/e2e/aws-actions-google.test.ts records those calls",
+  },
+  {
     role: "*",
     action: "logs:CreateLogStream",
     reason: "the Lambda service writes the function's log stream with its role",
