@@ -67,7 +67,10 @@ export async function upkeepPush(
   if (step.kind === "none") return { kind: "none" };
   try {
     const push = await openChannel(deps, key, source, step.kind === "renew");
-    if (push === undefined) return { kind: "gone" };
+    if (push === undefined) {
+      ctx.log.info("push channel upkeep found its source gone", { ...key, sourceId: source.id });
+      return { kind: "gone" };
+    }
     const kind =
       step.kind === "create" ? "created" : step.kind === "renew" ? "renewed" : "recreated";
     ctx.log.info("push channel upkeep", {
@@ -156,8 +159,8 @@ async function openChannel(
   }
   if (kept) await retireChannel(ctx, channelId, createdAt);
   else if (old !== undefined) {
-    // Replaced (a Google renewal, a recreate): a channel still alive at the provider is stopped,
-    // never waited on; its pushes already on the way (Google sends until channels.stop) are
+    // Replaced (a Google renewal, a recreate, a Graph renewal that found it gone): a channel
+    // still alive at the provider is stopped, never waited on; its pushes already on the way (Google sends until channels.stop) are
     // still taken for the grace.
     await lifecycle.unsubscribe(old, api).catch(() => undefined);
     await retireBinding(ctx, key, source, old, createdAt + CHANNEL_RETIRE_GRACE_MS, channelId);
