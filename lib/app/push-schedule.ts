@@ -52,7 +52,7 @@ export type UpkeepRun =
   | UpkeepOutcome
   /** Another worker holds the source's upkeep; or (a repair) a retry of it is waiting. */
   | { kind: "busy" }
-  /** The source is gone or no longer connected: its entry was parked. */
+  /** The source is gone or no longer connected (or went mid-upkeep): its entry was parked. */
   | { kind: "gone" };
 
 /**
@@ -93,6 +93,12 @@ export async function runUpkeep(
     return { kind: "gone" };
   }
   const outcome = await upkeepPush(deps.upkeep, key, source);
+  if (outcome.kind === "gone") {
+    // Removed while its channel was being made (the removal deleted the entry we hold): writing
+    // the next instant would bring the entry back.
+    await deps.schedule.park(key, sourceId);
+    return outcome;
+  }
   const failures = outcome.kind === "failed" ? claimed.failures + 1 : 0;
   const push = "push" in outcome ? outcome.push : source.push;
   if (outcome.kind === "failed" && outcome.code === "invalid_grant") {

@@ -1,4 +1,5 @@
 import { ProviderError } from "#lib/calendar/providers/errors";
+import { VersionConflict } from "#lib/core/ports";
 import type { SourcePush, SourceRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { noUpkeepSchedule, type UpkeepSchedule } from "#lib/core/upkeep-schedule";
@@ -10,11 +11,14 @@ import type { UseCaseContext } from "./context";
 import { DEFAULT_PUSH_TTL_MS, pushStep } from "./push-plan";
 import { mutateUser } from "./status-records";
 import { putChannel, retireChannel } from "./users";
+import { retryOnConflict } from "./version-retry";
 
 /**
  * Keeps a connected source's push channel alive (push-plan.ts decides what, push-schedule.ts
- * when): creates it, renews it (Google: a new channel first, then channels.stop of the old one;
- * Graph: PATCH), recreates a lapsed one, and stops it when the source goes. Each channel id is
+ * when): creates it, renews it (Google: a new channel first, then channels.stop of the old one
+ * once the record names the new; Graph: PATCH), recreates a lapsed one, and stops it when the
+ * source goes. Only the channel the source's record names stays open: a new channel whose
+ * record could not be written, or whose source went meanwhile, is stopped again. Each channel id is
  * new and unguessable, and its token is the HMAC channel token, so the hook authenticates a push
  * before any read. A binding no longer in use is retired: after CHANNEL_RETIRE_GRACE_MS when the
  * channel it named may still have pushes in flight (a renewal, a recreate), at once otherwise.
@@ -44,7 +48,9 @@ export type UpkeepOutcome =
       /** The source's push record as now stored. */
       push: SourcePush;
     }
-  | { kind: "failed"; code: string };
+  | { kind: "failed"; code: string }
+  /** The source went while its channel was made: that channel was stopped again. */
+  | { kind: "gone" };
 
 /** What the channel needs now, done. Failures are recorded and retried at the next upkeep. */
 export async function upkeepPush(
@@ -61,6 +67,10 @@ export async function upkeepPush(
   if (step.kind === "none") return { kind: "none" };
   try {
     const push = await openChannel(deps, key, source, step.kind === "renew");
+    if (push === undefined) {
+      ctx.log.info("push channel upkeep found its source gone", { ...key, sourceId: source.id });
+      return { kind: "gone" };
+    }
     const kind =
       step.kind === "create" ? "created" : step.kind === "renew" ? "renewed" : "recreated";
     ctx.log.info("push channel upkeep", {
@@ -85,16 +95,18 @@ export async function upkeepPush(
 
 /**
  * A new channel for the source, bound and recorded; with `renew` the old one is renewed (Graph)
- * or replaced and stopped (Google). The binding in use afterwards is the new channel id's,
- * unless the provider kept the old subscription (Graph's PATCH: its clientState, so its binding,
- * stays), in which case the new binding, never used, is retired at once.
+ * or replaced (Google). The binding in use afterwards is the new channel id's, unless the
+ * provider kept the old subscription (Graph's PATCH: its clientState, so its binding, stays), in
+ * which case the new binding, never used, is retired at once. A replaced channel is stopped only
+ * once the record names the new one; a new channel the record does not name (its write failed,
+ * or the source went meanwhile: answers undefined) is stopped and its binding retired at once.
  */
 async function openChannel(
   deps: PushUpkeepDeps,
   key: UserKey,
   source: SourceRecord,
   renew: boolean,
-): Promise<SourcePush> {
+): Promise<SourcePush | undefined> {
   const { ctx } = deps;
   const provider = connectProviderOfKind(source.kind);
   if (provider === undefined) throw new Error(`no push for sources of kind ${source.kind}`);
@@ -121,10 +133,6 @@ async function openChannel(
     await retireChannel(ctx, channelId, ctx.clock.now()).catch(() => undefined);
     throw error;
   });
-  if (!renew && old !== undefined) {
-    // A lapsed channel may still be alive at the provider: stop it, but never wait on it.
-    await lifecycle.unsubscribe(old, api).catch(() => undefined);
-  }
   const createdAt = ctx.clock.now();
   const kept = old !== undefined && created.channelId === old.channelId;
   const bindingId = kept ? bindingOf(old) : channelId;
@@ -135,17 +143,60 @@ async function openChannel(
     createdAt,
     expiresAt: created.expiresAt,
   };
-  await setPush(ctx, key, source.id, push);
+  /** Nothing names the new channel: no push of it is wanted. */
+  const abandon = async (stop: boolean) => {
+    if (stop) await lifecycle.unsubscribe(created, api).catch(() => undefined);
+    await retireChannel(ctx, channelId, ctx.clock.now()).catch(() => undefined);
+  };
+  const recorded = await setPush(ctx, key, source.id, push).catch(async (error: unknown) => {
+    // The record still names the old channel (kept by a PATCH, it is the same one).
+    await abandon(!kept);
+    throw error;
+  });
+  if (!recorded) {
+    await abandon(true);
+    return undefined;
+  }
   if (kept) await retireChannel(ctx, channelId, createdAt);
   else if (old !== undefined) {
-    // The old channel may have pushes on the way (Google sends until channels.stop).
-    await retireChannel(ctx, bindingOf(old), createdAt + CHANNEL_RETIRE_GRACE_MS);
+    // Replaced (a Google renewal, a recreate, a Graph renewal that found it gone): a channel
+    // still alive at the provider is stopped, never waited on; its pushes already on the way (Google sends until channels.stop) are
+    // still taken for the grace.
+    await lifecycle.unsubscribe(old, api).catch(() => undefined);
+    await retireBinding(ctx, key, source, old, createdAt + CHANNEL_RETIRE_GRACE_MS, channelId);
   }
   return push;
 }
 
 /** The channel id whose binding authenticates the channel's pushes. */
 export const bindingOf = (push: SourcePush): string => push.bindingId ?? push.channelId;
+
+/**
+ * Retires, from `at` on, the binding that authenticates `push`'s pushes. A Graph record written
+ * by the previous release names Graph's subscription id and no bindingId, while its binding is
+ * under our own channel id (its clientState's), which the record does not name: for such a
+ * record the source's bindings are found through the user's channel pointers and all retired,
+ * but `keep` (the binding just made for its successor). Since then a Graph record always names
+ * its binding, so other records cost no extra read.
+ */
+async function retireBinding(
+  ctx: UseCaseContext,
+  key: UserKey,
+  source: SourceRecord,
+  push: SourcePush,
+  at: number,
+  keep?: string,
+): Promise<void> {
+  if (source.kind !== "graph" || push.bindingId !== undefined) {
+    await retireChannel(ctx, bindingOf(push), at);
+    return;
+  }
+  for (const channel of await ctx.store.channelsOf(key)) {
+    if (channel.sourceId === source.id && channel.channelId !== keep) {
+      await retireChannel(ctx, channel.channelId, at);
+    }
+  }
+}
 
 /** Stops the source's channel (disconnect, calendar removed); a failure is logged, not thrown. */
 export async function stopPush(
@@ -159,7 +210,7 @@ export async function stopPush(
   await (deps.schedule ?? noUpkeepSchedule).remove(key, source.id);
   if (push === undefined) return;
   // No push of a stopped channel is wanted any more.
-  await retireChannel(deps.ctx, bindingOf(push), deps.ctx.clock.now());
+  await retireBinding(deps.ctx, key, source, push, deps.ctx.clock.now());
   try {
     const settings = requireSettings(provider, deps.config);
     await provider
@@ -189,15 +240,27 @@ export async function updatePush(
   }));
 }
 
-/** Sets the source's push record (a new channel). */
+/**
+ * Sets the source's push record (a new channel). Answers false, writing nothing, when the user
+ * or the source is gone (removed while the channel was being made).
+ */
 async function setPush(
   ctx: UseCaseContext,
   key: UserKey,
   sourceId: string,
   push: SourcePush,
-): Promise<void> {
-  await mutateUser(ctx, key, (u) => ({
-    ...u,
-    sources: u.sources.map((s) => (s.id === sourceId ? { ...s, push } : s)),
-  }));
+): Promise<boolean> {
+  return retryOnConflict(
+    ctx.options.maxConflictRetries,
+    async () => {
+      const user = await ctx.store.getUser(key);
+      if (user === undefined || !user.sources.some((s) => s.id === sourceId)) return false;
+      const sources = user.sources.map((s) => (s.id === sourceId ? { ...s, push } : s));
+      await ctx.store.putUser({ ...user, sources, updatedAt: ctx.clock.now() }, user.version);
+      return true;
+    },
+    () => {
+      throw new VersionConflict(`USER#${key.team}#${key.user} PROFILE`, undefined);
+    },
+  );
 }

@@ -217,6 +217,12 @@ export interface StatusStore {
   putChannel(channel: ChannelRecord, expectedVersion: number | undefined): Promise<ChannelRecord>;
   getChannel(channelId: string): Promise<ChannelRecord | undefined>;
   /**
+   * The channels bound to the user, retired ones included, found through the pointers kept in
+   * the user's partition (as deleteUserData finds them); a channel bound to someone else since is
+   * left out.
+   */
+  channelsOf(key: UserKey): Promise<ChannelRecord[]>;
+  /**
    * Statuses whose next transition lies in [from, to), through the sharded index: what the index
    * holds of them (eventually consistent, like usersToPoll).
    */

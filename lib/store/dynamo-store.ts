@@ -184,6 +184,17 @@ export class DynamoStore implements StatusStore {
     return item ? channelFromItem(item) : undefined;
   }
 
+  async channelsOf(key: UserKey): Promise<ChannelRecord[]> {
+    const pk = userPk(key.team, key.user);
+    const bound: ChannelRecord[] = [];
+    for (const pointer of await this.queryPartition(pk, CHANNEL_POINTER_PREFIX)) {
+      const id = readS(pointer, "SK").slice(CHANNEL_POINTER_PREFIX.length);
+      const channel = await this.getChannel(id);
+      if (channel?.key.team === key.team && channel.key.user === key.user) bound.push(channel);
+    }
+    return bound;
+  }
+
   /**
    * Queries each partition that holds only this user's items (the profile partition, the sync
    * gates of their sources, their own token's budget counters) and deletes every item, then the
@@ -239,14 +250,16 @@ export class DynamoStore implements StatusStore {
     );
   }
 
-  private queryPartition(pk: string): Promise<Item[]> {
+  /** Every item's keys in the partition, or only those whose sort key starts with `skPrefix`. */
+  private queryPartition(pk: string, skPrefix?: string): Promise<Item[]> {
+    const bySk: Item = skPrefix === undefined ? {} : { ":sk": { S: skPrefix } };
     return this.allPages(
       (start) =>
         new QueryCommand({
           TableName: this.tableName,
-          KeyConditionExpression: "#pk = :pk",
+          KeyConditionExpression: `#pk = :pk${skPrefix === undefined ? "" : " AND begins_with(#sk, :sk)"}`,
           ExpressionAttributeNames: { "#pk": "PK", "#sk": "SK" },
-          ExpressionAttributeValues: { ":pk": { S: pk } },
+          ExpressionAttributeValues: { ":pk": { S: pk }, ...bySk },
           ProjectionExpression: "#pk, #sk",
           ConsistentRead: true,
           ...(start ? { ExclusiveStartKey: start } : {}),

@@ -124,6 +124,11 @@ export class MemoryStore implements StatusStore {
     return copyOf(this.channels.get(channelId));
   }
 
+  async channelsOf(key: UserKey): Promise<ChannelRecord[]> {
+    const id = userId(key);
+    return [...this.channels.values()].filter((c) => userId(c.key) === id).map((c) => copy(c));
+  }
+
   async dueBetween(from: number, to: number): Promise<DueTransition[]> {
     const due: DueTransition[] = [];
     for (const { status } of this.users.values()) {

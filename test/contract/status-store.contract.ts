@@ -338,6 +338,31 @@ export function describeStatusStoreContract(
       });
     });
 
+    describe("channelsOf", () => {
+      it("answers the channels bound to the user, retired ones too, not one moved to another", async () => {
+        // Prepare: Alice has two channels, one retired; one of hers moved to Bob; Bob has one.
+        await store.putChannel(aChannel("alice-ch", "work"), undefined);
+        await store.putChannel({ ...aChannel("alice-old", "work"), retiresAt: T0 }, undefined);
+        const moved = await store.putChannel(aChannel("moved-ch"), undefined);
+        await store.putChannel({ ...aChannel("moved-ch"), key: { ...BOB } }, moved.version);
+        await store.putChannel({ ...aChannel("bob-ch"), key: { ...BOB } }, undefined);
+        // Act
+        const alices = await store.channelsOf(ALICE);
+        // Assess
+        const byId = (a: { channelId: string }, b: { channelId: string }) =>
+          a.channelId.localeCompare(b.channelId);
+        expect(alices.sort(byId)).toEqual([
+          { ...aChannel("alice-ch", "work"), version: 1 },
+          { ...aChannel("alice-old", "work"), retiresAt: T0, version: 1 },
+        ]);
+        expect((await store.channelsOf(BOB)).map((c) => c.channelId).sort()).toEqual([
+          "bob-ch",
+          "moved-ch",
+        ]);
+        expect(await store.channelsOf({ team: ALICE.team, user: "U-NOBODY" })).toEqual([]);
+      });
+    });
+
     describe("out-of-office entries", () => {
       it("creates an entry, refuses a second with the same id, and keeps the first", async () => {
         // Prepare

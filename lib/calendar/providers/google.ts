@@ -82,18 +82,15 @@ export async function readGoogleWindow(
 const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /**
- * Google's watch channels: events.watch creates one; Google has no renewal, so a renewal is a
- * new channel first (pushes keep coming through the old one meanwhile), then channels.stop of
- * the old one. A stop that fails leaves the old channel to expire by itself: its pushes still
- * authenticate until the binding is removed, and only cost a sync.
+ * Google's watch channels: events.watch creates one. Google has no renewal, so a renewal is a
+ * new channel, and the old one keeps pushing beside it: the caller stops it (unsubscribe) once
+ * its record names the new one, so a renewal whose record write fails leaves the recorded
+ * channel open (lib/app/push-upkeep.ts). A stop that fails leaves the old channel to expire by
+ * itself: its pushes still authenticate until the binding is retired, and only cost a sync.
  */
 export const googlePushLifecycle = (apiBaseUrl: string): PushLifecycle => ({
   subscribe: (req, deps) => watchEvents({ ...deps, apiBaseUrl }, req),
-  async renew(current, req, deps) {
-    const next = await watchEvents({ ...deps, apiBaseUrl }, req);
-    await stopChannel({ ...deps, apiBaseUrl }, current).catch(() => undefined);
-    return next;
-  },
+  renew: (_current, req, deps) => watchEvents({ ...deps, apiBaseUrl }, req),
   unsubscribe: (current, deps) => stopChannel({ ...deps, apiBaseUrl }, current),
 });
 

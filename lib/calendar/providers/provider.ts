@@ -228,7 +228,10 @@ export interface PushRequest {
 export interface PushLifecycle {
   /** Creates a channel/subscription that pushes to `notificationUrl` for the source's calendar. */
   subscribe(req: PushRequest, deps: ApiDeps): Promise<PushSubscription>;
-  /** Google: a new channel first, then channels.stop the old one. Graph: PATCH expirationDateTime. */
+  /**
+   * Google: a new channel, the old one left open for the caller to stop once the new one is
+   * recorded. Graph: PATCH expirationDateTime (the same subscription).
+   */
   renew(current: PushSubscription, req: PushRequest, deps: ApiDeps): Promise<PushSubscription>;
   unsubscribe(current: PushSubscription, deps: ApiDeps): Promise<void>;
 }

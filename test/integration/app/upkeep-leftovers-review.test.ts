@@ -107,15 +107,12 @@ describe("review: upkeep leftovers", () => {
     }
   });
 
-  // DEFECT (lib/app/push-upkeep.ts bindingOf): a Graph subscription made by the previous release
-  // is recorded with Graph's subscription id as `channelId` and no `bindingId`, while its binding
-  // was stored under our own channel id (its clientState). bindingOf() answers the subscription
-  // id, which names no binding: stopping it (calendar removed) retires nothing, and the old
-  // binding keeps authenticating, with no retirement and so no TTL, forever. The same holds for
-  // the binding replaced by a recreate. Fix: when a push record has no bindingId and its source
-  // is a Graph one, retire the source's bindings found through the user's CHANNEL# pointers
-  // (sourceId matches), or migrate such records once (bindingId from the pointer).
-  it.fails("stopping a Graph subscription made by the previous release retires its binding", async () => {
+  // A Graph subscription made by the previous release is recorded with Graph's subscription id
+  // as `channelId` and no `bindingId`, while its binding was stored under our own channel id (its
+  // clientState). bindingOf() answers the subscription id, which names no binding, so for such a
+  // record (lib/app/push-upkeep.ts retireBinding) the source's bindings are found through the
+  // user's CHANNEL# pointers and retired: stopping it, or replacing it (a recreate).
+  it("stopping a Graph subscription made by the previous release retires its binding", async () => {
     const graphFetch = (async () => new Response(null, { status: 204 })) as typeof fetch;
     const legacy: SourceRecord = {
       id: "graph-1",

@@ -194,7 +194,9 @@ describe("googlePushLifecycle", () => {
     expect(sub).toEqual({ channelId: "chan-2", resourceId: "res-1", expiresAt: NOW + 1_800_000 });
   });
 
-  it("renew: the new channel first, then channels.stop of the old one", async () => {
+  // The old channel is stopped by the upkeep once the record names the new one
+  // (test/unit/app/push-upkeep-write-failure.test.ts), not by the renewal itself.
+  it("renew: a new channel, the old one left open", async () => {
     const { fetchFn, calls } = fakeGoogle((url) =>
       url.pathname.endsWith("/watch")
         ? { body: { id: "chan-2", resourceId: "res-2", expiration: String(NOW + 3_600_000) } }
@@ -204,10 +206,16 @@ describe("googlePushLifecycle", () => {
     const next = await googlePushLifecycle(BASE).renew(old, request, depsWith(fetchFn));
     expect(calls.map((c) => c.url.pathname)).toEqual([
       "/calendar/v3/calendars/primary/events/watch",
-      "/calendar/v3/channels/stop",
     ]);
-    expect(calls[1]?.body).toEqual({ id: "chan-1", resourceId: "res-1" });
     expect(next.channelId).toBe("chan-2");
+  });
+
+  it("unsubscribe: channels.stop with the channel's id and resourceId", async () => {
+    const { fetchFn, calls } = fakeGoogle(() => ({ status: 204 }));
+    const old = { channelId: "chan-1", resourceId: "res-1", expiresAt: NOW + 60_000 };
+    await googlePushLifecycle(BASE).unsubscribe(old, depsWith(fetchFn));
+    expect(calls.map((c) => c.url.pathname)).toEqual(["/calendar/v3/channels/stop"]);
+    expect(calls[0]?.body).toEqual({ id: "chan-1", resourceId: "res-1" });
   });
 
   it("renew that cannot create the new channel keeps the old one (no stop)", async () => {

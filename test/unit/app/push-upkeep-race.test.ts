@@ -14,12 +14,13 @@ import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
 import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
 
 /**
- * Review: a renewal under way while the person removes the calendar. The web's removal stops
- * the source's channel first (stopPush: the upkeep entry deleted, the binding retired, Google's
+ * A renewal under way while the person removes the calendar. The web's removal stops the
+ * source's channel first (stopPush: the upkeep entry deleted, the binding retired, Google's
  * channels.stop), then drops the source. A sync worker that claimed the upkeep just before has
- * its events.watch in flight: when Google answers, the worker binds and keeps nothing of the
- * source (it is gone), yet the new channel stays open at Google, its binding authenticates its
- * pushes, and the worker writes the source's upkeep entry back.
+ * its events.watch in flight. When Google answers, the worker finds the source gone as it writes
+ * the record (setPush writes nothing then): it stops the new channel, retires its binding at
+ * once, and parks the upkeep entry instead of writing its next instant, which would bring the
+ * removed source's entry back.
  */
 const DAY = 86_400_000;
 const MIN = 60_000;
@@ -56,14 +57,8 @@ function fakeGoogle() {
   return { fetchStub, live, watching, release };
 }
 
-describe("review: a renewal racing the calendar's removal", () => {
-  // DEFECT (lib/app/push-upkeep.ts openChannel, lib/app/push-schedule.ts runUpkeep): nothing
-  // checks, once the provider answered, that the source is still there. setPush changes no
-  // source (it is gone), but the new channel is neither stopped nor its binding retired, and
-  // runUpkeep's schedule.set writes the removed source's upkeep entry back. Fix: have setPush
-  // report whether it found the source; when it did not, stop the new channel (unsubscribe,
-  // best effort), retire its binding at once, and have runUpkeep park (not set) the entry.
-  it.fails("leaves no channel open, no binding alive and no upkeep entry for the removed calendar", async () => {
+describe("a renewal racing the calendar's removal", () => {
+  it("leaves no channel open, no binding alive and no upkeep entry for the removed calendar", async () => {
     const clock = new ManualClock(T0);
     const store = new MemoryStore();
     const ctx = statuslessContext({
