@@ -93,7 +93,7 @@ export async function completeConnect(
     replaced = existing;
     if (existing !== undefined) {
       sourceId = existing.id;
-      const { reconnectSince: _gone, cursor: _stale, push: _oldGrants, ...kept } = existing;
+      const { reconnectSince: _gone, cursor: _stale, push: _oldChannel, ...kept } = existing;
       return {
         ...u,
         sources: u.sources.map((s) => (s.id === existing.id ? { ...kept, refreshTokenSealed } : s)),
