@@ -1,18 +1,33 @@
 import { ProviderError } from "#lib/calendar/providers/errors";
 import type { SourceRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
-import { type ConnectAccessDeps, clientSecretOf, sealRefreshToken } from "./connect-access";
+import {
+  type ConnectAccessDeps,
+  clientSecretOf,
+  openRefreshToken,
+  sealRefreshToken,
+} from "./connect-access";
 import { type ConnectProvider, requireSettings } from "./connect-providers";
 import { InvalidInputError } from "./errors";
 import { type PushScheduleDeps, runUpkeep } from "./push-schedule";
-import { type PushUpkeepDeps, stopPush, type UpkeepOutcome, upkeepPush } from "./push-upkeep";
+import {
+  bindingOf,
+  type PushUpkeepDeps,
+  stopPush,
+  type UpkeepOutcome,
+  upkeepPush,
+} from "./push-upkeep";
 import { MAX_CALENDARS } from "./self-service";
 import { mutateUser } from "./status-records";
+import { retireChannel } from "./users";
 
 /**
  * Connecting a calendar account (after the provider's consent) and disconnecting it. A
  * person has at most one connected calendar per provider: connecting again (after an
- * `invalid_grant`, say) replaces the refresh token of the same source and keeps its id.
+ * `invalid_grant`, say, or to pick another account) replaces the refresh token of the same source
+ * and keeps its id. What the old grant made goes with it: its read cursor and its push channel,
+ * which watch the calendar connected then (maybe another account's), so the first upkeep opens a
+ * channel under the new grant at once.
  */
 export interface ConnectFlowDeps extends ConnectAccessDeps {
   upkeep: PushUpkeepDeps;
@@ -69,13 +84,16 @@ export async function completeConnect(
   const refreshTokenSealed = await sealRefreshToken(ctx, key, grant.refreshToken);
   const newId = `${provider.kind}-${ctx.newId()}`;
   let sourceId = newId;
+  /** The source as the grant being replaced left it (connecting again). */
+  let replaced: SourceRecord | undefined;
   await mutateUser(ctx, key, (u) => {
     const existing = u.sources.find(
       (s) => s.kind === provider.kind && s.refreshTokenSealed !== undefined,
     );
+    replaced = existing;
     if (existing !== undefined) {
       sourceId = existing.id;
-      const { reconnectSince: _gone, cursor: _stale, ...kept } = existing;
+      const { reconnectSince: _gone, cursor: _stale, push: _oldChannel, ...kept } = existing;
       return {
         ...u,
         sources: u.sources.map((s) => (s.id === existing.id ? { ...kept, refreshTokenSealed } : s)),
@@ -94,10 +112,20 @@ export async function completeConnect(
     };
     return { ...u, sources: [...u.sources, source] };
   });
+  const oldPush = replaced?.push;
+  if (oldPush !== undefined) {
+    // At once, with no grace: its pushes, even those on the way, are about the old grant's
+    // calendar, and the full read that follows the new channel covers the rest.
+    await retireChannel(ctx, bindingOf(oldPush), ctx.clock.now()).catch((error: unknown) => {
+      ctx.log.warn("replaced push binding not retired", { ...key, sourceId, code: codeOf(error) });
+    });
+  }
   deps.upkeep.access.remember(key, sourceId, grant.accessToken, grant.expiresInS);
   const user = await ctx.store.getUser(key);
   const source = user?.sources.find((s) => s.id === sourceId);
-  return { sourceId, created: sourceId === newId, push: await firstUpkeep(deps, key, source) };
+  const push = await firstUpkeep(deps, key, source);
+  if (replaced !== undefined) await stopReplacedChannel(deps, provider, key, replaced);
+  return { sourceId, created: sourceId === newId, push };
 }
 
 /** The connected source's first channel, and (scheduled) its next upkeep. */
@@ -108,10 +136,78 @@ async function firstUpkeep(
 ): Promise<UpkeepOutcome> {
   if (source === undefined) return { kind: "none" };
   if (deps.scheduled === undefined) return upkeepPush(deps.upkeep, key, source);
+  // Due now, then claimed: a claim without an entry holds nothing, so without it a repair could
+  // open a second channel meanwhile, and a connect that dies before the upkeep's own `set` would
+  // leave no upkeep at all (this way the tick runs it).
+  const { schedule } = deps.scheduled;
+  await schedule.set({ key, sourceId: source.id, dueAt: deps.ctx.clock.now(), failures: 0 });
   // The caller queues the first read itself.
   const run = await runUpkeep(deps.scheduled, key, source.id, { readNewChannel: false });
   return run.kind === "busy" || run.kind === "gone" ? { kind: "none" } : run;
 }
+
+/** How long each call stopping a replaced grant's channel may take: the person is waiting. */
+const STOP_REPLACED_TIMEOUT_MS = 5_000;
+
+/**
+ * Stops, best effort, the channel the replaced grant opened, so that it stops pushing about a
+ * calendar no longer connected (Google pushes until channels.stop or its expiry, up to 7 days;
+ * each push costs the hook a read before it is refused). Only the old grant can stop it (the new
+ * one may be another account's), so its refresh token is exchanged here, apart from the
+ * connection's access (lib/app/connect-access.ts), which would store a rotated refresh token, or
+ * flag a refused one, on the source that now holds the new grant: here nothing is stored or
+ * flagged, whatever the answer. Skipped when the old grant was already refused (`invalid_grant`)
+ * or its channel has expired. It runs after the new channel is opened, each call time-bounded,
+ * and never fails the connect. Its cost, one KMS opening and two provider calls, comes once per
+ * reconnect.
+ */
+async function stopReplacedChannel(
+  deps: ConnectFlowDeps,
+  provider: ConnectProvider,
+  key: UserKey,
+  replaced: SourceRecord,
+): Promise<void> {
+  const { ctx } = deps;
+  const push = replaced.push;
+  if (
+    push === undefined ||
+    push.expiresAt <= ctx.clock.now() ||
+    replaced.refreshTokenSealed === undefined ||
+    replaced.reconnectSince !== undefined
+  ) {
+    return;
+  }
+  const bounded: typeof fetch = (input, init) =>
+    deps.fetch(input, {
+      ...init,
+      signal: init?.signal ?? AbortSignal.timeout(STOP_REPLACED_TIMEOUT_MS),
+    });
+  try {
+    const settings = requireSettings(provider, deps.config);
+    const oldGrant = await provider.oauth.exchange(
+      {
+        grant: { refreshToken: await openRefreshToken(ctx, key, replaced.refreshTokenSealed) },
+        clientId: settings.clientId,
+        clientSecret: await clientSecretOf(deps, provider, settings),
+        tokenUrl: settings.tokenUrl,
+      },
+      bounded,
+    );
+    await provider.lifecycle(settings.apiBaseUrl).unsubscribe(push, {
+      fetch: bounded,
+      clock: ctx.clock,
+      accessToken: async () => oldGrant.accessToken,
+    });
+  } catch (error: unknown) {
+    ctx.log.warn("replaced push channel stop failed", {
+      ...key,
+      sourceId: replaced.id,
+      code: codeOf(error),
+    });
+  }
+}
+
+const codeOf = (error: unknown): string => (error instanceof ProviderError ? error.code : "error");
 
 /** Stops the push channel of every connected source of `key` (before a removal or disconnect). */
 export async function stopConnectedPushes(

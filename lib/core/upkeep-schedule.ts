@@ -26,8 +26,11 @@ export interface UpkeepSchedule {
   set(entry: UpkeepEntry): Promise<void>;
   /**
    * Claims the source's upkeep until `leaseUntil` unless another claim on it is still running at
-   * `now`; creates the entry (due at `now`) when there is none. Answers the entry as it was
-   * before the claim, or undefined when another worker holds it.
+   * `now`. Answers the entry as it was before the claim, or undefined when another worker holds
+   * it. Without an entry it creates none and holds nothing: it answers one due at `now` with no
+   * failures, and the upkeep that follows writes the entry (`set`) only if the source is still
+   * connected, so an upkeep that comes after the user's data was deleted leaves nothing behind.
+   * Whoever needs the first upkeep held (connecting) sets the entry before claiming it.
    */
   claim(
     key: UserKey,
@@ -40,7 +43,7 @@ export interface UpkeepSchedule {
   /**
    * Takes the source's entry out of the schedule without deleting it (the source went, or must
    * be connected again), so a worker that may not delete items can stop it; a later claim
-   * (connecting again) puts it back, due at once.
+   * (connecting again) puts it back, due at once. Without an entry, nothing happens.
    */
   park(key: UserKey, sourceId: string): Promise<void>;
   /** Every entry due at or before `now` (from the index, so eventually consistent). */

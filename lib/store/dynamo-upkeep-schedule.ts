@@ -2,6 +2,7 @@ import {
   ConditionalCheckFailedException,
   DeleteItemCommand,
   type DynamoDBClient,
+  GetItemCommand,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
@@ -12,8 +13,8 @@ import { StoreError } from "./errors";
 import { type Item, n, s } from "./items/codec";
 import {
   parkedUpkeepItem,
+  UPKEEP_CLAIM_NAMES,
   UPKEEP_DUE_PARTITION,
-  UPKEEP_NAMES,
   upkeepDueOf,
   upkeepFromItem,
   upkeepKeys,
@@ -23,8 +24,8 @@ import { DUE_INDEX } from "./table";
 
 /**
  * The push upkeep schedule in DynamoDB (lib/store/items/upkeep.ts): a put sets the next instant
- * (and drops any claim), a conditional UpdateItem claims, one Query on the due index finds what
- * is due.
+ * (and drops any claim), a conditional UpdateItem claims an existing one, a conditional PutItem
+ * parks an existing one, one Query on the due index finds what is due.
  */
 export class DynamoUpkeepSchedule implements UpkeepSchedule {
   constructor(
@@ -40,6 +41,19 @@ export class DynamoUpkeepSchedule implements UpkeepSchedule {
     );
   }
 
+  /**
+   * One conditional UpdateItem on an existing entry. A missing entry is not created: the claim
+   * answers it due now, holds nothing and writes nothing, and the upkeep that follows creates it
+   * with `set` only once it has found the source still connected. Creating it here (an upsert,
+   * as before) let an upkeep message that came after the user's data was deleted (a repair the
+   * poll queued just before, a lifecycle notification, a tick that read the index before the
+   * deletion showed) write a new item into the deleted partition and then park it there, where
+   * nothing deletes it: the sync worker may not DeleteItem, and dynalite (so the local stack and
+   * every test) has no TTL to expire it. Writing nothing keeps the repair of a source whose
+   * entry was lost working (its upkeep still runs, and `set` writes the entry back); what it
+   * gives up is the lease on that first upkeep, so connecting (the usual first upkeep) sets the
+   * entry before it claims it (lib/app/connect-flow.ts).
+   */
   async claim(
     key: UserKey,
     sourceId: string,
@@ -47,35 +61,47 @@ export class DynamoUpkeepSchedule implements UpkeepSchedule {
     leaseUntil: number,
   ): Promise<UpkeepEntry | undefined> {
     const keys = upkeepKeys(key, sourceId);
+    const Key = { PK: s(keys.PK), SK: s(keys.SK) };
     try {
       const out = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: { PK: s(keys.PK), SK: s(keys.SK) },
-          // A new entry is due now; an existing one keeps its instant while claimed.
+          Key,
+          // A parked entry is due now; a scheduled one keeps its instant while claimed.
           UpdateExpression:
-            "SET #leaseUntil = :lease, #team = :team, #user = :user, #duePk = :duePk, #dueAt = if_not_exists(#dueAt, :now)",
-          ConditionExpression: "attribute_not_exists(#leaseUntil) OR #leaseUntil <= :now",
-          ExpressionAttributeNames: UPKEEP_NAMES,
+            "SET #leaseUntil = :lease, #duePk = :duePk, #dueAt = if_not_exists(#dueAt, :now)",
+          ConditionExpression:
+            "attribute_exists(#pk) AND (attribute_not_exists(#leaseUntil) OR #leaseUntil <= :now)",
+          ExpressionAttributeNames: UPKEEP_CLAIM_NAMES,
           ExpressionAttributeValues: {
             ":lease": n(leaseUntil),
             ":now": n(now),
-            ":team": s(key.team),
-            ":user": s(key.user),
             ":duePk": s(UPKEEP_DUE_PARTITION),
           },
           ReturnValues: "ALL_OLD",
         }),
       );
       const old = out.Attributes;
-      // A new or parked entry is due now (the update gave it that instant).
+      // A parked entry is due now (the update gave it that instant).
       return old?.GSI1SK !== undefined
         ? upkeepFromItem(old)
         : { key, sourceId, dueAt: now, failures: 0 };
     } catch (error: unknown) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw wrap(error);
+      if (!(error instanceof ConditionalCheckFailedException)) throw wrap(error);
     }
+    // Refused: held by another worker, or there is no entry (dynalite cannot return the item
+    // with the refusal, so a read tells them apart; both are rare).
+    const found = await this.call(() =>
+      this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key,
+          ConsistentRead: true,
+          ProjectionExpression: "PK",
+        }),
+      ),
+    );
+    return found.Item === undefined ? { key, sourceId, dueAt: now, failures: 0 } : undefined;
   }
 
   async remove(key: UserKey, sourceId: string): Promise<void> {
@@ -90,12 +116,19 @@ export class DynamoUpkeepSchedule implements UpkeepSchedule {
     );
   }
 
+  /** Only an existing entry is parked: a missing one (the user's data deleted) stays missing. */
   async park(key: UserKey, sourceId: string): Promise<void> {
-    await this.call(() =>
-      this.client.send(
-        new PutItemCommand({ TableName: this.tableName, Item: parkedUpkeepItem(key, sourceId) }),
-      ),
-    );
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: parkedUpkeepItem(key, sourceId),
+          ConditionExpression: "attribute_exists(PK)",
+        }),
+      );
+    } catch (error: unknown) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw wrap(error);
+    }
   }
 
   async dueBy(now: number): Promise<UpkeepDue[]> {

@@ -23,10 +23,15 @@ export class MemoryUpkeepSchedule implements UpkeepSchedule {
   ): Promise<UpkeepEntry | undefined> {
     const id = idOf(key, sourceId);
     const found = this.entries.get(id);
-    if (found?.leaseUntil !== undefined && found.leaseUntil > now) return undefined;
-    const before: UpkeepEntry = found
-      ? { key, sourceId, dueAt: found.parked ? now : found.dueAt, failures: found.failures }
-      : { key, sourceId, dueAt: now, failures: 0 };
+    // No entry: none is made (the upkeep's `set` makes it once the source proves connected).
+    if (found === undefined) return { key, sourceId, dueAt: now, failures: 0 };
+    if (found.leaseUntil !== undefined && found.leaseUntil > now) return undefined;
+    const before: UpkeepEntry = {
+      key,
+      sourceId,
+      dueAt: found.parked ? now : found.dueAt,
+      failures: found.failures,
+    };
     this.entries.set(id, { ...before, leaseUntil });
     return before;
   }
@@ -37,6 +42,7 @@ export class MemoryUpkeepSchedule implements UpkeepSchedule {
 
   async park(key: UserKey, sourceId: string): Promise<void> {
     const id = idOf(key, sourceId);
+    if (!this.entries.has(id)) return;
     this.entries.set(id, { key, sourceId, dueAt: 0, failures: 0, parked: true });
   }
 

@@ -4,9 +4,10 @@ import type { UpkeepSchedule } from "#lib/core/upkeep-schedule";
 /**
  * What every UpkeepSchedule promises (lib/core/upkeep-schedule.ts), run against each adapter:
  * an entry is due once its instant is reached, a claim holds the upkeep against other claims
- * until its lease ends (and creates an entry due now when there is none), setting the next
- * instant ends the claim, parking takes the entry out of the schedule until the next claim, and
- * removing forgets the entry.
+ * until its lease ends (without an entry it answers one due now and writes nothing, so a late
+ * upkeep of a deleted user leaves nothing behind), setting the next instant creates the entry or
+ * ends the claim, parking takes an existing entry out of the schedule until the next claim (and
+ * creates none), and removing forgets the entry.
  */
 export interface UpkeepScheduleUnderTest {
   schedule: UpkeepSchedule;
@@ -66,14 +67,22 @@ export function describeUpkeepScheduleContract(
       });
     });
 
-    it("a claim without an entry creates one due now; setting the next instant ends the claim", async () => {
-      expect(await schedule.claim(BOB, "graph-1", T0, T0 + 5 * MIN)).toEqual({
-        key: BOB,
-        sourceId: "graph-1",
-        dueAt: T0,
-        failures: 0,
+    it("a claim without an entry answers one due now, and neither writes nor holds one", async () => {
+      const dueNow = { key: BOB, sourceId: "graph-1", dueAt: T0, failures: 0 };
+      expect(await schedule.claim(BOB, "graph-1", T0, T0 + 5 * MIN)).toEqual(dueNow);
+      // Nothing was written: nothing is due, and nothing holds the upkeep.
+      expect(await schedule.dueBy(T0 + 60 * MIN)).toEqual([]);
+      expect(await schedule.claim(BOB, "graph-1", T0 + MIN, T0 + 6 * MIN)).toEqual({
+        ...dueNow,
+        dueAt: T0 + MIN,
       });
+      expect(await schedule.dueBy(T0 + 60 * MIN)).toEqual([]);
+    });
+
+    it("setting the next instant creates the entry, or ends the claim on it", async () => {
+      await schedule.set({ key: BOB, sourceId: "graph-1", dueAt: T0, failures: 0 });
       expect(await schedule.dueBy(T0)).toEqual([{ key: BOB, sourceId: "graph-1", dueAt: T0 }]);
+      await schedule.claim(BOB, "graph-1", T0, T0 + 5 * MIN);
       await schedule.set({ key: BOB, sourceId: "graph-1", dueAt: T0 + 60 * MIN, failures: 1 });
       expect(await schedule.dueBy(T0 + MIN)).toEqual([]);
       expect(await schedule.claim(BOB, "graph-1", T0 + MIN, T0 + 6 * MIN)).toEqual({
@@ -97,6 +106,15 @@ export function describeUpkeepScheduleContract(
       expect(await schedule.dueBy(T0 + 60 * MIN)).toEqual([
         { key: ALICE, sourceId: "google-1", dueAt: T0 + 60 * MIN },
       ]);
+    });
+
+    it("parking without an entry leaves none: it is neither due nor held", async () => {
+      await schedule.park(ALICE, "google-1");
+      expect(await schedule.dueBy(T0 + 60 * MIN)).toEqual([]);
+      const dueNow = { key: ALICE, sourceId: "google-1", dueAt: T0, failures: 0 };
+      expect(await schedule.claim(ALICE, "google-1", T0, T0 + 5 * MIN)).toEqual(dueNow);
+      // A parked entry would now be held by that claim; there is none to hold.
+      expect(await schedule.claim(ALICE, "google-1", T0, T0 + 5 * MIN)).toEqual(dueNow);
     });
 
     it("a removed entry is gone; removing none is fine", async () => {

@@ -22,12 +22,11 @@ export const upkeepKeys = (key: UserKey, sourceId: string) => ({
 });
 
 /** Attribute names, for the `#name` placeholders of a claim (each is used: DynamoDB refuses unused ones). */
-export const UPKEEP_NAMES = {
+export const UPKEEP_CLAIM_NAMES = {
+  "#pk": "PK",
   "#duePk": "GSI1PK",
   "#dueAt": "GSI1SK",
   "#leaseUntil": "leaseUntil",
-  "#team": "team",
-  "#user": "user",
 } as const;
 
 export function upkeepToItem(e: UpkeepEntry): Item {

@@ -75,15 +75,14 @@ async function setup(sources: SourceRecord[], fetchStub: typeof fetch = fetch) {
 }
 
 describe("review: upkeep leftovers", () => {
-  // DEFECT (lib/app/push-schedule.ts runUpkeep, lib/store/dynamo-upkeep-schedule.ts claim): a
-  // claim is an upsert, so an upkeep message that comes after the user's data was deleted (a
-  // repair the poll queued just before the disconnect, a lifecycle notification, a tick that
-  // read the index before the deletion showed) writes a new entry into the deleted user's
-  // partition, and, finding no user, parks it there: an item with no TTL that nothing deletes
-  // (the sync worker may not delete). Fix: when the user (or the source) is gone, park it with
-  // the TTL attribute set (TTL_ATTRIBUTE, a day ahead) so DynamoDB removes it; or read the user
-  // before claiming and write nothing when it is gone.
-  it.fails("a late upkeep message leaves nothing in a deleted user's partition", async () => {
+  // Was a defect (lib/store/dynamo-upkeep-schedule.ts claim): a claim was an upsert, so an
+  // upkeep message that came after the user's data was deleted (a repair the poll queued just
+  // before the disconnect, a lifecycle notification, a tick that read the index before the
+  // deletion showed) wrote a new entry into the deleted user's partition and, finding no user,
+  // parked it there: an item with no TTL that nothing deletes (the sync worker may not delete).
+  // Fixed: a claim and a park change only an existing entry; without one the upkeep runs
+  // unheld and writes its entry (`set`) only once it has found the source connected.
+  it("a late upkeep message leaves nothing in a deleted user's partition", async () => {
     const graph: SourceRecord = {
       id: "graph-1",
       kind: "graph",

@@ -73,6 +73,7 @@ describe("push upkeep through the due index", () => {
 
   it("another worker's claim, or a repair meeting a waiting retry, does nothing", async () => {
     const { deps, schedule } = await setup([]);
+    await schedule.set({ key: KEY, sourceId: "google-1", dueAt: T0, failures: 0 });
     await schedule.claim(KEY, "google-1", T0, T0 + UPKEEP_LEASE_MS);
     expect(await runUpkeep(deps, KEY, "google-1", { readNewChannel: true })).toEqual({
       kind: "busy",
