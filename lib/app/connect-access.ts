@@ -64,12 +64,22 @@ export interface ConnectAccess {
   apiDeps(key: UserKey, source: SourceRecord): ApiReadDeps;
   /** Records that the source's refresh token was refused. */
   flagReconnect(key: UserKey, sourceId: string): Promise<void>;
-  /** Keeps an access token just obtained (at connect), so the first calls need no refresh. */
-  remember(key: UserKey, sourceId: string, accessToken: string, expiresInS: number): void;
+  /**
+   * Keeps an access token just obtained (at connect) for the grant sealed as
+   * `refreshTokenSealed`, so the first calls need no refresh.
+   */
+  remember(
+    key: UserKey,
+    sourceId: string,
+    grant: { accessToken: string; expiresInS: number; refreshTokenSealed: string },
+  ): void;
 }
 
 export function createConnectAccess(deps: ConnectAccessDeps): ConnectAccess {
-  const cache = new Map<string, { token: string; until: number }>();
+  // Each token is kept with the sealed refresh token it came from: after the person connects
+  // another account to the same source, a token of the old grant (kept by this instance within
+  // the hour) would read the old account's calendar, so it no longer matches.
+  const cache = new Map<string, { token: string; until: number; grant: string }>();
   const { ctx } = deps;
 
   const refresh = async (key: UserKey, source: SourceRecord): Promise<string> => {
@@ -89,17 +99,23 @@ export function createConnectAccess(deps: ConnectAccessDeps): ConnectAccess {
       deps.fetch,
     );
     const until = ctx.clock.now() + answer.expiresInS * 1000 - EARLY_MS;
-    cache.set(cacheKey(key, source.id), { token: answer.accessToken, until });
-    // A provider that rotates refresh tokens sends a new one: keep it.
+    let grant = source.refreshTokenSealed;
+    // A provider that rotates refresh tokens sends a new one: keep it, but only in place of the
+    // one it replaces (a person who connected another account meanwhile keeps the new grant).
     if (answer.refreshToken !== undefined && answer.refreshToken !== refreshToken) {
+      const spent = grant;
       const sealed = await sealRefreshToken(ctx, key, answer.refreshToken);
       await mutateUser(ctx, key, (u) => ({
         ...u,
         sources: u.sources.map((s) =>
-          s.id === source.id ? { ...s, refreshTokenSealed: sealed } : s,
+          s.id === source.id && s.refreshTokenSealed === spent
+            ? { ...s, refreshTokenSealed: sealed }
+            : s,
         ),
       }));
+      grant = sealed;
     }
+    cache.set(cacheKey(key, source.id), { token: answer.accessToken, until, grant });
     return answer.accessToken;
   };
 
@@ -113,15 +129,21 @@ export function createConnectAccess(deps: ConnectAccessDeps): ConnectAccess {
         apiBaseUrl: settings?.apiBaseUrl ?? "",
         accessToken: async () => {
           const cached = cache.get(cacheKey(key, source.id));
-          if (cached !== undefined && cached.until > ctx.clock.now()) return cached.token;
+          if (
+            cached !== undefined &&
+            cached.until > ctx.clock.now() &&
+            cached.grant === source.refreshTokenSealed
+          ) {
+            return cached.token;
+          }
           return refresh(key, source);
         },
         refreshAccessToken: () => refresh(key, source),
       };
     },
-    remember(key, sourceId, accessToken, expiresInS) {
+    remember(key, sourceId, { accessToken, expiresInS, refreshTokenSealed }) {
       const until = ctx.clock.now() + expiresInS * 1000 - EARLY_MS;
-      cache.set(cacheKey(key, sourceId), { token: accessToken, until });
+      cache.set(cacheKey(key, sourceId), { token: accessToken, until, grant: refreshTokenSealed });
     },
     async flagReconnect(key, sourceId) {
       cache.delete(cacheKey(key, sourceId));

@@ -11,15 +11,14 @@ import { type ConnectProvider, requireSettings } from "./connect-providers";
 import { InvalidInputError } from "./errors";
 import { type PushScheduleDeps, runUpkeep } from "./push-schedule";
 import {
-  bindingOf,
   type PushUpkeepDeps,
+  retireBinding,
   stopPush,
   type UpkeepOutcome,
   upkeepPush,
 } from "./push-upkeep";
 import { MAX_CALENDARS } from "./self-service";
 import { mutateUser } from "./status-records";
-import { retireChannel } from "./users";
 
 /**
  * Connecting a calendar account (after the provider's consent) and disconnecting it. A
@@ -113,14 +112,18 @@ export async function completeConnect(
     return { ...u, sources: [...u.sources, source] };
   });
   const oldPush = replaced?.push;
-  if (oldPush !== undefined) {
+  if (replaced !== undefined && oldPush !== undefined) {
     // At once, with no grace: its pushes, even those on the way, are about the old grant's
     // calendar, and the full read that follows the new channel covers the rest.
-    await retireChannel(ctx, bindingOf(oldPush), ctx.clock.now()).catch((error: unknown) => {
+    await retireBinding(ctx, key, replaced, oldPush, ctx.clock.now()).catch((error: unknown) => {
       ctx.log.warn("replaced push binding not retired", { ...key, sourceId, code: codeOf(error) });
     });
   }
-  deps.upkeep.access.remember(key, sourceId, grant.accessToken, grant.expiresInS);
+  deps.upkeep.access.remember(key, sourceId, {
+    accessToken: grant.accessToken,
+    expiresInS: grant.expiresInS,
+    refreshTokenSealed,
+  });
   const user = await ctx.store.getUser(key);
   const source = user?.sources.find((s) => s.id === sourceId);
   const push = await firstUpkeep(deps, key, source);

@@ -179,7 +179,7 @@ export const bindingOf = (push: SourcePush): string => push.bindingId ?? push.ch
  * but `keep` (the binding just made for its successor). Since then a Graph record always names
  * its binding, so other records cost no extra read.
  */
-async function retireBinding(
+export async function retireBinding(
   ctx: UseCaseContext,
   key: UserKey,
   source: SourceRecord,

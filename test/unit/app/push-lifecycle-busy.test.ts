@@ -99,7 +99,11 @@ describe("a subscriptionRemoved meeting another worker's upkeep claim", () => {
       fetch: graphFetch,
       readParameter: async () => "",
     });
-    access.remember(KEY, "graph-1", "access-token", 24 * 3600);
+    access.remember(KEY, "graph-1", {
+      accessToken: "access-token",
+      expiresInS: 24 * 3600,
+      refreshTokenSealed: "sealed-refresh-token",
+    });
     const schedule = new MemoryUpkeepSchedule();
     // The entry shows due (the index not yet showing the last upkeep's write, or a duplicate).
     await schedule.set({ key: KEY, sourceId: "graph-1", dueAt: T0, failures: 0 });

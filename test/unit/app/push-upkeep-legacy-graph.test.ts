@@ -69,7 +69,11 @@ async function legacyGraph(push: SourcePush) {
     fetch: graphFetch,
     readParameter: async () => "",
   });
-  access.remember(KEY, "graph-1", "access-token", 3600);
+  access.remember(KEY, "graph-1", {
+    accessToken: "access-token",
+    expiresInS: 3600,
+    refreshTokenSealed: "sealed",
+  });
   const deps: PushUpkeepDeps = {
     ctx,
     config,

@@ -101,7 +101,11 @@ describe("a renewal racing the calendar's removal", () => {
       fetch: google.fetchStub,
       readParameter: async () => "",
     });
-    access.remember(KEY, "google-1", "access-token", 3600);
+    access.remember(KEY, "google-1", {
+      accessToken: "access-token",
+      expiresInS: 3600,
+      refreshTokenSealed: "sealed-refresh-token",
+    });
     const schedule = new MemoryUpkeepSchedule();
     await schedule.set({ key: KEY, sourceId: "google-1", dueAt: T0, failures: 0 });
     const upkeep: PushUpkeepDeps = {

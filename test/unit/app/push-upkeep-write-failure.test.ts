@@ -101,7 +101,11 @@ async function renewal(failWrite: boolean) {
     fetch: googleFetch,
     readParameter: async () => "",
   });
-  access.remember(KEY, "google-1", "access-token", 3600);
+  access.remember(KEY, "google-1", {
+    accessToken: "access-token",
+    expiresInS: 3600,
+    refreshTokenSealed: "sealed-refresh-token",
+  });
   const deps: PushUpkeepDeps = {
     ctx,
     config,

@@ -16,13 +16,13 @@ import { tablePerTest } from "../../support/dynalite-tables";
 import { plainUser, statuslessContext } from "./statusless-context";
 
 /**
- * Review: what the push upkeep leaves behind in DynamoDB (dynalite, through the real SDK) once
+ * What the push upkeep leaves behind in DynamoDB (dynalite, through the real SDK) once
  * the thing it kept is gone.
  */
 const T0 = Date.UTC(2026, 3, 1, 9);
 const DAY = 86_400_000;
 const KEY = { team: "T0DEMO", user: "U001" };
-const freshTable = tablePerTest("upkeep-review");
+const freshTable = tablePerTest("upkeep-leftovers");
 
 async function setup(sources: SourceRecord[], fetchStub: typeof fetch = fetch) {
   const { client, tableName, cleanup } = await freshTable();
@@ -74,7 +74,7 @@ async function setup(sources: SourceRecord[], fetchStub: typeof fetch = fetch) {
   return { ctx, store, schedule, deps, access, partition, cleanup };
 }
 
-describe("review: upkeep leftovers", () => {
+describe("upkeep leftovers", () => {
   // Was a defect (lib/store/dynamo-upkeep-schedule.ts claim): a claim was an upsert, so an
   // upkeep message that came after the user's data was deleted (a repair the poll queued just
   // before the disconnect, a lifecycle notification, a tick that read the index before the
@@ -123,7 +123,11 @@ describe("review: upkeep leftovers", () => {
     };
     const { ctx, deps, access, cleanup } = await setup([legacy], graphFetch);
     try {
-      access.remember(KEY, "graph-1", "access-token", 3600);
+      access.remember(KEY, "graph-1", {
+        accessToken: "access-token",
+        expiresInS: 3600,
+        refreshTokenSealed: "sealed",
+      });
       // Its binding, under our own id (the clientState's), as the previous release bound it.
       await ctx.store.putChannel(
         { channelId: "ours-1", key: KEY, sourceId: "graph-1", kind: "graph", version: 0 },
