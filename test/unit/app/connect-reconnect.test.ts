@@ -1,20 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#lib/app/config";
-import { createConnectAccess, openRefreshToken, sealRefreshToken } from "#lib/app/connect-access";
+import { openRefreshToken, sealRefreshToken } from "#lib/app/connect-access";
 import { completeConnect } from "#lib/app/connect-flow";
 import { connectProviderOfKind } from "#lib/app/connect-providers";
-import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { RENEW_AT } from "#lib/app/push-plan";
-import type { PushScheduleDeps } from "#lib/app/push-schedule";
-import type { PushUpkeepDeps } from "#lib/app/push-upkeep";
 import { findChannel, putChannel } from "#lib/app/users";
-import { ManualClock } from "#lib/core/clock";
-import type { Queue } from "#lib/core/ports";
 import type { SourceRecord } from "#lib/core/records";
-import { MemoryStore } from "#lib/store/memory-store";
-import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
-import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
+import { plainUser } from "../../integration/app/statusless-context";
+import { GOOGLE_API as API, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * Connecting Google again (the account had to be reconnected, or the person picked another
@@ -25,9 +17,6 @@ import { plainUser, statuslessContext } from "../../integration/app/statusless-c
  * showed only at the 6-hourly safety-net read.
  */
 const DAY = 86_400_000;
-const T0 = Date.UTC(2026, 3, 1, 9);
-const KEY = { team: "T0DEMO", user: "U001" };
-const API = "https://google.example";
 const TOKEN_URL = "https://oauth.google.example/token";
 const CALLBACK = "https://statuspilot.example/connect/google/callback";
 const NEW_LIFETIME = 7 * DAY;
@@ -102,42 +91,17 @@ function twoAccountGoogle(
 }
 
 async function setup(googleFetch: typeof fetch, source: (sealedA: string) => SourceRecord) {
-  const clock = new ManualClock(T0);
-  const store = new MemoryStore();
-  const ctx = statuslessContext({
-    store,
-    clock,
-    tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
+  const { ctx, store, clock, schedule, accessDeps, upkeep, deps } = await pushUpkeepFixture({
+    provider: "google",
+    fetch: googleFetch,
+    newChannelId: () => "channel-b",
+    env: { GOOGLE_TOKEN_URL: TOKEN_URL },
   });
   const sealedA = await sealRefreshToken(ctx, KEY, "refresh-of-account-a");
   await store.putUser(plainUser(KEY, T0 - 2 * DAY, [source(sealedA)]), undefined);
-  const config = loadConfig({
-    TABLE_NAME: "t",
-    SERVICE_BASE_URL: "https://svc.example/api",
-    SIGNING_SECRET: "s",
-    TOKEN_KEY: "k",
-    PUBLIC_BASE_URL: "https://statuspilot.example",
-    GOOGLE_CLIENT_ID: "client",
-    GOOGLE_CLIENT_SECRET: "secret",
-    GOOGLE_API_BASE_URL: API,
-    GOOGLE_TOKEN_URL: TOKEN_URL,
-  });
-  const accessDeps = { ctx, config, fetch: googleFetch, readParameter: async () => "" };
-  const access = createConnectAccess(accessDeps);
-  const schedule = new MemoryUpkeepSchedule();
-  const upkeep: PushUpkeepDeps = {
-    ctx,
-    config,
-    access,
-    signingSecret: async () => "s",
-    newChannelId: () => "channel-b",
-    schedule,
-  };
-  const syncQueue: Queue<SyncMessage> = { send: async () => {} };
-  const scheduled: PushScheduleDeps = { upkeep, schedule, syncQueue };
   const google = connectProviderOfKind("google");
   if (google === undefined) throw new Error("no Google provider");
-  const flow = { ...accessDeps, upkeep, scheduled };
+  const flow = { ...accessDeps, upkeep, scheduled: deps };
   /** The person connects Google again (consent given, the code comes back). */
   const connectAgain = () =>
     completeConnect(flow, google, KEY, { code: "code-of-account-b", redirectUri: CALLBACK });
