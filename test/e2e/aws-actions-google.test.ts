@@ -4,6 +4,7 @@ import { type ActionRecorder, recordAwsActions } from "./aws-action-recorder";
 import {
   addGoogleEvent,
   connectGoogle,
+  deliverPushes,
   type GoogleE2e,
   googleChannels,
   googleFaults,
@@ -33,12 +34,6 @@ let recorder: ActionRecorder;
 let stack: PackagedStack | undefined;
 let e: GoogleE2e | undefined;
 
-async function deliver(g: GoogleE2e): Promise<void> {
-  await fetch(`${g.googleUrl}/_control/flush`, { method: "POST" });
-  await settle(g);
-  await advance(g, 0);
-}
-
 describe("a push-backed Google calendar's AWS calls against the roles", () => {
   beforeAll(async () => {
     recorder = recordAwsActions();
@@ -47,17 +42,17 @@ describe("a push-backed Google calendar's AWS calls against the roles", () => {
     e = await startGoogleE2e({ manualAt: T0, pushTtlMs: 4 * H });
     await installAs(e, "U001");
     expect((await connectGoogle(e)).landing).toBe("/settings?notice=calendar_connected");
-    await deliver(e);
+    await deliverPushes(e);
     await advance(e, 3 * H + 30 * MIN);
-    await deliver(e);
+    await deliverPushes(e);
     const [first] = (await googleChannels(e)).filter((c) => c.live);
     // The channel goes quiet; a change no push announces; the safety-net read finds it.
     await googleFaults(e, { silenceChannel: { id: String(first?.id) } });
     const start = (await nowOf(e)) + 7 * H;
     await addGoogleEvent(e, { summary: "Unannounced", start, end: start + 30 * MIN });
-    await deliver(e);
+    await deliverPushes(e);
     await advance(e, 6 * H + 15 * MIN);
-    await deliver(e);
+    await deliverPushes(e);
     // The person disconnects: the web stops the channel and removes the upkeep entry.
     await postSettings(e, "/settings/disconnect", { confirm: "on" });
     await settle(e);

@@ -29,6 +29,18 @@ const channelA = {
   expiresAt: T0 + 5 * DAY,
 };
 
+/** The Google source connected two days ago with account A's grant, its channel `channelA`. */
+const connectedWithA =
+  (more: Partial<SourceRecord> = {}) =>
+  (sealedA: string): SourceRecord => ({
+    id: "google-1",
+    kind: "google",
+    url: `${API}/calendar/v3/calendars/primary`,
+    refreshTokenSealed: sealedA,
+    push: channelA,
+    ...more,
+  });
+
 interface GoogleCalls {
   /** The Authorization header of each events.watch. */
   watchedWith: string[];
@@ -117,15 +129,10 @@ describe("connecting Google again", () => {
   it("watches the calendar of the grant just made", async () => {
     const google = twoAccountGoogle({ oldGrant: "refused" });
     // Connected two days ago (account A): a live channel, flagged "reconnect" since.
-    const { connectAgain } = await setup(google.fetch, (sealedA) => ({
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: sealedA,
-      reconnectSince: T0 - DAY,
-      cursor: "sync-token-of-account-a",
-      push: channelA,
-    }));
+    const { connectAgain } = await setup(
+      google.fetch,
+      connectedWithA({ reconnectSince: T0 - DAY, cursor: "sync-token-of-account-a" }),
+    );
 
     const outcome = await connectAgain();
     expect(outcome.sourceId).toBe("google-1");
@@ -140,14 +147,10 @@ describe("connecting Google again", () => {
   it("another account: the old channel is stopped with the old grant, and its binding retired", async () => {
     const google = twoAccountGoogle();
     // Connected two days ago (account A), its grant still good: the person picks account B.
-    const { ctx, schedule, connectAgain, stored } = await setup(google.fetch, (sealedA) => ({
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: sealedA,
-      cursor: "sync-token-of-account-a",
-      push: channelA,
-    }));
+    const { ctx, schedule, connectAgain, stored } = await setup(
+      google.fetch,
+      connectedWithA({ cursor: "sync-token-of-account-a" }),
+    );
     await putChannel(ctx, "channel-a", { key: KEY, sourceId: "google-1", kind: "google" });
 
     const outcome = await connectAgain();
@@ -177,13 +180,7 @@ describe("connecting Google again", () => {
   it("a stop that fails, or an old grant refused by then, never fails nor flags the new connection", async () => {
     for (const fault of [{ oldGrant: "refused" }, { stop: 500 }] as const) {
       const google = twoAccountGoogle(fault);
-      const { connectAgain, stored } = await setup(google.fetch, (sealedA) => ({
-        id: "google-1",
-        kind: "google",
-        url: `${API}/calendar/v3/calendars/primary`,
-        refreshTokenSealed: sealedA,
-        push: channelA,
-      }));
+      const { connectAgain, stored } = await setup(google.fetch, connectedWithA());
       const outcome = await connectAgain();
       expect(outcome.push).toMatchObject({ kind: "created", channelId: "channel-b" });
       // The old grant was asked for (and refused, or its stop failed): B's connection stands.
@@ -196,13 +193,10 @@ describe("connecting Google again", () => {
 
   it("a channel that expired already is not stopped", async () => {
     const google = twoAccountGoogle();
-    const { connectAgain } = await setup(google.fetch, (sealedA) => ({
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: sealedA,
-      push: { ...channelA, expiresAt: T0 },
-    }));
+    const { connectAgain } = await setup(
+      google.fetch,
+      connectedWithA({ push: { ...channelA, expiresAt: T0 } }),
+    );
     await connectAgain();
     expect(google.calls.tokenGrants).toEqual(["authorization_code"]);
     expect(google.calls.stopped).toEqual([]);
@@ -210,13 +204,7 @@ describe("connecting Google again", () => {
 
   it("a first channel that fails to open is retried by the upkeep, from an entry that is due", async () => {
     const google = twoAccountGoogle({ watch: 500 });
-    const { schedule, connectAgain, stored } = await setup(google.fetch, (sealedA) => ({
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: sealedA,
-      push: channelA,
-    }));
+    const { schedule, connectAgain, stored } = await setup(google.fetch, connectedWithA());
     const outcome = await connectAgain();
     expect(outcome.push).toMatchObject({ kind: "failed" });
     // No channel recorded (account A's is gone from the record), and the retry is scheduled.
