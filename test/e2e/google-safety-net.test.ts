@@ -2,13 +2,14 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   addGoogleEvent,
   connectGoogle,
+  deliverPushes,
   type GoogleE2e,
   googleChannels,
   googleFaults,
   installAs,
   startGoogleE2e,
 } from "./google-support";
-import { advance, nowOf, profileOf, settle } from "./support";
+import { advance, nowOf, profileOf } from "./support";
 
 /**
  * The safety net behind a live Google channel, over HTTP on the stack's hand-moved clock: the
@@ -27,12 +28,6 @@ afterEach(async () => {
   e = undefined;
 });
 
-async function deliver(stack: GoogleE2e): Promise<void> {
-  await fetch(`${stack.googleUrl}/_control/flush`, { method: "POST" });
-  await settle(stack);
-  await advance(stack, 0);
-}
-
 describe("a push-backed Google calendar's safety net", () => {
   it("is read about once in 6 hours, and that read recreates a channel gone quiet", async () => {
     // Prepare: Calendar API reads (events.list) counted from here on.
@@ -48,12 +43,12 @@ describe("a push-backed Google calendar's safety net", () => {
     e = await startGoogleE2e({ manualAt: T0 });
     await installAs(e, "U001");
     expect((await connectGoogle(e)).landing).toBe("/settings?notice=calendar_connected");
-    await deliver(e);
+    await deliverPushes(e);
     const [first] = (await googleChannels(e)).filter((c) => c.live);
     // Act 1: twelve quiet hours (48 poll visits).
     reads = 0;
     await advance(e, 12 * H);
-    await deliver(e);
+    await deliverPushes(e);
     // Assess 1: two safety-net reads, each at most an incremental call and a full one; a
     // 15-minute poll would have read 48 times.
     expect(reads).toBeGreaterThanOrEqual(2);
@@ -63,16 +58,16 @@ describe("a push-backed Google calendar's safety net", () => {
     const now = await nowOf(e);
     const start = now + 6 * H + 30 * MIN;
     await addGoogleEvent(e, { summary: "Unannounced", start, end: start + 30 * MIN });
-    await deliver(e);
+    await deliverPushes(e);
     await advance(e, 6 * H);
-    await deliver(e);
+    await deliverPushes(e);
     // Assess 2: the safety-net read found it; a new channel replaced the quiet one
     const live = (await googleChannels(e)).filter((c) => c.live);
     expect(live).toHaveLength(1);
     expect(live[0]?.id).not.toBe(first?.id);
     // (and the meeting shows at its start)
     await advance(e, 30 * MIN + MIN);
-    await deliver(e);
+    await deliverPushes(e);
     expect((await profileOf(e, "U001")).status_text).toBe("In a meeting");
   }, 240_000);
 });

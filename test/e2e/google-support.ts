@@ -6,7 +6,7 @@ import { ManualClock } from "#lib/core/clock";
 import { DEMO_GOOGLE_ACCOUNT } from "#lib/local/google";
 import { type LocalStack, startStack } from "#lib/local/stack";
 import { CookieJar, csrfOf, visit } from "../integration/web/support";
-import type { E2e } from "./support";
+import { advance, type E2e, settle } from "./support";
 
 /**
  * A local stack with the Google emulator (lib/local/google.ts), driven over HTTP only: the
@@ -123,6 +123,13 @@ export const cancelGoogleEvent = (e: GoogleE2e, id: string) =>
     "POST",
     `/calendars/${encodeURIComponent(GOOGLE_CALENDAR)}/events/${encodeURIComponent(id)}/cancel`,
   );
+
+/** Lets the Google emulator's pushes arrive and the stack run what they queued. */
+export async function deliverPushes(e: GoogleE2e): Promise<void> {
+  await fetch(`${e.googleUrl}/_control/flush`, { method: "POST" });
+  await settle(e);
+  await advance(e, 0);
+}
 
 export const googleChannels = async (e: GoogleE2e) =>
   (await control(e, "GET", "/channels")).channels as Array<Record<string, unknown>>;

@@ -1,65 +1,31 @@
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#lib/app/config";
-import { createConnectAccess } from "#lib/app/connect-access";
-import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { type PushScheduleDeps, runUpkeep } from "#lib/app/push-schedule";
+import { runUpkeep } from "#lib/app/push-schedule";
 import { stopPush } from "#lib/app/push-upkeep";
 import { findChannel } from "#lib/app/users";
-import { ManualClock } from "#lib/core/clock";
-import type { Queue } from "#lib/core/ports";
 import type { SourceRecord } from "#lib/core/records";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { DynamoUpkeepSchedule } from "#lib/store/dynamo-upkeep-schedule";
 import { tablePerTest } from "../../support/dynalite-tables";
-import { plainUser, statuslessContext } from "./statusless-context";
+import { KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * What the push upkeep leaves behind in DynamoDB (dynalite, through the real SDK) once
  * the thing it kept is gone.
  */
-const T0 = Date.UTC(2026, 3, 1, 9);
 const DAY = 86_400_000;
-const KEY = { team: "T0DEMO", user: "U001" };
 const freshTable = tablePerTest("upkeep-leftovers");
 
 async function setup(sources: SourceRecord[], fetchStub: typeof fetch = fetch) {
   const { client, tableName, cleanup } = await freshTable();
-  const clock = new ManualClock(T0);
-  const store = new DynamoStore(client, tableName);
-  const ctx = statuslessContext({ store, clock, tokens: new LocalTokenVault(Buffer.alloc(32, 3)) });
-  await store.putUser(plainUser(KEY, T0 - DAY, sources), undefined);
-  const config = loadConfig({
-    TABLE_NAME: tableName,
-    SERVICE_BASE_URL: "https://svc.example/api",
-    SIGNING_SECRET: "s",
-    TOKEN_KEY: "k",
-    PUBLIC_BASE_URL: "https://statuspilot.example",
-    MICROSOFT_CLIENT_ID: "client",
-    MICROSOFT_CLIENT_SECRET: "secret",
-    MICROSOFT_GRAPH_BASE_URL: "https://graph.example/v1.0",
-  });
-  const access = createConnectAccess({
-    ctx,
-    config,
+  const { ctx, store, schedule, deps, access } = await pushUpkeepFixture({
+    provider: "graph",
+    store: new DynamoStore(client, tableName),
+    schedule: new DynamoUpkeepSchedule(client, tableName),
+    tableName,
     fetch: fetchStub,
-    readParameter: async () => "",
+    user: { since: T0 - DAY, sources },
   });
-  const schedule = new DynamoUpkeepSchedule(client, tableName);
-  const syncQueue: Queue<SyncMessage> = { send: async () => {} };
-  const deps: PushScheduleDeps = {
-    upkeep: {
-      ctx,
-      config,
-      access,
-      signingSecret: async () => "s",
-      newChannelId: () => "c",
-      schedule,
-    },
-    schedule,
-    syncQueue,
-  };
   /** Every item left in the user's own partition. */
   const partition = async () =>
     (

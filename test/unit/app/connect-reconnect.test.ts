@@ -1,20 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#lib/app/config";
-import { createConnectAccess, openRefreshToken, sealRefreshToken } from "#lib/app/connect-access";
+import { openRefreshToken, sealRefreshToken } from "#lib/app/connect-access";
 import { completeConnect } from "#lib/app/connect-flow";
 import { connectProviderOfKind } from "#lib/app/connect-providers";
-import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { RENEW_AT } from "#lib/app/push-plan";
-import type { PushScheduleDeps } from "#lib/app/push-schedule";
-import type { PushUpkeepDeps } from "#lib/app/push-upkeep";
 import { findChannel, putChannel } from "#lib/app/users";
-import { ManualClock } from "#lib/core/clock";
-import type { Queue } from "#lib/core/ports";
 import type { SourceRecord } from "#lib/core/records";
-import { MemoryStore } from "#lib/store/memory-store";
-import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
-import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
+import { plainUser } from "../../integration/app/statusless-context";
+import { GOOGLE_API as API, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * Connecting Google again (the account had to be reconnected, or the person picked another
@@ -25,9 +17,6 @@ import { plainUser, statuslessContext } from "../../integration/app/statusless-c
  * showed only at the 6-hourly safety-net read.
  */
 const DAY = 86_400_000;
-const T0 = Date.UTC(2026, 3, 1, 9);
-const KEY = { team: "T0DEMO", user: "U001" };
-const API = "https://google.example";
 const TOKEN_URL = "https://oauth.google.example/token";
 const CALLBACK = "https://statuspilot.example/connect/google/callback";
 const NEW_LIFETIME = 7 * DAY;
@@ -39,6 +28,18 @@ const channelA = {
   createdAt: T0 - 2 * DAY,
   expiresAt: T0 + 5 * DAY,
 };
+
+/** The Google source connected two days ago with account A's grant, its channel `channelA`. */
+const connectedWithA =
+  (more: Partial<SourceRecord> = {}) =>
+  (sealedA: string): SourceRecord => ({
+    id: "google-1",
+    kind: "google",
+    url: `${API}/calendar/v3/calendars/primary`,
+    refreshTokenSealed: sealedA,
+    push: channelA,
+    ...more,
+  });
 
 interface GoogleCalls {
   /** The Authorization header of each events.watch. */
@@ -102,42 +103,17 @@ function twoAccountGoogle(
 }
 
 async function setup(googleFetch: typeof fetch, source: (sealedA: string) => SourceRecord) {
-  const clock = new ManualClock(T0);
-  const store = new MemoryStore();
-  const ctx = statuslessContext({
-    store,
-    clock,
-    tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
+  const { ctx, store, clock, schedule, accessDeps, upkeep, deps } = await pushUpkeepFixture({
+    provider: "google",
+    fetch: googleFetch,
+    newChannelId: () => "channel-b",
+    env: { GOOGLE_TOKEN_URL: TOKEN_URL },
   });
   const sealedA = await sealRefreshToken(ctx, KEY, "refresh-of-account-a");
   await store.putUser(plainUser(KEY, T0 - 2 * DAY, [source(sealedA)]), undefined);
-  const config = loadConfig({
-    TABLE_NAME: "t",
-    SERVICE_BASE_URL: "https://svc.example/api",
-    SIGNING_SECRET: "s",
-    TOKEN_KEY: "k",
-    PUBLIC_BASE_URL: "https://statuspilot.example",
-    GOOGLE_CLIENT_ID: "client",
-    GOOGLE_CLIENT_SECRET: "secret",
-    GOOGLE_API_BASE_URL: API,
-    GOOGLE_TOKEN_URL: TOKEN_URL,
-  });
-  const accessDeps = { ctx, config, fetch: googleFetch, readParameter: async () => "" };
-  const access = createConnectAccess(accessDeps);
-  const schedule = new MemoryUpkeepSchedule();
-  const upkeep: PushUpkeepDeps = {
-    ctx,
-    config,
-    access,
-    signingSecret: async () => "s",
-    newChannelId: () => "channel-b",
-    schedule,
-  };
-  const syncQueue: Queue<SyncMessage> = { send: async () => {} };
-  const scheduled: PushScheduleDeps = { upkeep, schedule, syncQueue };
   const google = connectProviderOfKind("google");
   if (google === undefined) throw new Error("no Google provider");
-  const flow = { ...accessDeps, upkeep, scheduled };
+  const flow = { ...accessDeps, upkeep, scheduled: deps };
   /** The person connects Google again (consent given, the code comes back). */
   const connectAgain = () =>
     completeConnect(flow, google, KEY, { code: "code-of-account-b", redirectUri: CALLBACK });
@@ -153,15 +129,10 @@ describe("connecting Google again", () => {
   it("watches the calendar of the grant just made", async () => {
     const google = twoAccountGoogle({ oldGrant: "refused" });
     // Connected two days ago (account A): a live channel, flagged "reconnect" since.
-    const { connectAgain } = await setup(google.fetch, (sealedA) => ({
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: sealedA,
-      reconnectSince: T0 - DAY,
-      cursor: "sync-token-of-account-a",
-      push: channelA,
-    }));
+    const { connectAgain } = await setup(
+      google.fetch,
+      connectedWithA({ reconnectSince: T0 - DAY, cursor: "sync-token-of-account-a" }),
+    );
 
     const outcome = await connectAgain();
     expect(outcome.sourceId).toBe("google-1");
@@ -176,14 +147,10 @@ describe("connecting Google again", () => {
   it("another account: the old channel is stopped with the old grant, and its binding retired", async () => {
     const google = twoAccountGoogle();
     // Connected two days ago (account A), its grant still good: the person picks account B.
-    const { ctx, schedule, connectAgain, stored } = await setup(google.fetch, (sealedA) => ({
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: sealedA,
-      cursor: "sync-token-of-account-a",
-      push: channelA,
-    }));
+    const { ctx, schedule, connectAgain, stored } = await setup(
+      google.fetch,
+      connectedWithA({ cursor: "sync-token-of-account-a" }),
+    );
     await putChannel(ctx, "channel-a", { key: KEY, sourceId: "google-1", kind: "google" });
 
     const outcome = await connectAgain();
@@ -213,13 +180,7 @@ describe("connecting Google again", () => {
   it("a stop that fails, or an old grant refused by then, never fails nor flags the new connection", async () => {
     for (const fault of [{ oldGrant: "refused" }, { stop: 500 }] as const) {
       const google = twoAccountGoogle(fault);
-      const { connectAgain, stored } = await setup(google.fetch, (sealedA) => ({
-        id: "google-1",
-        kind: "google",
-        url: `${API}/calendar/v3/calendars/primary`,
-        refreshTokenSealed: sealedA,
-        push: channelA,
-      }));
+      const { connectAgain, stored } = await setup(google.fetch, connectedWithA());
       const outcome = await connectAgain();
       expect(outcome.push).toMatchObject({ kind: "created", channelId: "channel-b" });
       // The old grant was asked for (and refused, or its stop failed): B's connection stands.
@@ -232,13 +193,10 @@ describe("connecting Google again", () => {
 
   it("a channel that expired already is not stopped", async () => {
     const google = twoAccountGoogle();
-    const { connectAgain } = await setup(google.fetch, (sealedA) => ({
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: sealedA,
-      push: { ...channelA, expiresAt: T0 },
-    }));
+    const { connectAgain } = await setup(
+      google.fetch,
+      connectedWithA({ push: { ...channelA, expiresAt: T0 } }),
+    );
     await connectAgain();
     expect(google.calls.tokenGrants).toEqual(["authorization_code"]);
     expect(google.calls.stopped).toEqual([]);
@@ -246,13 +204,7 @@ describe("connecting Google again", () => {
 
   it("a first channel that fails to open is retried by the upkeep, from an entry that is due", async () => {
     const google = twoAccountGoogle({ watch: 500 });
-    const { schedule, connectAgain, stored } = await setup(google.fetch, (sealedA) => ({
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: sealedA,
-      push: channelA,
-    }));
+    const { schedule, connectAgain, stored } = await setup(google.fetch, connectedWithA());
     const outcome = await connectAgain();
     expect(outcome.push).toMatchObject({ kind: "failed" });
     // No channel recorded (account A's is gone from the record), and the retry is scheduled.

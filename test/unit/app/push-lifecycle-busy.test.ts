@@ -1,17 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#lib/app/config";
-import { createConnectAccess } from "#lib/app/connect-access";
-import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { enqueueDueUpkeeps, type PushScheduleDeps, runUpkeep } from "#lib/app/push-schedule";
-import type { PushUpkeepDeps } from "#lib/app/push-upkeep";
+import { enqueueDueUpkeeps, runUpkeep } from "#lib/app/push-schedule";
 import { ManualClock } from "#lib/core/clock";
-import type { Queue } from "#lib/core/ports";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { MemoryStore } from "#lib/store/memory-store";
-import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
-import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
+import { GRAPH_API as GRAPH, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * Graph's `subscriptionRemoved` lifecycle notification while another worker holds the
@@ -24,9 +17,6 @@ import { plainUser, statuslessContext } from "../../integration/app/statusless-c
  */
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-const T0 = Date.UTC(2026, 3, 1, 9);
-const KEY = { team: "T0DEMO", user: "U001" };
-const GRAPH = "https://graph.example/v1.0";
 
 /** getUser answers as stored, but the held call returns only when released (a slow worker). */
 class SlowReadStore extends MemoryStore {
@@ -47,11 +37,6 @@ describe("a subscriptionRemoved meeting another worker's upkeep claim", () => {
   it("recreates the subscription within the hour", async () => {
     const clock = new ManualClock(T0);
     const store = new SlowReadStore();
-    const ctx = statuslessContext({
-      store,
-      clock,
-      tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
-    });
     const subscribed: string[] = [];
     const graphFetch = (async (input: string | URL | Request, init?: RequestInit) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
@@ -82,43 +67,22 @@ describe("a subscriptionRemoved meeting another worker's upkeep claim", () => {
         expiresAt: T0 + 46 * HOUR,
       },
     };
-    await store.putUser(plainUser(KEY, T0 - 24 * HOUR, [source]), undefined);
-    const config = loadConfig({
-      TABLE_NAME: "t",
-      SERVICE_BASE_URL: "https://svc.example/api",
-      SIGNING_SECRET: "s",
-      TOKEN_KEY: "k",
-      PUBLIC_BASE_URL: "https://statuspilot.example",
-      MICROSOFT_CLIENT_ID: "client",
-      MICROSOFT_CLIENT_SECRET: "secret",
-      MICROSOFT_GRAPH_BASE_URL: GRAPH,
-    });
-    const access = createConnectAccess({
-      ctx,
-      config,
+    let ids = 0;
+    const { schedule, deps, sent } = await pushUpkeepFixture({
+      provider: "graph",
+      store,
+      clock,
       fetch: graphFetch,
-      readParameter: async () => "",
+      newChannelId: () => `bind-new-${++ids}`,
+      user: { since: T0 - 24 * HOUR, sources: [source] },
+      remembered: {
+        sourceId: "graph-1",
+        refreshTokenSealed: "sealed-refresh-token",
+        expiresInS: 24 * 3600,
+      },
     });
-    access.remember(KEY, "graph-1", {
-      accessToken: "access-token",
-      expiresInS: 24 * 3600,
-      refreshTokenSealed: "sealed-refresh-token",
-    });
-    const schedule = new MemoryUpkeepSchedule();
     // The entry shows due (the index not yet showing the last upkeep's write, or a duplicate).
     await schedule.set({ key: KEY, sourceId: "graph-1", dueAt: T0, failures: 0 });
-    let ids = 0;
-    const upkeep: PushUpkeepDeps = {
-      ctx,
-      config,
-      access,
-      signingSecret: async () => "s",
-      newChannelId: () => `bind-new-${++ids}`,
-      schedule,
-    };
-    const sent: SyncMessage[] = [];
-    const syncQueue: Queue<SyncMessage> = { send: async (m) => void sent.push(m) };
-    const deps: PushScheduleDeps = { upkeep, schedule, syncQueue };
 
     // Worker A claims the entry and reads the source (before the notification), slowly.
     let release: () => void = () => {};

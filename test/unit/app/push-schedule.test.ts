@@ -1,49 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#lib/app/config";
-import { createConnectAccess } from "#lib/app/connect-access";
-import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { enqueueDueUpkeeps, runUpkeep, UPKEEP_LEASE_MS } from "#lib/app/push-schedule";
-import { ManualClock } from "#lib/core/clock";
-import type { Queue } from "#lib/core/ports";
 import type { SourceRecord } from "#lib/core/records";
-import { MemoryStore } from "#lib/store/memory-store";
-import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
-import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
+import { KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * The upkeep's bookkeeping, without a provider: the tick queues one `upkeep` message per entry
  * due; a worker finding another's claim does nothing; a source no longer connected has its entry
  * parked (no more upkeeps until it connects again); a repair leaves a retry that is waiting.
  */
-const T0 = Date.UTC(2026, 3, 1, 9);
 const MIN = 60_000;
-const KEY = { team: "T0DEMO", user: "U001" };
 
 async function setup(sources: SourceRecord[]) {
-  const clock = new ManualClock(T0);
-  const store = new MemoryStore();
-  const ctx = statuslessContext({
-    store,
-    clock,
-    tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
+  const { clock, deps, schedule, sent } = await pushUpkeepFixture({
+    provider: "none",
+    user: { since: T0, sources },
   });
-  await store.putUser(plainUser(KEY, T0, sources), undefined);
-  const config = loadConfig({
-    TABLE_NAME: "t",
-    SERVICE_BASE_URL: "https://svc.example/api",
-    SIGNING_SECRET: "s",
-    TOKEN_KEY: "k",
-  });
-  const access = createConnectAccess({ ctx, config, fetch, readParameter: async () => "" });
-  const sent: SyncMessage[] = [];
-  const syncQueue: Queue<SyncMessage> = { send: async (m) => void sent.push(m) };
-  const schedule = new MemoryUpkeepSchedule();
-  const deps = {
-    upkeep: { ctx, config, access, signingSecret: async () => "s", newChannelId: () => "c" },
-    schedule,
-    syncQueue,
-  };
   return { clock, deps, schedule, sent };
 }
 

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#lib/app/config";
-import { createConnectAccess } from "#lib/app/connect-access";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { type PushUpkeepDeps, upkeepPush } from "#lib/app/push-upkeep";
+import { upkeepPush } from "#lib/app/push-upkeep";
 import { findChannel } from "#lib/app/users";
-import { ManualClock } from "#lib/core/clock";
 import type { SourcePush, SourceRecord } from "#lib/core/records";
-import { MemoryStore } from "#lib/store/memory-store";
-import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
+import { GRAPH_API as GRAPH, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * A Graph subscription made by the previous release is recorded with Graph's subscription id as
@@ -18,14 +13,8 @@ import { plainUser, statuslessContext } from "../../integration/app/statusless-c
  */
 const DAY = 86_400_000;
 const MIN = 60_000;
-const T0 = Date.UTC(2026, 3, 1, 9);
-const KEY = { team: "T0DEMO", user: "U001" };
-const GRAPH = "https://graph.example/v1.0";
 
 async function legacyGraph(push: SourcePush) {
-  const clock = new ManualClock(T0);
-  const store = new MemoryStore();
-  const ctx = statuslessContext({ store, clock, tokens: new LocalTokenVault(Buffer.alloc(32, 3)) });
   const calls: string[] = [];
   const graphFetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -42,48 +31,19 @@ async function legacyGraph(push: SourcePush) {
     refreshTokenSealed: "sealed",
     push,
   };
-  await store.putUser(plainUser(KEY, T0 - 6 * DAY, [source]), undefined);
-  // Its binding, under our own id, as the previous release bound it; and another user's.
-  await store.putChannel(
-    { channelId: "ours-1", key: KEY, sourceId: "graph-1", kind: "graph", version: 0 },
-    undefined,
-  );
-  const otherKey = { team: KEY.team, user: "U002" };
-  await store.putChannel(
-    { channelId: "theirs-1", key: otherKey, sourceId: "graph-1", kind: "graph", version: 0 },
-    undefined,
-  );
-  const config = loadConfig({
-    TABLE_NAME: "t",
-    SERVICE_BASE_URL: "https://svc.example/api",
-    SIGNING_SECRET: "s",
-    TOKEN_KEY: "k",
-    PUBLIC_BASE_URL: "https://statuspilot.example",
-    MICROSOFT_CLIENT_ID: "client",
-    MICROSOFT_CLIENT_SECRET: "secret",
-    MICROSOFT_GRAPH_BASE_URL: GRAPH,
-  });
-  const access = createConnectAccess({
-    ctx,
-    config,
+  const { clock, store, ctx, upkeep, bind } = await pushUpkeepFixture({
+    provider: "graph",
     fetch: graphFetch,
-    readParameter: async () => "",
-  });
-  access.remember(KEY, "graph-1", {
-    accessToken: "access-token",
-    expiresInS: 3600,
-    refreshTokenSealed: "sealed",
-  });
-  const deps: PushUpkeepDeps = {
-    ctx,
-    config,
-    access,
-    signingSecret: async () => "s",
     newChannelId: () => "ours-2",
-  };
+    user: { since: T0 - 6 * DAY, sources: [source] },
+    remembered: { sourceId: "graph-1", refreshTokenSealed: "sealed" },
+  });
+  // Its binding, under our own id, as the previous release bound it; and another user's.
+  await bind("ours-1", "graph-1", "graph");
+  await bind("theirs-1", "graph-1", "graph", { team: KEY.team, user: "U002" });
   const bound = async (channelId: string) =>
     (await findChannel(ctx, channelId, { openSecret: false })) !== undefined;
-  return { clock, store, calls, source, deps, bound };
+  return { clock, store, calls, source, deps: upkeep, bound };
 }
 
 describe("a Graph subscription recorded by the previous release", () => {

@@ -1,17 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#lib/app/config";
-import { createConnectAccess } from "#lib/app/connect-access";
-import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
 import { runUpkeep } from "#lib/app/push-schedule";
-import { CHANNEL_RETIRE_GRACE_MS, type PushUpkeepDeps, stopPush } from "#lib/app/push-upkeep";
+import { CHANNEL_RETIRE_GRACE_MS, stopPush } from "#lib/app/push-upkeep";
 import { findChannel } from "#lib/app/users";
-import { ManualClock } from "#lib/core/clock";
-import type { Queue } from "#lib/core/ports";
-import type { SourceRecord } from "#lib/core/records";
-import { MemoryStore } from "#lib/store/memory-store";
-import { MemoryUpkeepSchedule } from "#lib/store/memory-upkeep-schedule";
-import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
+import { googleAtRenewal, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * A renewal under way while the person removes the calendar. The web's removal stops the
@@ -24,9 +15,6 @@ import { plainUser, statuslessContext } from "../../integration/app/statusless-c
  */
 const DAY = 86_400_000;
 const MIN = 60_000;
-const T0 = Date.UTC(2026, 3, 1, 9);
-const KEY = { team: "T0DEMO", user: "U001" };
-const API = "https://google.example";
 
 /** Google's events.watch and channels.stop, with a gate on the watch's answer. */
 function fakeGoogle() {
@@ -59,67 +47,21 @@ function fakeGoogle() {
 
 describe("a renewal racing the calendar's removal", () => {
   it("leaves no channel open, no binding alive and no upkeep entry for the removed calendar", async () => {
-    const clock = new ManualClock(T0);
-    const store = new MemoryStore();
-    const ctx = statuslessContext({
-      store,
-      clock,
-      tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
-    });
     // A Google calendar whose 7-day channel is at its renewal (past 80 % of its lifetime).
-    const source: SourceRecord = {
-      id: "google-1",
-      kind: "google",
-      url: `${API}/calendar/v3/calendars/primary`,
-      refreshTokenSealed: "sealed-refresh-token",
-      push: {
-        channelId: "old-channel",
-        resourceId: "res-0",
-        createdAt: T0 - 6 * DAY,
-        expiresAt: T0 + DAY,
-      },
-    };
-    await store.putUser(plainUser(KEY, T0 - 6 * DAY, [source]), undefined);
-    await store.putChannel(
-      { channelId: "old-channel", key: KEY, sourceId: "google-1", kind: "google", version: 0 },
-      undefined,
-    );
+    const source = googleAtRenewal();
     const google = fakeGoogle();
-    const config = loadConfig({
-      TABLE_NAME: "t",
-      SERVICE_BASE_URL: "https://svc.example/api",
-      SIGNING_SECRET: "s",
-      TOKEN_KEY: "k",
-      PUBLIC_BASE_URL: "https://statuspilot.example",
-      GOOGLE_CLIENT_ID: "client",
-      GOOGLE_CLIENT_SECRET: "secret",
-      GOOGLE_API_BASE_URL: API,
-    });
-    const access = createConnectAccess({
-      ctx,
-      config,
+    const { clock, store, ctx, schedule, upkeep, deps, bind } = await pushUpkeepFixture({
+      provider: "google",
       fetch: google.fetchStub,
-      readParameter: async () => "",
-    });
-    access.remember(KEY, "google-1", {
-      accessToken: "access-token",
-      expiresInS: 3600,
-      refreshTokenSealed: "sealed-refresh-token",
-    });
-    const schedule = new MemoryUpkeepSchedule();
-    await schedule.set({ key: KEY, sourceId: "google-1", dueAt: T0, failures: 0 });
-    const upkeep: PushUpkeepDeps = {
-      ctx,
-      config,
-      access,
-      signingSecret: async () => "s",
       newChannelId: () => "new-channel",
-      schedule,
-    };
-    const syncQueue: Queue<SyncMessage> = { send: async () => {} };
+      user: { since: T0 - 6 * DAY, sources: [source] },
+      remembered: { sourceId: "google-1", refreshTokenSealed: "sealed-refresh-token" },
+    });
+    await bind("old-channel", "google-1", "google");
+    await schedule.set({ key: KEY, sourceId: "google-1", dueAt: T0, failures: 0 });
 
     // The tick's upkeep message: the worker claims the entry and asks Google for a new channel.
-    const renewal = runUpkeep({ upkeep, schedule, syncQueue }, KEY, "google-1", {
+    const renewal = runUpkeep(deps, KEY, "google-1", {
       readNewChannel: true,
     });
     await google.watching;

@@ -1,14 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "#lib/app/config";
-import { createConnectAccess } from "#lib/app/connect-access";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { bindingOf, type PushUpkeepDeps, upkeepPush } from "#lib/app/push-upkeep";
+import { bindingOf, upkeepPush } from "#lib/app/push-upkeep";
 import { findChannel } from "#lib/app/users";
-import { ManualClock } from "#lib/core/clock";
-import type { SourceRecord, UserRecord } from "#lib/core/records";
+import type { UserRecord } from "#lib/core/records";
 import { StoreError } from "#lib/store/errors";
 import { MemoryStore } from "#lib/store/memory-store";
-import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
+import { googleAtRenewal, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * A Google renewal whose record write fails (DynamoDB throttled past the SDK's retries). Google's
@@ -21,9 +17,6 @@ import { plainUser, statuslessContext } from "../../integration/app/statusless-c
  */
 const DAY = 86_400_000;
 const MIN = 60_000;
-const T0 = Date.UTC(2026, 3, 1, 9);
-const KEY = { team: "T0DEMO", user: "U001" };
-const API = "https://google.example";
 
 /** A store whose next user write fails once armed. */
 class FlakyStore extends MemoryStore {
@@ -42,13 +35,7 @@ class FlakyStore extends MemoryStore {
  * renewal's channel will be "new-channel". `failWrite`: the record write after events.watch fails.
  */
 async function renewal(failWrite: boolean) {
-  const clock = new ManualClock(T0);
   const store = new FlakyStore();
-  const ctx = statuslessContext({
-    store,
-    clock,
-    tokens: new LocalTokenVault(Buffer.alloc(32, 3)),
-  });
   const live = new Set<string>(["old-channel"]);
   /** For each channels.stop, the channel the stored record named when it came. */
   const recordedAtStop: (string | undefined)[] = [];
@@ -68,52 +55,17 @@ async function renewal(failWrite: boolean) {
     }
     return new Response("not found", { status: 404 });
   }) as typeof fetch;
-  const source: SourceRecord = {
-    id: "google-1",
-    kind: "google",
-    url: `${API}/calendar/v3/calendars/primary`,
-    refreshTokenSealed: "sealed-refresh-token",
-    push: {
-      channelId: "old-channel",
-      resourceId: "res-0",
-      createdAt: T0 - 6 * DAY,
-      expiresAt: T0 + DAY,
-    },
-  };
-  await store.putUser(plainUser(KEY, T0 - 6 * DAY, [source]), undefined);
-  await store.putChannel(
-    { channelId: "old-channel", key: KEY, sourceId: "google-1", kind: "google", version: 0 },
-    undefined,
-  );
-  const config = loadConfig({
-    TABLE_NAME: "t",
-    SERVICE_BASE_URL: "https://svc.example/api",
-    SIGNING_SECRET: "s",
-    TOKEN_KEY: "k",
-    PUBLIC_BASE_URL: "https://statuspilot.example",
-    GOOGLE_CLIENT_ID: "client",
-    GOOGLE_CLIENT_SECRET: "secret",
-    GOOGLE_API_BASE_URL: API,
-  });
-  const access = createConnectAccess({
-    ctx,
-    config,
+  const source = googleAtRenewal();
+  const { clock, ctx, upkeep, bind } = await pushUpkeepFixture({
+    provider: "google",
+    store,
     fetch: googleFetch,
-    readParameter: async () => "",
-  });
-  access.remember(KEY, "google-1", {
-    accessToken: "access-token",
-    expiresInS: 3600,
-    refreshTokenSealed: "sealed-refresh-token",
-  });
-  const deps: PushUpkeepDeps = {
-    ctx,
-    config,
-    access,
-    signingSecret: async () => "s",
     newChannelId: () => "new-channel",
-  };
-  return { clock, store, ctx, live, recordedAtStop, source, deps };
+    user: { since: T0 - 6 * DAY, sources: [source] },
+    remembered: { sourceId: "google-1", refreshTokenSealed: "sealed-refresh-token" },
+  });
+  await bind("old-channel", "google-1", "google");
+  return { clock, store, ctx, live, recordedAtStop, source, deps: upkeep };
 }
 
 describe("a Google renewal and its record write", () => {
