@@ -105,14 +105,15 @@ export function createConnectAccess(deps: ConnectAccessDeps): ConnectAccess {
     if (answer.refreshToken !== undefined && answer.refreshToken !== refreshToken) {
       const spent = grant;
       const sealed = await sealRefreshToken(ctx, key, answer.refreshToken);
-      await mutateUser(ctx, key, (u) => ({
-        ...u,
-        sources: u.sources.map((s) =>
-          s.id === source.id && s.refreshTokenSealed === spent
-            ? { ...s, refreshTokenSealed: sealed }
-            : s,
-        ),
-      }));
+      const holds = (s: SourceRecord) => s.id === source.id && s.refreshTokenSealed === spent;
+      await mutateUser(ctx, key, (u) =>
+        u.sources.some(holds)
+          ? {
+              ...u,
+              sources: u.sources.map((s) => (holds(s) ? { ...s, refreshTokenSealed: sealed } : s)),
+            }
+          : undefined,
+      );
       grant = sealed;
     }
     cache.set(cacheKey(key, source.id), { token: answer.accessToken, until, grant });

@@ -1,5 +1,4 @@
 import { ProviderError } from "#lib/calendar/providers/errors";
-import { VersionConflict } from "#lib/core/ports";
 import type { SourcePush, SourceRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { noUpkeepSchedule, type UpkeepSchedule } from "#lib/core/upkeep-schedule";
@@ -8,10 +7,10 @@ import type { Config } from "./config";
 import type { ConnectAccess } from "./connect-access";
 import { connectProviderOfKind, requireSettings } from "./connect-providers";
 import type { UseCaseContext } from "./context";
+import { UnknownUserError } from "./errors";
 import { DEFAULT_PUSH_TTL_MS, pushStep } from "./push-plan";
 import { mutateUser } from "./status-records";
 import { putChannel, retireChannel } from "./users";
-import { retryOnConflict } from "./version-retry";
 
 /**
  * Keeps a connected source's push channel alive (push-plan.ts decides what, push-schedule.ts
@@ -250,17 +249,14 @@ async function setPush(
   sourceId: string,
   push: SourcePush,
 ): Promise<boolean> {
-  return retryOnConflict(
-    ctx.options.maxConflictRetries,
-    async () => {
-      const user = await ctx.store.getUser(key);
-      if (user === undefined || !user.sources.some((s) => s.id === sourceId)) return false;
-      const sources = user.sources.map((s) => (s.id === sourceId ? { ...s, push } : s));
-      await ctx.store.putUser({ ...user, sources, updatedAt: ctx.clock.now() }, user.version);
-      return true;
-    },
-    () => {
-      throw new VersionConflict(`USER#${key.team}#${key.user} PROFILE`, undefined);
-    },
-  );
+  try {
+    return await mutateUser(ctx, key, (u) =>
+      u.sources.some((s) => s.id === sourceId)
+        ? { ...u, sources: u.sources.map((s) => (s.id === sourceId ? { ...s, push } : s)) }
+        : undefined,
+    );
+  } catch (error: unknown) {
+    if (error instanceof UnknownUserError) return false;
+    throw error;
+  }
 }

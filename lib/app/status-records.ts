@@ -145,18 +145,24 @@ export async function mutateStatus(
   );
 }
 
-/** Changes the stored user profile with `fn`, from a fresh read, until no race is lost. */
+/**
+ * Changes the stored user profile with `fn`, from a fresh read, until no race is lost. `fn`
+ * answers undefined to write nothing (what it would change is gone); answers whether it wrote.
+ */
 export async function mutateUser(
   ctx: UseCaseContext,
   key: UserKey,
-  fn: (u: UserRecord) => UserRecord,
-): Promise<void> {
-  await retryOnConflict(
+  fn: (u: UserRecord) => UserRecord | undefined,
+): Promise<boolean> {
+  return retryOnConflict(
     ctx.options.maxConflictRetries,
     async () => {
       const current = await ctx.store.getUser(key);
       if (current === undefined) throw new UnknownUserError(key.team, key.user);
-      await ctx.store.putUser({ ...fn(current), updatedAt: ctx.clock.now() }, current.version);
+      const next = fn(current);
+      if (next === undefined) return false;
+      await ctx.store.putUser({ ...next, updatedAt: ctx.clock.now() }, current.version);
+      return true;
     },
     () => {
       throw new VersionConflict(`USER#${key.team}#${key.user} PROFILE`, undefined);
