@@ -59,6 +59,31 @@ export async function clientSecretOf(
       );
 }
 
+/**
+ * Exchanges a sealed refresh token at the provider's token endpoint; stores nothing. Answers the
+ * opened refresh token beside the provider's answer (a rotating provider sends a new one).
+ */
+export async function exchangeSealedRefreshToken(
+  deps: ConnectAccessDeps,
+  provider: ConnectProvider,
+  key: UserKey,
+  sealed: string,
+  fetchFn: typeof fetch = deps.fetch,
+) {
+  const settings = requireSettings(provider, deps.config);
+  const refreshToken = await openRefreshToken(deps.ctx, key, sealed);
+  const answer = await provider.oauth.exchange(
+    {
+      grant: { refreshToken },
+      clientId: settings.clientId,
+      clientSecret: await clientSecretOf(deps, provider, settings),
+      tokenUrl: settings.tokenUrl,
+    },
+    fetchFn,
+  );
+  return { refreshToken, answer };
+}
+
 export interface ConnectAccess {
   /** The API deps of a connected source (its provider's base URL, a fresh access token). */
   apiDeps(key: UserKey, source: SourceRecord): ApiReadDeps;
@@ -87,16 +112,11 @@ export function createConnectAccess(deps: ConnectAccessDeps): ConnectAccess {
     if (provider === undefined || source.refreshTokenSealed === undefined) {
       throw new ProviderError("invalid_grant", `source ${source.id} is not connected`);
     }
-    const settings = requireSettings(provider, deps.config);
-    const refreshToken = await openRefreshToken(ctx, key, source.refreshTokenSealed);
-    const answer = await provider.oauth.exchange(
-      {
-        grant: { refreshToken },
-        clientId: settings.clientId,
-        clientSecret: await clientSecretOf(deps, provider, settings),
-        tokenUrl: settings.tokenUrl,
-      },
-      deps.fetch,
+    const { refreshToken, answer } = await exchangeSealedRefreshToken(
+      deps,
+      provider,
+      key,
+      source.refreshTokenSealed,
     );
     const until = ctx.clock.now() + answer.expiresInS * 1000 - EARLY_MS;
     let grant = source.refreshTokenSealed;

@@ -4,7 +4,7 @@ import type { UserKey } from "#lib/core/types";
 import {
   type ConnectAccessDeps,
   clientSecretOf,
-  openRefreshToken,
+  exchangeSealedRefreshToken,
   sealRefreshToken,
 } from "./connect-access";
 import { type ConnectProvider, requireSettings } from "./connect-providers";
@@ -186,16 +186,14 @@ async function stopReplacedChannel(
       signal: init?.signal ?? AbortSignal.timeout(STOP_REPLACED_TIMEOUT_MS),
     });
   try {
-    const settings = requireSettings(provider, deps.config);
-    const oldGrant = await provider.oauth.exchange(
-      {
-        grant: { refreshToken: await openRefreshToken(ctx, key, replaced.refreshTokenSealed) },
-        clientId: settings.clientId,
-        clientSecret: await clientSecretOf(deps, provider, settings),
-        tokenUrl: settings.tokenUrl,
-      },
+    const { answer: oldGrant } = await exchangeSealedRefreshToken(
+      deps,
+      provider,
+      key,
+      replaced.refreshTokenSealed,
       bounded,
     );
+    const settings = requireSettings(provider, deps.config);
     await provider.lifecycle(settings.apiBaseUrl).unsubscribe(push, {
       fetch: bounded,
       clock: ctx.clock,
