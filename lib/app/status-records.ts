@@ -1,10 +1,11 @@
-import { QUEUE_BATCH_MAX, type QueueEntry, VersionConflict } from "#lib/core/ports";
+import { type QueueEntry, VersionConflict } from "#lib/core/ports";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
 import { initialStatusState } from "#lib/core/status-state";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "./context";
 import type { TransitionMessage } from "./contracts";
 import { UnknownUserError } from "./errors";
+import { sendEntries } from "./queue-sends";
 import { retryOnConflict } from "./version-retry";
 
 /** Reading and writing a user's status and profile records, and queueing their transitions. */
@@ -56,12 +57,10 @@ export async function enqueueTransition(
 }
 
 /**
- * Puts many transitions on the transition queue, in the order given (the first requests start
- * first): ten to a SendMessageBatch request, each with its own delay, TRANSITION_SENDS_IN_FLIGHT
- * requests at once (one message a request where the queue has no batch). Every request is made
- * even when one fails, so as many transitions as can go out do so on time; then the first
- * failure is thrown, for the caller to retry the whole (a transition sent twice is harmless:
- * the reconcile is idempotent).
+ * Puts many transitions on the transition queue, in the order given (sendEntries: ten to a
+ * request, each with its own delay, TRANSITION_SENDS_IN_FLIGHT requests at once); a failure is
+ * thrown once every request was made, for the caller to retry the whole (a transition sent
+ * twice is harmless: the reconcile is idempotent).
  */
 export async function enqueueTransitions(
   ctx: UseCaseContext,
@@ -69,30 +68,7 @@ export async function enqueueTransitions(
   now: number,
 ): Promise<void> {
   const entries = sends.map((send) => transitionEntry(send, now));
-  const batch = ctx.queue.sendBatch?.bind(ctx.queue);
-  const requests: Array<() => Promise<void>> = [];
-  if (batch === undefined) {
-    for (const { message, ...opts } of entries) requests.push(() => ctx.queue.send(message, opts));
-  } else {
-    for (let i = 0; i < entries.length; i += QUEUE_BATCH_MAX) {
-      const slice = entries.slice(i, i + QUEUE_BATCH_MAX);
-      requests.push(() => batch(slice));
-    }
-  }
-  const failures: unknown[] = [];
-  let next = 0;
-  const lane = async () => {
-    while (next < requests.length) {
-      const request = requests[next++] as () => Promise<void>;
-      await request().catch((error: unknown) => {
-        failures.push(error);
-      });
-    }
-  };
-  await Promise.all(
-    Array.from({ length: Math.min(TRANSITION_SENDS_IN_FLIGHT, requests.length) }, lane),
-  );
-  if (failures.length > 0) throw failures[0];
+  await sendEntries(ctx.queue, entries, TRANSITION_SENDS_IN_FLIGHT);
 }
 
 /** Queues a retry at `at`; beyond the queue's longest delay the due index brings it back. */

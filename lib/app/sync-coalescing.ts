@@ -1,12 +1,7 @@
 import type { Clock } from "#lib/core/clock";
-import {
-  type Log,
-  QUEUE_BATCH_MAX,
-  type Queue,
-  type SourceRef,
-  type SyncGate,
-} from "#lib/core/ports";
+import type { Log, Queue, SourceRef, SyncGate } from "#lib/core/ports";
 import type { PollBatchMessage, SyncMessage } from "./contracts";
+import { forEachBounded, sendEntries } from "./queue-sends";
 import type { SyncOutcome } from "./sync";
 
 /** Rounds one message may run before its trailing sync goes back on the queue. */
@@ -110,17 +105,6 @@ const refOf = (msg: SyncMessage): SourceRef => ({
 export const POLL_SOURCES_PER_MESSAGE = 10;
 /** Feeds one poll message fetches at a time (each waits mostly on the calendar's host). */
 export const POLL_FETCH_CONCURRENCY = 5;
-/** A queue that can send several messages in one request; `sendBatch` is optional on the port. */
-export async function sendAll<M>(queue: Queue<M>, messages: M[], delaySeconds = 0): Promise<void> {
-  if (queue.sendBatch === undefined) {
-    for (const message of messages) await queue.send(message, { delaySeconds });
-    return;
-  }
-  for (let i = 0; i < messages.length; i += QUEUE_BATCH_MAX) {
-    const slice = messages.slice(i, i + QUEUE_BATCH_MAX);
-    await queue.sendBatch(slice.map((message) => ({ message, delaySeconds })));
-  }
-}
 
 /** How long a poll check that failed waits before it is tried again alone. */
 export const POLL_RETRY_DELAY_S = 60;
@@ -138,7 +122,10 @@ export async function sendPollChecks(
   for (let i = 0; i < due.length; i += POLL_SOURCES_PER_MESSAGE) {
     messages.push({ reason: "poll", sources: due.slice(i, i + POLL_SOURCES_PER_MESSAGE) });
   }
-  await sendAll(queue, messages);
+  await sendEntries(
+    queue,
+    messages.map((message) => ({ message, delaySeconds: 0 })),
+  );
   return messages.length;
 }
 
@@ -167,30 +154,25 @@ export async function runPollBatch(
 ): Promise<PollBatchTally> {
   const tally: PollBatchTally = { applied: 0, unchanged: 0, skipped: 0, failed: 0 };
   const failed: SyncMessage[] = [];
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < batch.sources.length; i = next++) {
-      const msg = batch.sources[i] as SyncMessage;
-      try {
-        tally[(await deps.sync(msg, requestedAt)).kind]++;
-      } catch (error: unknown) {
-        tally.failed++;
-        failed.push(msg);
-        deps.log.warn("poll check failed; queued again alone", {
-          user: msg.user,
-          team: msg.team,
-          sourceId: msg.sourceId,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
+  const check = async (msg: SyncMessage) => {
+    try {
+      tally[(await deps.sync(msg, requestedAt)).kind]++;
+    } catch (error: unknown) {
+      tally.failed++;
+      failed.push(msg);
+      deps.log.warn("poll check failed; queued again alone", {
+        user: msg.user,
+        team: msg.team,
+        sourceId: msg.sourceId,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   };
-  const workers = Math.max(
-    1,
-    Math.min(deps.concurrency ?? POLL_FETCH_CONCURRENCY, batch.sources.length),
+  await forEachBounded(batch.sources, deps.concurrency ?? POLL_FETCH_CONCURRENCY, check);
+  await sendEntries(
+    deps.queue,
+    failed.map((message) => ({ message, delaySeconds: POLL_RETRY_DELAY_S })),
   );
-  await Promise.all(Array.from({ length: workers }, worker));
-  await sendAll(deps.queue, failed, POLL_RETRY_DELAY_S);
   // One line per message, not per source, and at INFO only when a check did something: a
   // quiet day's checks log nothing at the deployed level.
   const quiet = tally.unchanged === batch.sources.length;
