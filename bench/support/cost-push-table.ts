@@ -28,7 +28,8 @@ export interface IcsTotals {
   usdPerUserMonth: number;
 }
 
-export interface PushFigures {
+/** `IcsTotals`' figures here are the push-backed user's whole month (the ICS user's, this side swapped). */
+export interface PushFigures extends IcsTotals {
   provider: string;
   /** Simulated days of the push-backed user (a week at most), edits pushed, real seconds. */
   days: number;
@@ -37,14 +38,6 @@ export interface PushFigures {
   /** The calendar side per user-day: ICS sources on the 15-minute poll, and push-backed. */
   ics: SyncSide;
   push: SyncSide;
-  /** The push-backed user's whole month per user-day (the ICS user's, this side swapped). */
-  readsPerUserDay: number;
-  readUnitsPerUserDay: number;
-  writesPerUserDay: number;
-  writeUnitsPerUserDay: number;
-  sqsRequestsPerUserDay: number;
-  invocationsBatchedPerUserDay: number;
-  usdPerUserMonth: number;
   /** ICS poll reads per push-backed poll read; US$ per user-month saved. */
   fewerPolls: number;
   usdSavedPerUserMonth: number;

@@ -88,7 +88,8 @@ export interface SourceCounts {
   writeUnits: number;
 }
 
-const zero = (): DynamoCounts => ({
+/** Counts before anything was counted. */
+export const emptyDynamoCounts = (): DynamoCounts => ({
   reads: 0,
   writes: 0,
   readUnits: 0,
@@ -127,7 +128,7 @@ function countSource(label: string, field: keyof SourceCounts, k: number): void 
   counts.bySource[label] = row;
 }
 
-let counts = zero();
+let counts = emptyDynamoCounts();
 let installed = false;
 const metered = new WeakSet<DynamoDBClient>();
 /** Inputs of the meter's own look-ups, which are neither counted nor priced. */
@@ -357,5 +358,5 @@ export const dynamoCounts = (): DynamoCounts => ({
 });
 
 export function resetDynamoCounts(): void {
-  counts = zero();
+  counts = emptyDynamoCounts();
 }

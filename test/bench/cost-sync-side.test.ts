@@ -8,6 +8,7 @@ import {
   syncMessagesOf,
   syncSideDynamo,
 } from "#bench/support/cost-sync-side";
+import { emptyDynamoCounts } from "#bench/support/dynamo-meter";
 import type { Invocation } from "#bench/support/lambda-meter";
 
 /** Every price 1, so each figure is a count: the arithmetic is the rule restated. */
@@ -90,17 +91,7 @@ describe("the cost bench's calendar side", () => {
         { fn: "syncWorker", at: 0, ms: 0, messages: 1, reasons: ["push"], sources: 1 },
         { fn: "calendarHooks", at: 0, ms: 0 },
       ],
-      dynamo: {
-        reads: 0,
-        writes: 0,
-        readUnits: 0,
-        writeUnits: 0,
-        indexWriteUnits: 0,
-        indexWrites: {},
-        conditionalFailures: 0,
-        byCommand: {},
-        bySource: {},
-      },
+      dynamo: emptyDynamoCounts(),
       queueMessages: { transition: 0, sync: 2 },
       calls: {
         reads: 3,
