@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { POLL_FETCH_CONCURRENCY, POLL_SOURCES_PER_MESSAGE } from "#lib/app/sync-coalescing";
+import { POLL_FETCH_CONCURRENCY, POLL_SOURCES_PER_MESSAGE } from "#lib/app/sync/coalescing";
 import { pollBaselines } from "./support/cost-baselines";
 import { runWorker } from "./support/cost-fork";
 import {

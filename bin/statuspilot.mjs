@@ -6,4 +6,10 @@ import { register } from "tsx/esm/api";
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 register();
 const { main } = await import("../lib/cli/main.ts");
-process.exitCode = await main(process.argv.slice(2));
+const { processIo } = await import("../lib/cli/io.ts");
+// The benchmarks and the soak sit above the CLI (they drive the whole stack): handed in here.
+const tooling = {
+  bench: async () => (await import("../bench/run.ts")).run,
+  soak: async () => (await import("../bench/soak.ts")).run,
+};
+process.exitCode = await main(process.argv.slice(2), processIo, tooling);

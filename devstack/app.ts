@@ -4,12 +4,20 @@
  * hands it to the functions' factories as their source (devstack/lambdas.ts).
  */
 
-import { compose } from "#lib/app/compose";
+import type { App, AppOverrides, AppSource } from "#lib/app/compose/app";
+import { compose } from "#lib/app/compose/compose";
+import { ALL_MODULES } from "#lib/app/compose/modules";
 import { loadConfig } from "#lib/app/config";
-import { ALL_MODULES } from "#lib/app/modules";
-import type { App, AppOverrides, AppSource } from "#lib/app/root";
-import type { MicrosoftEnv } from "#lib/local/microsoft-config";
 import type { LambdaRuntime } from "./runtime";
+
+/** The MICROSOFT_* settings of lib/app/config.ts. */
+export interface MicrosoftEnv {
+  MICROSOFT_CLIENT_ID: string;
+  MICROSOFT_CLIENT_SECRET: string;
+  MICROSOFT_AUTH_URL: string;
+  MICROSOFT_TOKEN_URL: string;
+  MICROSOFT_GRAPH_BASE_URL: string;
+}
 
 export type { App, AppOverrides, AppSource };
 

@@ -1,7 +1,7 @@
 import { backgroundFunctions, type FunctionModule, routes } from "#functions/routes";
-import type { HttpRoute } from "#lib/local/http-gateway";
 import type { AppSource } from "./app";
 import { functionConfig, readFunctionsConfig } from "./functions-config";
+import type { HttpRoute } from "./http-gateway";
 import type { LambdaRuntime } from "./runtime";
 
 export type BackgroundFunction = keyof typeof backgroundFunctions;

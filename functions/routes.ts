@@ -1,4 +1,4 @@
-import type { AppSource } from "#lib/app/root";
+import type { AppSource } from "#lib/app/compose/app";
 
 /**
  * A function's handler module: the deployed `handler` (its App from the environment) and the

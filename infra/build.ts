@@ -16,7 +16,7 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 /**
  * serverless.yml function name → handler module. Each module's factory names the modules its
- * code paths load (lib/app/modules.ts), so its bundle carries only those: no stub table.
+ * code paths load (lib/app/compose/modules.ts), so its bundle carries only those: no stub table.
  */
 export const functionEntries: Record<string, string> = {
   serviceEvents: "functions/http/events.ts",

@@ -1,4 +1,4 @@
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import { ManualClock } from "#lib/core/clock";
 import type { Log } from "#lib/core/ports";
 import { type LocalStack, startStack } from "#lib/local/stack";

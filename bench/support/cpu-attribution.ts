@@ -22,7 +22,7 @@ export interface CpuProfile {
 
 /** What the function's bundle holds: its project files and its npm packages. */
 export interface FunctionCode {
-  /** Paths from the repository root, e.g. "lib/app/reconcile.ts". */
+  /** Paths from the repository root, e.g. "lib/app/status/reconcile.ts". */
   files: ReadonlySet<string>;
   /** npm package names, e.g. "@aws-sdk/client-dynamodb". */
   packages: ReadonlySet<string>;

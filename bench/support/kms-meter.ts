@@ -1,13 +1,13 @@
 /**
  * Counts the KMS requests the handlers make, through the vault the composition root would
- * build: each function's instance keeps what it opened (lib/app/opened-values.ts), and each call
+ * build: each function's instance keeps what it opened (lib/app/secrets/opened-values.ts), and each call
  * that reaches the vault below it is one KMS request (a seal an Encrypt, an open a Decrypt;
  * values sealed before owners were bound would cost a second Decrypt, and the bench holds none).
  * Beside it, the same seals and opens go through a second cache per function that no cold start
  * empties: the requests there would be if the deployment's other work kept each function warm
  * (a run of one user leaves its functions idle for hours between invocations).
  */
-import { OpenedValueCache } from "#lib/app/opened-values";
+import { OpenedValueCache } from "#lib/app/secrets/opened-values";
 import type { Clock } from "#lib/core/clock";
 import type { TokenVault } from "#lib/core/ports";
 import { meteredFunction } from "./dynamo-meter";

@@ -1,4 +1,4 @@
-import { TRANSITION_SENDS_IN_FLIGHT } from "#lib/app/status-records";
+import { TRANSITION_SENDS_IN_FLIGHT } from "#lib/app/status/records";
 
 // The tick's sends at a herd, as they would take on AWS: the tick enqueues every transition due
 // in its next 70 s before the minute turns, and must be done well inside its timeout.
@@ -15,7 +15,7 @@ export interface TickSendModel {
   /** Transitions the run enqueued, and the SendMessageBatch requests that carried them. */
   messages: number;
   requests: number;
-  /** Requests in flight at once (lib/app/status-records.ts). */
+  /** Requests in flight at once (lib/app/status/records.ts). */
   inFlight: number;
   /** Modelled: rounds of `inFlight` requests, each AWS_SQS_SEND_BATCH_MS. */
   batchedS: number;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import { type Clock, ManualClock } from "#lib/core/clock";
 import { type Log, silentLog } from "#lib/core/ports";
 import { handleApi, isApiPath } from "./api-routes";

@@ -1,5 +1,5 @@
-import { fromEnvironment } from "#lib/app/compose";
-import { kmsModule, oauthModule, parametersModule, serviceModule } from "#lib/app/modules";
+import { fromEnvironment } from "#lib/app/compose/compose";
+import { kmsModule, oauthModule, parametersModule, serviceModule } from "#lib/app/compose/modules";
 import { adminUsers } from "../shared/admin-users";
 import { type AppSource, httpHandler } from "../shared/http";
 

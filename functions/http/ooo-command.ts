@@ -1,5 +1,5 @@
-import { fromEnvironment } from "#lib/app/compose";
-import { parametersModule } from "#lib/app/modules";
+import { fromEnvironment } from "#lib/app/compose/compose";
+import { parametersModule } from "#lib/app/compose/modules";
 import { handleOooCommand } from "../../lib/webhooks";
 import { type AppSource, httpHandler, replying } from "../shared/http";
 

@@ -1,5 +1,5 @@
-import { fromEnvironment } from "#lib/app/compose";
-import { kmsModule, parametersModule, serviceModule } from "#lib/app/modules";
+import { fromEnvironment } from "#lib/app/compose/compose";
+import { kmsModule, parametersModule, serviceModule } from "#lib/app/compose/modules";
 import { type AppSource, httpHandler } from "../shared/http";
 import { web } from "../shared/web";
 

@@ -1,5 +1,5 @@
-import { fromEnvironment } from "#lib/app/compose";
-import { calendarModule, kmsModule, oauthModule, serviceModule } from "#lib/app/modules";
+import { fromEnvironment } from "#lib/app/compose/compose";
+import { calendarModule, kmsModule, oauthModule, serviceModule } from "#lib/app/compose/modules";
 import type { AppSource } from "../shared/app-context";
 import { queueHandler } from "../shared/queue";
 import { syncQueueMessageSchema } from "../shared/sync-messages";

@@ -1,5 +1,5 @@
-import { fromEnvironment } from "#lib/app/compose";
-import { kmsModule, oauthModule, serviceModule } from "#lib/app/modules";
+import { fromEnvironment } from "#lib/app/compose/compose";
+import { kmsModule, oauthModule, serviceModule } from "#lib/app/compose/modules";
 import type { AppSource } from "../shared/app-context";
 import { transitionQueueHandler } from "../shared/queue";
 import { transitionOne } from "../shared/transition-worker";

@@ -1,4 +1,4 @@
-import { fromEnvironment } from "#lib/app/compose";
+import { fromEnvironment } from "#lib/app/compose/compose";
 import type { AppSource } from "../shared/app-context";
 import { scheduleHandler } from "../shared/schedule";
 import { tickOnce } from "../shared/workers";

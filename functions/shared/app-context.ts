@@ -4,7 +4,7 @@ import type { Metrics as PowertoolsMetrics } from "@aws-lambda-powertools/metric
 import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
-import type { App, AppSource } from "#lib/app/root";
+import type { App, AppSource } from "#lib/app/compose/app";
 
 export type { AppSource };
 

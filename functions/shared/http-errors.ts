@@ -1,7 +1,7 @@
 import { ParseError } from "@aws-lambda-powertools/parser/errors";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
+import type { AppLog } from "#lib/app/compose/logger";
 import { AppError, InvalidInputError } from "#lib/app/errors";
-import type { AppLog } from "#lib/app/logger";
 import { StoreError } from "#lib/store/errors";
 import {
   MethodNotAllowed,

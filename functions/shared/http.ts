@@ -4,7 +4,7 @@ import httpErrorHandler from "@middy/http-error-handler";
 import httpHeaderNormalizer from "@middy/http-header-normalizer";
 import httpRouterHandler, { type Method } from "@middy/http-router";
 import type { Context } from "aws-lambda";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
 import {
   constantTimeEqual,
   header,

@@ -7,7 +7,7 @@ import {
 import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
 import { TTL_ATTRIBUTE } from "#lib/store/table";
 import { EVERY_TIME, type EventOnce } from "../../lib/webhooks/event-once";
 import { invocationOf } from "./app-context";

@@ -3,8 +3,8 @@ import { parser } from "@aws-lambda-powertools/parser/middleware";
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as z from "zod";
-import { countDeadLetter } from "#lib/app/metrics";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
+import { countDeadLetter } from "#lib/app/metrics/catalog";
 import { withCallDeadline } from "#lib/service/call-deadline";
 import { type AppSource, appIn, withApp } from "./app-context";
 

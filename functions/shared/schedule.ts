@@ -2,7 +2,7 @@ import { parser } from "@aws-lambda-powertools/parser/middleware";
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context, ScheduledEvent } from "aws-lambda";
 import * as z from "zod";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
 import { type AppSource, appIn, withApp } from "./app-context";
 
 /** EventBridge scheduled events; the local scheduler may send a bare `{}` (or nothing). */

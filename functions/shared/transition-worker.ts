@@ -1,5 +1,5 @@
 import type * as z from "zod";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
 import { eventOnceOf } from "./idempotency";
 import type { QueueRecord, transitionMessageSchema } from "./queue";
 

@@ -1,5 +1,5 @@
-import type { ConnectProvider } from "#lib/app/connect-providers";
-import type { App } from "#lib/app/root";
+import type { ConnectProvider } from "#lib/app/accounts/providers";
+import type { App } from "#lib/app/compose/app";
 import { ProviderError } from "#lib/calendar/providers/errors";
 import { connectBinding, connectCallbackPath } from "#lib/web/connect";
 import { OAuthStateError } from "#lib/web/errors";

@@ -1,4 +1,4 @@
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
 import { OAuthError } from "#lib/service/oauth-client";
 import { OAuthStateError } from "#lib/web/errors";
 import { type FrontDoor, frontDoorOf } from "#lib/web/front-door";

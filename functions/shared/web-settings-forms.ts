@@ -1,7 +1,7 @@
-import type { RevokeToken } from "#lib/app/disconnect";
+import type { App } from "#lib/app/compose/app";
 import { InvalidInputError } from "#lib/app/errors";
-import type { App } from "#lib/app/root";
-import type { SelfView } from "#lib/app/self-service";
+import type { RevokeToken } from "#lib/app/people/disconnect";
+import type { SelfView } from "#lib/app/people/self-service";
 import type { UserKey } from "#lib/core/types";
 import type { FrontDoor } from "#lib/web/front-door";
 import { oooDayRange } from "#lib/web/pages/settings-view";

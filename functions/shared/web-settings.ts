@@ -1,5 +1,5 @@
+import type { App } from "#lib/app/compose/app";
 import { InvalidInputError } from "#lib/app/errors";
-import type { App } from "#lib/app/root";
 import { OAuthError } from "#lib/service/oauth-client";
 import { connectPath } from "#lib/web/connect";
 import { CSRF_FIELD } from "#lib/web/csrf";

@@ -1,4 +1,4 @@
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
 import { missingFrontDoorSettings } from "#lib/web/front-door";
 import { renderErrorPage } from "../../lib/web/pages/messages";
 import type { HttpFn } from "./http";

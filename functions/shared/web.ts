@@ -1,4 +1,4 @@
-import { CONNECT_PROVIDERS } from "#lib/app/connect-providers";
+import { CONNECT_PROVIDERS } from "#lib/app/accounts/providers";
 import { connectCallbackPath, connectPath } from "#lib/web/connect";
 import { CALLBACK_PATH } from "#lib/web/front-door";
 import { PATHS, SETTINGS_ACTIONS } from "#lib/web/pages/view-model";

@@ -1,6 +1,6 @@
 import type * as z from "zod";
-import type { App } from "#lib/app/root";
-import { runPollBatch, sendPollChecks } from "#lib/app/sync-coalescing";
+import type { App } from "#lib/app/compose/app";
+import { runPollBatch, sendPollChecks } from "#lib/app/sync/coalescing";
 import type { QueueRecord } from "./queue";
 import type { syncQueueMessageSchema } from "./sync-messages";
 
@@ -42,7 +42,7 @@ export async function pollDue(app: App): Promise<{ enqueued: number }> {
 /** The tick: enqueue each transition due in the next 70 s with its exact-second delay, and each due push upkeep. */
 export async function tickOnce(app: App): Promise<{ enqueued: number }> {
   const enqueued = await app.useCases.tick();
-  // Push channels whose upkeep (renewal, retry, repair) is due: lib/app/push-schedule.ts.
+  // Push channels whose upkeep (renewal, retry, repair) is due: lib/app/push/schedule.ts.
   const upkeeps = (await app.connect?.enqueueDueUpkeeps()) ?? 0;
   app.log.info("tick", { enqueued, upkeeps });
   return { enqueued };

@@ -86,7 +86,7 @@ export interface UseCaseDeps {
   rateBudget?: RateBudget;
   /** Renews rotating tokens; without it a token is used as stored until it expires. */
   tokenRefresher?: TokenRefresher;
-  /** Operational metrics (lib/app/metrics.ts); none without it. */
+  /** Operational metrics (lib/app/metrics/catalog.ts); none without it. */
   metrics?: Metrics;
 }
 

@@ -36,7 +36,7 @@ export interface SyncMessage {
   team: string;
   user: string;
   sourceId: string;
-  /** `upkeep`: look after the source's push channel (lib/app/push-schedule.ts), not a read. */
+  /** `upkeep`: look after the source's push channel (lib/app/push/schedule.ts), not a read. */
   reason: "push" | "poll" | "manual" | "upkeep";
   /** With `upkeep`: why it runs now, when not because its entry fell due. */
   upkeep?: UpkeepRequest;

@@ -10,6 +10,9 @@ import { InvalidInputError } from "./errors";
  * (or stricter wrappers of them), so a limit is stated once.
  */
 
+/** The most calendars one person may add. */
+export const MAX_CALENDARS = 20;
+
 export const isZone = (tz: string): boolean => {
   try {
     new Intl.DateTimeFormat("en", { timeZone: tz });

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import { ManifestParseError, parseManifestText, validateManifest } from "#lib/schema/manifest";
 import { ServiceError } from "#lib/service/errors";
 import { ManifestClient } from "#lib/service/manifest-client";

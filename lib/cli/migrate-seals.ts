@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { KMSClient } from "@aws-sdk/client-kms";
-import { KmsTokenVault } from "#lib/app/kms-token-vault";
-import { describeSealMigration, migrateSealsInTable } from "#lib/app/seal-migration-dynamo";
-import type { SealReadingVault } from "#lib/app/seal-migration-vault";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
+import { KmsTokenVault } from "#lib/app/secrets/kms-vault";
+import type { SealReadingVault } from "#lib/app/secrets/legacy-seals";
+import { describeSealMigration, migrateSealsInTable } from "#lib/app/secrets/sealed-items-scan";
 import type { Clock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import type { CliIo } from "./io";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import type { LocalGoogleSettings } from "#lib/local/google";
 import type { MicrosoftLocalConfig } from "#lib/local/microsoft-config";
 import { type CliIo, EXIT_UNREADABLE } from "./io";

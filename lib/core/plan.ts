@@ -6,7 +6,7 @@ import type { Block, StatusValue } from "./types";
 /*
  * The reconcile decision as one pure function: from the stored state, the block that should
  * show, what a read of the profile showed (when one was made) and the time, the one step the
- * reconciler takes next. The shell (lib/app/reconcile.ts) only loads, asks, claims and sends.
+ * reconciler takes next. The shell (lib/app/status/reconcile.ts) only loads, asks, claims and sends.
  */
 
 /** How the user and the deployment shape the decision. */

@@ -274,7 +274,7 @@ export type GateFinish = "done" | "again";
 /**
  * The per-source state shared by every Lambda that pushes or syncs (the DynamoDB adapter is
  * lib/store/dynamo-sync-gate.ts; the push and worker sides that use it are
- * lib/app/sync-coalescing.ts): whether a sync is queued and not yet started, whether one is
+ * lib/app/sync/coalescing.ts): whether a sync is queued and not yet started, whether one is
  * running (and which message runs it), and whether a push came in while it ran.
  *
  * - A push while nothing is queued or running queues a sync at once (`request` → "queue").

@@ -25,7 +25,7 @@ export interface SourceRecord {
   kind: SourceKind;
   /**
    * The calendar's secret address, sealed to its owner (field `source_url`): a credential, so
-   * only the sync opens it, to fetch (lib/app/source-address.ts).
+   * only the sync opens it, to fetch (lib/app/secrets/source-address.ts).
    */
   urlSealed?: string;
   /** A fingerprint of the address bound to the user and source: compared without opening. */

@@ -3,7 +3,7 @@ import type { UserKey } from "./types";
 /**
  * When each connected source's push channel is next looked after (created, renewed, repaired):
  * one entry per source, found by the minute tick through the due index (the DynamoDB adapter is
- * lib/store/dynamo-upkeep-schedule.ts; lib/app/push-schedule.ts uses it). The entry is also the
+ * lib/store/dynamo-upkeep-schedule.ts; lib/app/push/schedule.ts uses it). The entry is also the
  * upkeep's lease, so two workers never renew the same channel at once.
  */
 

@@ -1,5 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import type { AppLog } from "#lib/app/logger";
+import type { AppLog } from "#lib/app/compose/logger";
 import type { Log } from "#lib/core/ports";
 
 export type AppLogLevel = "DEBUG" | "INFO" | "WARN" | "ERROR";

@@ -1,5 +1,5 @@
 /** The human-readable live log of the local stack: one line per thing the automation did. */
-import { redactSecrets } from "#lib/app/logger";
+import { redactSecrets } from "#lib/app/compose/logger";
 
 export type LiveEvent =
   | {

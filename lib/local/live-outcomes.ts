@@ -1,7 +1,7 @@
 import type { Scheduler } from "#devstack/scheduler";
 import type { RunningEmulator } from "#emulator/server";
+import type { ReconcileFn } from "#lib/app/compose/app";
 import type { ReconcileOutcome } from "#lib/app/contracts";
-import type { ReconcileFn } from "#lib/app/root";
 import type { Clock } from "#lib/core/clock";
 import type { UserKey } from "#lib/core/types";
 import { type LiveEvent, ourProfileSets } from "./live-log";

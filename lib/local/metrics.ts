@@ -1,4 +1,4 @@
-import { type MetricSeries, MetricsRecorder } from "#lib/app/metrics-recorder";
+import { type MetricSeries, MetricsRecorder } from "#lib/app/metrics/recorder";
 import type { Clock } from "#lib/core/clock";
 
 /** What `GET /_local/metrics` answers: every series recorded since the stack started. */

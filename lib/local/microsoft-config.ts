@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { MicrosoftEnv } from "#devstack/app";
 
 /**
  * Microsoft for the local stack: `providers.microsoft` of `statuspilot start --config FILE`
@@ -16,15 +17,6 @@ export const microsoftLocalConfigSchema = z
   })
   .strict();
 export type MicrosoftLocalConfig = z.infer<typeof microsoftLocalConfigSchema>;
-
-/** The MICROSOFT_* settings of lib/app/config.ts. */
-export interface MicrosoftEnv {
-  MICROSOFT_CLIENT_ID: string;
-  MICROSOFT_CLIENT_SECRET: string;
-  MICROSOFT_AUTH_URL: string;
-  MICROSOFT_TOKEN_URL: string;
-  MICROSOFT_GRAPH_BASE_URL: string;
-}
 
 export const microsoftEnvOf = (c: MicrosoftLocalConfig): MicrosoftEnv => ({
   MICROSOFT_CLIENT_ID: c.clientId,

@@ -1,10 +1,11 @@
+import type { MicrosoftEnv } from "#devstack/app";
 import {
   DEMO_CLIENTS,
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
 } from "#emulator/microsoft/server";
 import type { Clock } from "#lib/core/clock";
-import { type MicrosoftEnv, type MicrosoftLocalConfig, microsoftEnvOf } from "./microsoft-config";
+import { type MicrosoftLocalConfig, microsoftEnvOf } from "./microsoft-config";
 
 /** Microsoft for the local stack (see microsoft-config.ts): the configured one or the emulator. */
 export interface LocalMicrosoft {

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { LOCAL_CREDENTIALS } from "#devstack/dynamo";
 import { LOCAL_REGION } from "#devstack/lambda-context";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { describeSealMigration, migrateSealsInTable } from "#lib/app/seal-migration-dynamo";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
+import { describeSealMigration, migrateSealsInTable } from "#lib/app/secrets/sealed-items-scan";
 import type { Clock } from "#lib/core/clock";
 import type { Log } from "#lib/core/ports";
 

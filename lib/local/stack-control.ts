@@ -5,7 +5,7 @@ import { ManualScheduler, type Scheduler } from "#devstack/scheduler";
 import type { RunningEmulator } from "#emulator/server";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import type { Clock } from "#lib/core/clock";
-import type { LocalEndpoint } from "./http-gateway";
+import type { LocalEndpoint } from "../../devstack/http-gateway";
 import type { LiveEvent } from "./live-log";
 import type { LocalUserConfig } from "./stack-types";
 import type { LocalUserAdmin } from "./stack-users";

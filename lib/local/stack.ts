@@ -12,15 +12,15 @@ import { ManualScheduler, RealTimeScheduler, type Scheduler } from "#devstack/sc
 import { every, scheduledEvent } from "#devstack/schedules";
 import { newWebKey, openStateDir, type StateDir } from "#devstack/state";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
+import { systemClock } from "#lib/app/compose/system-clock";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { systemClock } from "#lib/app/system-clock";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import type { Clock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { createTableInput } from "#lib/store/table";
+import { type Gateway, startGateway } from "../../devstack/http-gateway";
 import { sinkAppLog } from "./app-log";
 import { keepEmulatorSnapshot, readEmulatorSnapshot } from "./emulator-state";
-import { type Gateway, startGateway } from "./http-gateway";
 import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
 import { localMetrics } from "./metrics";

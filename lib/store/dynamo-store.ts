@@ -205,7 +205,7 @@ export class DynamoStore implements StatusStore {
     const partitions = [
       pk,
       `${SYNC_GATE_PREFIX}${key.team}#${key.user}`,
-      // The token id status-send.ts charges a user's own token to: `<team>#<owner>`.
+      // The token id lib/app/status/profile-calls.ts charges a user's own token to: `<team>#<owner>`.
       budgetUsersKeys(`${key.team}#${key.user}`, 0).PK,
     ];
     let deleted = 0;

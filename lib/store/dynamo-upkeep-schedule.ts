@@ -52,7 +52,7 @@ export class DynamoUpkeepSchedule implements UpkeepSchedule {
    * every test) has no TTL to expire it. Writing nothing keeps the repair of a source whose
    * entry was lost working (its upkeep still runs, and `set` writes the entry back); what it
    * gives up is the lease on that first upkeep, so connecting (the usual first upkeep) sets the
-   * entry before it claims it (lib/app/connect-flow.ts).
+   * entry before it claims it (lib/app/connect/flow.ts).
    */
   async claim(
     key: UserKey,

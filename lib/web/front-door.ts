@@ -1,6 +1,6 @@
+import type { App } from "#lib/app/compose/app";
 import { authorizeEndpointOf, type Config, ConfigError } from "#lib/app/config";
-import type { FrontDoorParts } from "#lib/app/front-door-parts";
-import type { App } from "#lib/app/root";
+import type { FrontDoorParts } from "#lib/app/people/front-door";
 import { authorizeUrl, OAuthClient } from "#lib/service/oauth-client";
 import { CsrfTokens } from "./csrf";
 import { OAuthStates } from "./oauth-state";

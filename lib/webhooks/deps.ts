@@ -29,7 +29,7 @@ export interface ChannelBinding {
   kind?: ChannelKind;
 }
 
-/** The parts of the composition root the webhook use cases call (lib/app/root's App has them). */
+/** The parts of the composition root the webhook use cases call (lib/app/compose/app's App has them). */
 export interface WebhookDeps {
   clock: Clock;
   log: Log & { appendKeys(keys: Record<string, unknown>): void };

@@ -49,7 +49,7 @@ async function receivePush(
   const queued: boolean[] = [];
   for (const channel of verdict.channels) queued.push(await deps.requestSync(pushOf(channel)));
   // Lifecycle pushes (Graph): an upkeep renews or recreates the channel now, on the sync queue
-  // (lib/app/push-schedule.ts; the hook writes nothing); `resync` is the sync just queued.
+  // (lib/app/push/schedule.ts; the hook writes nothing); `resync` is the sync just queued.
   for (const { channel, action, subscriptionId } of verdict.lifecycle ?? []) {
     if (action === "resync") continue;
     await deps.requestSync({

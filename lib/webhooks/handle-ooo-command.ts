@@ -27,7 +27,7 @@ export interface OooCommandDeps extends Pick<WebhookDeps, "clock" | "log" | "sig
   admin: Pick<WebhookDeps["admin"], "userZone">;
   /**
    * Scheduling, listing and cancelling out-of-office, storing at once but queueing the status
-   * update (lib/app/deferred-reconcile.ts): the reply must never wait on the service.
+   * update (lib/app/people/slash-commands.ts): the reply must never wait on the service.
    */
   oooCommands: Pick<
     WebhookDeps["useCases"],

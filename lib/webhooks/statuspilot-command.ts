@@ -23,7 +23,7 @@ export interface StatuspilotCommandDeps
     getUser(key: UserKey): Promise<UserView | undefined>;
     getStatusView(key: UserKey): Promise<StatusView | undefined>;
   };
-  /** Stores the mode at once and queues the reconcile (lib/app/deferred-reconcile.ts). */
+  /** Stores the mode at once and queues the reconcile (lib/app/people/slash-commands.ts). */
   chatCommands?: { setMode(key: UserKey, mode: UserMode): Promise<UserMode> };
 }
 

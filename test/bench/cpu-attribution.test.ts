@@ -5,7 +5,7 @@ import { type CpuProfile, splitCpu } from "#bench/support/cpu-attribution";
 const root = "/repo";
 const file = (p: string) => pathToFileURL(`${root}/${p}`).href;
 const code = {
-  files: new Set(["lib/app/reconcile.ts"]),
+  files: new Set(["lib/app/status/reconcile.ts"]),
   packages: new Set(["zod", "@aws-sdk/client-dynamodb"]),
 };
 
@@ -35,8 +35,11 @@ describe("splitting a bench process's CPU between a function and everything else
     // Prepare
     const profile = profileOf([
       // The function's own code, and a package it calls.
-      { frames: [file("lib/app/reconcile.ts")], ms: 10 },
-      { frames: [file("lib/app/reconcile.ts"), file("node_modules/zod/v4/core/parse.js")], ms: 5 },
+      { frames: [file("lib/app/status/reconcile.ts")], ms: 10 },
+      {
+        frames: [file("lib/app/status/reconcile.ts"), file("node_modules/zod/v4/core/parse.js")],
+        ms: 5,
+      },
       // The emulator and dynalite, one of them through zod (a package both use).
       { frames: [file("emulator/server.ts"), file("node_modules/zod/v4/core/parse.js")], ms: 7 },
       { frames: [file("node_modules/dynalite/db/index.js")], ms: 20 },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { kmsCounts, meteredVault, resetKmsCounts } from "#bench/support/kms-meter";
 import { timed } from "#bench/support/lambda-meter";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { SealOwner, TokenVault } from "#lib/core/ports";
 

@@ -2,8 +2,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DelayQueue } from "#devstack/queue";
 import { LambdaRuntime } from "#devstack/runtime";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { OpenedValueCache } from "#lib/app/opened-values";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
+import { OpenedValueCache } from "#lib/app/secrets/opened-values";
 import type { SealOwner } from "#lib/core/ports";
 
 /**
@@ -89,7 +89,7 @@ export function recordAwsActions(): ActionRecorder {
         return original.call(this, sealed, owner);
       },
   );
-  // The container's cache of opened values (lib/app/opened-values.ts) answers some opens without
+  // The container's cache of opened values (lib/app/secrets/opened-values.ts) answers some opens without
   // the vault; here one App serves every function, so one function's open could answer
   // another's. Each open through it is what the role must allow (a cold container asks KMS).
   patch(

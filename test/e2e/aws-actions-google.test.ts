@@ -18,8 +18,8 @@ import { advance, nowOf, settle } from "./support";
 /**
  * The sync worker queues work on its own queue whenever a push-backed calendar's
  * channel needs care: the poll's check asks the upkeep (a repair, or a recreate after a
- * safety-net read found changes no push announced: lib/app/connect-read.ts askUpkeep), and an
- * upkeep that made a new channel queues the full read that follows it (lib/app/push-schedule.ts
+ * safety-net read found changes no push announced: lib/app/connect/connected-sync.ts askUpkeep), and an
+ * upkeep that made a new channel queues the full read that follows it (lib/app/push/schedule.ts
  * runUpkeep). Each of those is an sqs:SendMessage on the sync queue by the syncWorker function,
  * so its role must grant it. test/e2e/aws-actions.test.ts connects no calendar through a
  * provider's API, so it never sees these calls; this flow (connect, a renewal through the tick,

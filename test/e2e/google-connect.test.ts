@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import { run as status } from "#lib/cli/status";
 import { CookieJar, visit } from "../integration/web/support";
 import {

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadWorkspace } from "#emulator/server";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import { ManualClock } from "#lib/core/clock";
 import { DEMO_GOOGLE_ACCOUNT } from "#lib/local/google";
 import { type LocalStack, startStack } from "#lib/local/stack";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DEMO_USERS } from "#emulator/microsoft/server";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import { visit } from "../integration/web/support";
 import { type GoogleE2e, installAs, settingsHtml, startGoogleE2e, waitFor } from "./google-support";
 import { profileOf, setCalls } from "./support";

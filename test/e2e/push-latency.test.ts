@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import {
   advance,
   advanceTo,

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadWorkspace } from "#emulator/server";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import { ManualClock } from "#lib/core/clock";
 import { type DemoEvent, renderIcs } from "#lib/local/demo-feed";
 import { startIcsServer } from "#lib/local/ics-server";

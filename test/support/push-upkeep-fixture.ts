@@ -1,10 +1,10 @@
+import { createConnectAccess } from "#lib/app/accounts/access";
 import { loadConfig } from "#lib/app/config";
-import { createConnectAccess } from "#lib/app/connect-access";
 import type { UseCaseDeps } from "#lib/app/context";
 import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import type { PushScheduleDeps } from "#lib/app/push-schedule";
-import type { PushUpkeepDeps } from "#lib/app/push-upkeep";
+import type { PushScheduleDeps } from "#lib/app/push/schedule";
+import type { PushUpkeepDeps } from "#lib/app/push/upkeep";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { Queue } from "#lib/core/ports";
 import type { ChannelRecord, SourceRecord } from "#lib/core/records";

@@ -85,7 +85,7 @@ const sha256Hex = (text: string): string => createHash("sha256").update(text).di
  * Google's watch channels: events.watch creates one. Google has no renewal, so a renewal is a
  * new channel, and the old one keeps pushing beside it: the caller stops it (unsubscribe) once
  * its record names the new one, so a renewal whose record write fails leaves the recorded
- * channel open (lib/app/push-upkeep.ts). A stop that fails leaves the old channel to expire by
+ * channel open (lib/app/push/upkeep.ts). A stop that fails leaves the old channel to expire by
  * itself: its pushes still authenticate until the binding is retired, and only cost a sync.
  */
 export const googlePushLifecycle = (apiBaseUrl: string): PushLifecycle => ({

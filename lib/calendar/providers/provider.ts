@@ -7,7 +7,7 @@ import type { SourceAddressPolicy } from "../source-rules";
 
 /**
  * The contract every calendar provider fulfils: how a source of its kind is read over a window
- * (lib/app/sync.ts calls `fetchWindow`) and where its address may point. A provider that pushes
+ * (lib/app/sync/sync.ts calls `fetchWindow`) and where its address may point. A provider that pushes
  * changes also exports a PushHook (below): how its hook authenticates a push
  * (lib/webhooks/handle-calendar-push.ts calls `verifyPush`). Both are listed in registry.ts.
  *

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { type Route, routes } from "#functions/routes";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
 import { frontDoorOf } from "#lib/web/front-door";
 import { installBindingSetCookie, newInstallBinding } from "#lib/web/install-binding";
 import type { ALICE, BOB } from "./stack";

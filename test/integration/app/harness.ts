@@ -1,6 +1,6 @@
+import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/compose/use-cases";
 import type { TransitionMessage, UpsertUserInput } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/use-cases";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { Queue, QueueEntry, SendOptions } from "#lib/core/ports";
 import { GatewayError, type StatusGateway, type StatusTarget, silentLog } from "#lib/core/ports";

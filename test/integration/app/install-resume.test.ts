@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { createUseCases } from "#lib/app/compose/use-cases";
 import { contextOf, type UseCaseDeps } from "#lib/app/context";
-import { completeInstall } from "#lib/app/install";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { ServiceStatusGateway } from "#lib/app/service-gateway";
-import { createUseCases } from "#lib/app/use-cases";
+import { completeInstall } from "#lib/app/people/install";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
+import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
 import { silentLog } from "#lib/core/ports";
 import { ServiceClient } from "#lib/service/client";
 import { DynamoStore } from "#lib/store/dynamo-store";

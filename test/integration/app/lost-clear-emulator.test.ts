@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
-import type { UseCases } from "#lib/app/use-cases";
+import type { UseCases } from "#lib/app/compose/use-cases";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { ServiceClient } from "#lib/service/client";

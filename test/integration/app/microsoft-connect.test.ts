@@ -7,14 +7,14 @@ import {
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
 } from "#emulator/microsoft/server";
+import { createConnectAccess } from "#lib/app/accounts/access";
+import { connectProviderAt } from "#lib/app/accounts/providers";
 import { loadConfig } from "#lib/app/config";
-import { createConnectAccess } from "#lib/app/connect-access";
-import { completeConnect, connectUrl } from "#lib/app/connect-flow";
-import { connectProviderAt } from "#lib/app/connect-providers";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { requestPushWork } from "#lib/app/push-requests";
-import { CHANNEL_RETIRE_GRACE_MS, upkeepPush } from "#lib/app/push-upkeep";
-import { findChannel } from "#lib/app/users";
+import { completeConnect, connectUrl } from "#lib/app/connect/flow";
+import { findChannel } from "#lib/app/push/channels";
+import { requestPushWork } from "#lib/app/push/requests";
+import { CHANNEL_RETIRE_GRACE_MS, upkeepPush } from "#lib/app/push/upkeep";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { graphProvider, graphPushHook } from "#lib/calendar/providers/graph";
 import type { PushChannel } from "#lib/calendar/providers/provider";
 import { ManualClock } from "#lib/core/clock";

@@ -1,9 +1,9 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { CHANNEL_RETIRE_GRACE_MS } from "#lib/app/push-upkeep";
-import { findChannel, putChannel, retireChannel } from "#lib/app/users";
+import { findChannel, putChannel, retireChannel } from "#lib/app/push/channels";
+import { CHANNEL_RETIRE_GRACE_MS } from "#lib/app/push/upkeep";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { StatusStore, TokenVault } from "#lib/core/ports";
 import { silentLog } from "#lib/core/ports";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUseCases } from "#lib/app/compose/use-cases";
 import type { ReconcileOutcome } from "#lib/app/contracts";
-import { createUseCases } from "#lib/app/use-cases";
 import { silentLog } from "#lib/core/ports";
 import type { UserKey } from "#lib/core/types";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ServiceStatusGateway } from "#lib/app/service-gateway";
-import type { UseCaseOptions, UseCases } from "#lib/app/use-cases";
+import type { UseCaseOptions, UseCases } from "#lib/app/compose/use-cases";
+import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
 import { ServiceClient } from "#lib/service/client";
 import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";

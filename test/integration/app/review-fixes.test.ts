@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUseCases } from "#lib/app/compose/use-cases";
 import { InvalidInputError } from "#lib/app/errors";
-import { createUseCases } from "#lib/app/use-cases";
 import { type StatusStore, silentLog, VersionConflict } from "#lib/core/ports";
 import type { StatusRecord } from "#lib/core/records";
 import { ConflictError, StoreError } from "#lib/store/errors";

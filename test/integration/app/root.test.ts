@@ -1,10 +1,10 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
-import { compose } from "#lib/app/compose";
+import { compose } from "#lib/app/compose/compose";
+import type { AppLog } from "#lib/app/compose/logger";
+import { ALL_MODULES } from "#lib/app/compose/modules";
 import { loadConfig } from "#lib/app/config";
 import type { SyncMessage } from "#lib/app/contracts";
-import type { AppLog } from "#lib/app/logger";
-import { ALL_MODULES } from "#lib/app/modules";
 import type { Queue } from "#lib/core/ports";
 import { useEmulatorStack } from "./emulator-harness";
 import { block, MemoryQueue, MIN, T0 } from "./harness";

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { migrateSeals } from "#lib/app/seal-migration";
-import { DynamoSealedRecordKeys, migrateSealsInTable } from "#lib/app/seal-migration-dynamo";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
+import { migrateSeals } from "#lib/app/secrets/seal-migration";
+import { DynamoSealedRecordKeys, migrateSealsInTable } from "#lib/app/secrets/sealed-items-scan";
 import { runWith } from "#lib/cli/migrate-seals";
 import { ManualClock } from "#lib/core/clock";
 import { type SealOwner, silentLog } from "#lib/core/ports";

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shownAddress } from "#lib/app/source-address";
-import { type SyncDeps, syncSource } from "#lib/app/sync";
+import { shownAddress } from "#lib/app/secrets/source-address";
+import { type SyncDeps, syncSource } from "#lib/app/sync/sync";
 import { expand } from "#lib/calendar/expand";
 import { buildTimeline } from "#lib/core/timeline";
 import type { UserKey } from "#lib/core/types";

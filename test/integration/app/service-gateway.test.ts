@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { UseCases } from "#lib/app/use-cases";
+import type { UseCases } from "#lib/app/compose/use-cases";
 import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";
 

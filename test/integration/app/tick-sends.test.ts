@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { UseCaseContext } from "#lib/app/context";
 import type { TransitionMessage } from "#lib/app/contracts";
-import { enqueueTransitions, TRANSITION_SENDS_IN_FLIGHT } from "#lib/app/status-records";
+import { enqueueTransitions, TRANSITION_SENDS_IN_FLIGHT } from "#lib/app/status/records";
 import type { QueueEntry } from "#lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { block, type Harness, harness, MemoryQueue, MIN, T0 } from "./harness";

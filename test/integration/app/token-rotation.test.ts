@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { oauthTokenRefresher } from "#lib/app/oauth-token-refresher";
-import { ServiceStatusGateway } from "#lib/app/service-gateway";
-import { createUseCases, type UseCases } from "#lib/app/use-cases";
+import { createUseCases, type UseCases } from "#lib/app/compose/use-cases";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
+import { oauthTokenRefresher } from "#lib/app/secrets/oauth-token-refresher";
+import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import type { Block } from "#lib/core/types";

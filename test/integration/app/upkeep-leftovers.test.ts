@@ -1,8 +1,8 @@
 import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
-import { runUpkeep } from "#lib/app/push-schedule";
-import { stopPush } from "#lib/app/push-upkeep";
-import { findChannel } from "#lib/app/users";
+import { findChannel } from "#lib/app/push/channels";
+import { runUpkeep } from "#lib/app/push/schedule";
+import { stopPush } from "#lib/app/push/upkeep";
 import type { SourceRecord } from "#lib/core/records";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { DynamoUpkeepSchedule } from "#lib/store/dynamo-upkeep-schedule";
@@ -75,7 +75,7 @@ describe("upkeep leftovers", () => {
   // A Graph subscription made by the previous release is recorded with Graph's subscription id
   // as `channelId` and no `bindingId`, while its binding was stored under our own channel id (its
   // clientState). bindingOf() answers the subscription id, which names no binding, so for such a
-  // record (lib/app/push-upkeep.ts retireBinding) the source's bindings are found through the
+  // record (lib/app/push/upkeep.ts retireBinding) the source's bindings are found through the
   // user's CHANNEL# pointers and retired: stopping it, or replacing it (a recreate).
   it("stopping a Graph subscription made by the previous release retires its binding", async () => {
     const graphFetch = (async () => new Response(null, { status: 204 })) as typeof fetch;

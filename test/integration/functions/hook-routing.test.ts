@@ -2,11 +2,11 @@ import { createHmac } from "node:crypto";
 import { request } from "node:http";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Gateway, startGateway } from "#devstack/http-gateway";
 import { localLambdas } from "#devstack/lambdas";
 import { LambdaRuntime } from "#devstack/runtime";
 import { createHandler as createCalendarHooks, HOOK_ROUTES } from "#functions/http/calendar";
 import { routes } from "#functions/routes";
-import { type Gateway, startGateway } from "#lib/local/http-gateway";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 const ctx = lambdaContext("statuspilot-test-calendarHooks");

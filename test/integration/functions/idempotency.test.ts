@@ -2,7 +2,7 @@ import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_ONCE_TTL_S, powertoolsEventOnce } from "#functions/shared/idempotency";
-import { systemClock } from "#lib/app/system-clock";
+import { systemClock } from "#lib/app/compose/system-clock";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 let dynamo: LocalDynamo;

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandler as createAdminHandler } from "#functions/http/admin-users";
 import { createHandler } from "#functions/http/calendar";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import type { SealOwner, TokenVault } from "#lib/core/ports";
 import { FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 

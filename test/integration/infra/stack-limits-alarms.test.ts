@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_RECEIVE_COUNT } from "#functions/shared/queue";
 import { functionEntries } from "#infra/build";
-import { METRICS } from "#lib/app/metrics";
+import { METRICS } from "#lib/app/metrics/catalog";
 import {
   type CfnResource,
   type PackagedStack,
@@ -268,7 +268,7 @@ describe("the packaged stack's limits, alarms and dashboard", () => {
   });
 
   it("alarms only on Statuspilot metrics the code emits, in the unit it emits them", () => {
-    // The code's metrics and their units: lib/app/metrics.ts (tests there check each emission).
+    // The code's metrics and their units: lib/app/metrics/catalog.ts (tests there check each emission).
     const custom = alarms().filter((a) => a.Namespace === "Statuspilot");
     expect(custom.map((a) => a.MetricName).sort()).toEqual([
       "TransitionLateness",

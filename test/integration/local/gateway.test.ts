@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PortInUseError } from "#devstack/errors";
+import { type Gateway, type HttpRoute, startGateway } from "#devstack/http-gateway";
 import { ManualClock } from "#lib/core/clock";
-import { type Gateway, type HttpRoute, startGateway } from "#lib/local/http-gateway";
 
 const clock = new ManualClock(Date.parse("2025-03-10T11:00:00Z"));
 const seen: Array<{ event: APIGatewayProxyEventV2; context: Context; remaining: number }> = [];

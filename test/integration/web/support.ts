@@ -7,12 +7,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { type RunningEmulator, startEmulator } from "#emulator/server";
 import { loadWorkspace } from "#emulator/workspace";
 import { routes } from "#functions/routes";
-import { compose } from "#lib/app/compose";
+import type { App } from "#lib/app/compose/app";
+import { compose } from "#lib/app/compose/compose";
+import { ALL_MODULES } from "#lib/app/compose/modules";
 import { loadConfig } from "#lib/app/config";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { ALL_MODULES } from "#lib/app/modules";
-import type { App } from "#lib/app/root";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { Queue } from "#lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";

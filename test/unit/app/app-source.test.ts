@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { compose, fromEnvironment } from "#lib/app/compose";
+import type { ReconcileFn } from "#lib/app/compose/app";
+import { compose, fromEnvironment } from "#lib/app/compose/compose";
+import { ModuleNotBundledError } from "#lib/app/compose/modules";
 import { ConfigError, loadConfig } from "#lib/app/config";
-import { ModuleNotBundledError } from "#lib/app/modules";
-import type { ReconcileFn } from "#lib/app/root";
 import { ManualClock } from "#lib/core/clock";
 
 /* A deployed function's App: read from the environment once, composed on first use. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compose } from "#lib/app/compose";
+import { compose } from "#lib/app/compose/compose";
 import { ConfigError, loadConfig } from "#lib/app/config";
 import { ManualClock } from "#lib/core/clock";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { createConnectAccess, openRefreshToken, sealRefreshToken } from "#lib/app/accounts/access";
 import { loadConfig } from "#lib/app/config";
-import { createConnectAccess, openRefreshToken, sealRefreshToken } from "#lib/app/connect-access";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { SourceRecord } from "#lib/core/records";
 import { MemoryStore } from "#lib/store/memory-store";

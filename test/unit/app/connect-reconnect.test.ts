@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { openRefreshToken, sealRefreshToken } from "#lib/app/connect-access";
-import { completeConnect } from "#lib/app/connect-flow";
-import { connectProviderOfKind } from "#lib/app/connect-providers";
-import { RENEW_AT } from "#lib/app/push-plan";
-import { findChannel, putChannel } from "#lib/app/users";
+import { openRefreshToken, sealRefreshToken } from "#lib/app/accounts/access";
+import { connectProviderOfKind } from "#lib/app/accounts/providers";
+import { completeConnect } from "#lib/app/connect/flow";
+import { findChannel, putChannel } from "#lib/app/push/channels";
+import { RENEW_AT } from "#lib/app/push/plan";
 import type { SourceRecord } from "#lib/core/records";
 import { plainUser } from "../../integration/app/statusless-context";
 import { GOOGLE_API as API, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { authorizeEndpointOf, ConfigError, loadConfig } from "#lib/app/config";
-import { createFrontDoorParts } from "#lib/app/front-door-parts";
+import { createFrontDoorParts } from "#lib/app/people/front-door";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { MemoryOneTimeMarks } from "#lib/store/memory-one-time-marks";

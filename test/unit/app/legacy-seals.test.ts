@@ -1,7 +1,7 @@
 import { EncryptCommand, InvalidCiphertextException, KMSClient } from "@aws-sdk/client-kms";
 import { describe, expect, it } from "vitest";
-import { KmsTokenVault } from "#lib/app/kms-token-vault";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { KmsTokenVault } from "#lib/app/secrets/kms-vault";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { oldLocalSeal } from "../../support/legacy-seals";
 
 // Values sealed before owners were bound (issue 11 §2 follow-up): the same stored formats, under

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LocalTokenVault, LocalTokenVaultError } from "#lib/app/local-token-vault";
+import { LocalTokenVault, LocalTokenVaultError } from "#lib/app/secrets/local-vault";
 
 const alice = { team: "T1", user: "U001", field: "access_token" } as const;
 

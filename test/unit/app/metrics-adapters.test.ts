@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createPowertoolsMetrics } from "#lib/app/metrics-powertools";
-import { MetricsRecorder, nearestRank } from "#lib/app/metrics-recorder";
+import { createPowertoolsMetrics } from "#lib/app/metrics/powertools";
+import { MetricsRecorder, nearestRank } from "#lib/app/metrics/recorder";
 import type { MetricUnit } from "#lib/core/ports";
 import { silentLog } from "#lib/core/ports";
 import { type EmittedMetric, metricsContract } from "../../contract/metrics.contract";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { countingConflicts, withCountedPorts } from "#lib/app/metrics-ports";
-import { MetricsRecorder } from "#lib/app/metrics-recorder";
-import { createUseCases } from "#lib/app/use-cases";
+import { createUseCases } from "#lib/app/compose/use-cases";
+import { countingConflicts, withCountedPorts } from "#lib/app/metrics/counted-ports";
+import { MetricsRecorder } from "#lib/app/metrics/recorder";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import {
   GatewayError,
@@ -17,7 +17,7 @@ import { block, MemoryQueue, MIN, T0 } from "../../integration/app/harness";
 
 /**
  * What the use cases emit, read from the in-memory recorder. Each expectation restates the
- * metric's rule (lib/app/metrics.ts): lateness runs from a scheduled block's start to the
+ * metric's rule (lib/app/metrics/catalog.ts): lateness runs from a scheduled block's start to the
  * service's answer; every `users.profile.set` call counts once as set, clear or refused.
  */
 

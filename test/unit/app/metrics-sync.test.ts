@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MetricsRecorder } from "#lib/app/metrics-recorder";
-import { type SyncDeps, SyncError, type SyncSourceView, syncSource } from "#lib/app/sync";
+import { MetricsRecorder } from "#lib/app/metrics/recorder";
+import { type SyncDeps, SyncError, type SyncSourceView, syncSource } from "#lib/app/sync/sync";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { DEFAULT_RULES } from "#lib/core/rules";

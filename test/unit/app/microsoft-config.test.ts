@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { configuredProviders, connectProviderAt } from "#lib/app/accounts/providers";
 import { loadConfig, microsoftSettingsOf } from "#lib/app/config";
-import { configuredProviders, connectProviderAt } from "#lib/app/connect-providers";
 
 // MICROSOFT_* configuration: the real endpoints by default (the identity platform's v2
 // endpoints under tenant `common`, Graph v1.0), the emulator's when given, and no "Connect

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { OpenedValueCache } from "#lib/app/opened-values";
-import { openAddress, sourceUrlOwner } from "#lib/app/source-address";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
+import { OpenedValueCache } from "#lib/app/secrets/opened-values";
+import { openAddress, sourceUrlOwner } from "#lib/app/secrets/source-address";
 import { ManualClock } from "#lib/core/clock";
 import type { SealOwner, TokenVault } from "#lib/core/ports";
 import { oldLocalSeal } from "../../support/legacy-seals";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PollBatchMessage, SyncMessage } from "#lib/app/contracts";
-import type { SyncOutcome } from "#lib/app/sync";
-import { POLL_RETRY_DELAY_S, runPollBatch, sendPollChecks } from "#lib/app/sync-coalescing";
+import { POLL_RETRY_DELAY_S, runPollBatch, sendPollChecks } from "#lib/app/sync/coalescing";
+import type { SyncOutcome } from "#lib/app/sync/sync";
 import { type Queue, type QueueEntry, silentLog } from "#lib/core/ports";
 
 /** A queue that records each request: single sends and batches apart. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { ConnectAccess } from "#lib/app/connect-access";
-import { createConnectedSync, readConnectedSource } from "#lib/app/connect-read";
+import type { ConnectAccess } from "#lib/app/accounts/access";
+import { createConnectedSync, readConnectedSource } from "#lib/app/connect/connected-sync";
 import type { UseCaseContext } from "#lib/app/context";
 import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { pollChecks } from "#lib/app/push-plan";
-import { loadSource, sourcesDue } from "#lib/app/users";
+import { pollChecks } from "#lib/app/push/plan";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
+import { loadSource, sourcesDue } from "#lib/app/sync/sources";
 import type { CalendarProvider } from "#lib/calendar/providers/provider";
 import { ManualClock } from "#lib/core/clock";
 import { pollPhasesEndedBy, pollVisitOf } from "#lib/core/poll";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { enqueueDueUpkeeps, runUpkeep } from "#lib/app/push-schedule";
+import { enqueueDueUpkeeps, runUpkeep } from "#lib/app/push/schedule";
 import { ManualClock } from "#lib/core/clock";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
@@ -31,7 +31,7 @@ class SlowReadStore extends MemoryStore {
 }
 
 describe("a subscriptionRemoved meeting another worker's upkeep claim", () => {
-  // lib/app/push-schedule.ts runUpkeep: a repair once backed off whenever the entry
+  // lib/app/push/schedule.ts runUpkeep: a repair once backed off whenever the entry
   // held a later instant, even a plain renewal (failures 0), not a retry; so the subscription
   // waited for the renewal, days away. A repair now backs off only for a retry that is waiting.
   it("recreates the subscription within the hour", async () => {

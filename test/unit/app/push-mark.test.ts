@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ConnectAccess } from "#lib/app/connect-access";
-import { createConnectedSync } from "#lib/app/connect-read";
+import type { ConnectAccess } from "#lib/app/accounts/access";
+import { createConnectedSync } from "#lib/app/connect/connected-sync";
 import type { SyncMessage } from "#lib/app/contracts";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { SourcePush, SourceRecord, UserRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextUpkeepAt, pushStateOf, pushStep, upkeepOverdue } from "#lib/app/push-plan";
+import { nextUpkeepAt, pushStateOf, pushStep, upkeepOverdue } from "#lib/app/push/plan";
 
 /**
  * The lifecycle rules, restated: a channel is renewed at 80% of its lifetime (from creation to

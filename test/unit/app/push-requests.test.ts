@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { LocalTokenVault } from "#lib/app/local-token-vault";
-import { pushStep } from "#lib/app/push-plan";
-import { requestPushWork } from "#lib/app/push-requests";
+import { pushStep } from "#lib/app/push/plan";
+import { requestPushWork } from "#lib/app/push/requests";
+import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { SourcePush } from "#lib/core/records";
 import { MemoryStore } from "#lib/store/memory-store";

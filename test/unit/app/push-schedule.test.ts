@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { enqueueDueUpkeeps, runUpkeep, UPKEEP_LEASE_MS } from "#lib/app/push-schedule";
+import { enqueueDueUpkeeps, runUpkeep, UPKEEP_LEASE_MS } from "#lib/app/push/schedule";
 import type { SourceRecord } from "#lib/core/records";
 import { KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { upkeepPush } from "#lib/app/push-upkeep";
-import { findChannel } from "#lib/app/users";
+import { findChannel } from "#lib/app/push/channels";
+import { upkeepPush } from "#lib/app/push/upkeep";
 import type { SourcePush, SourceRecord } from "#lib/core/records";
 import { GRAPH_API as GRAPH, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 

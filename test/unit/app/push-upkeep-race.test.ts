@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { runUpkeep } from "#lib/app/push-schedule";
-import { CHANNEL_RETIRE_GRACE_MS, stopPush } from "#lib/app/push-upkeep";
-import { findChannel } from "#lib/app/users";
+import { findChannel } from "#lib/app/push/channels";
+import { runUpkeep } from "#lib/app/push/schedule";
+import { CHANNEL_RETIRE_GRACE_MS, stopPush } from "#lib/app/push/upkeep";
 import { googleAtRenewal, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { bindingOf, upkeepPush } from "#lib/app/push-upkeep";
-import { findChannel } from "#lib/app/users";
+import { findChannel } from "#lib/app/push/channels";
+import { bindingOf, upkeepPush } from "#lib/app/push/upkeep";
 import type { UserRecord } from "#lib/core/records";
 import { StoreError } from "#lib/store/errors";
 import { MemoryStore } from "#lib/store/memory-store";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressDigest, hasAddress, redactedAddress } from "#lib/app/source-address";
+import { addressDigest, hasAddress, redactedAddress } from "#lib/app/secrets/source-address";
 
 const alice = { team: "T1", user: "U001" };
 

@@ -3,10 +3,10 @@ import { KMSClient } from "@aws-sdk/client-kms";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { SSMClient } from "@aws-sdk/client-ssm";
 import { describe, expect, it } from "vitest";
+import { SqsQueue } from "#lib/app/compose/sqs-queue";
 import { ConfigError } from "#lib/app/config";
-import { KmsTokenVault, TokenVaultError } from "#lib/app/kms-token-vault";
-import { readSigningSecret, SIGNING_SECRET_MAX_AGE_S } from "#lib/app/signing-secret";
-import { SqsQueue } from "#lib/app/sqs-queue";
+import { KmsTokenVault, TokenVaultError } from "#lib/app/secrets/kms-vault";
+import { readSigningSecret, SIGNING_SECRET_MAX_AGE_S } from "#lib/app/secrets/signing-secret";
 
 const credentials = { accessKeyId: "fake", secretAccessKey: "fake" };
 

@@ -2,8 +2,8 @@ import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { queueHandler } from "#functions/shared/queue";
-import { createLog } from "#lib/app/logger";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
+import { createLog } from "#lib/app/compose/logger";
 import { ManualClock } from "#lib/core/clock";
 
 const context = {

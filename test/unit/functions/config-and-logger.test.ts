@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
+import { createLog, REDACTED, redactSecrets } from "#lib/app/compose/logger";
 import { ConfigError, loadConfig } from "#lib/app/config";
-import { createLog, REDACTED, redactSecrets } from "#lib/app/logger";
 
 const minimal = {
   TABLE_NAME: "statuspilot-dev",

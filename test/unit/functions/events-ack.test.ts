@@ -1,9 +1,9 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ACK_DEADLINE_MS, createHandler } from "#functions/http/events";
+import type { App } from "#lib/app/compose/app";
+import { createLog } from "#lib/app/compose/logger";
 import type { StatusUseCases, TransitionMessage } from "#lib/app/contracts";
-import { createLog } from "#lib/app/logger";
-import type { App } from "#lib/app/root";
 import { ManualClock } from "#lib/core/clock";
 import { signV0 } from "../../../lib/webhooks";
 

@@ -2,9 +2,9 @@ import type { Context, SQSEvent } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { queueHandler } from "#functions/shared/queue";
-import { createLog } from "#lib/app/logger";
-import { createPowertoolsMetrics } from "#lib/app/metrics-powertools";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
+import { createLog } from "#lib/app/compose/logger";
+import { createPowertoolsMetrics } from "#lib/app/metrics/powertools";
 import { ManualClock } from "#lib/core/clock";
 
 // SQS moves a message to the dead-letter queue when a receive fails and the receive count has

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type HttpRequest, json, routed } from "#functions/shared/http";
-import type { App } from "#lib/app/root";
+import type { App } from "#lib/app/compose/app";
 import { MethodNotAllowed, WebhookError } from "../../../lib/webhooks";
 
 const app = {} as App;

@@ -14,7 +14,7 @@ import {
   SyncError,
   type SyncSourceView,
   syncSource,
-} from "#lib/app/sync";
+} from "#lib/app/sync/sync";
 import { expand } from "#lib/calendar/expand";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";

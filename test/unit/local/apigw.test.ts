@@ -5,7 +5,7 @@ import {
   isTextContentType,
   RouteTable,
   toApiGatewayEvent,
-} from "#lib/local/apigw";
+} from "#devstack/apigw";
 
 const routes = [
   { method: "GET", path: "/admin/users/{team}/{user}/ooo" },

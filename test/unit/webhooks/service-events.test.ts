@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createLog } from "#lib/app/logger";
+import { createLog } from "#lib/app/compose/logger";
 import { ManualClock } from "#lib/core/clock";
 import type { EventOnce, WebhookDeps, WebhookRequest } from "../../../lib/webhooks";
 import { ACK_DEADLINE_MS, handleServiceEvent, RecentIds, signV0 } from "../../../lib/webhooks";

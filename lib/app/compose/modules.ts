@@ -1,0 +1,54 @@
+/**
+ * The modules only some functions need, each loaded on first use. A function's factory
+ * (functions/**) names the loaders its code paths call and passes them to `compose`: esbuild
+ * bundles a dynamically imported module only where its loader is referenced, so the tick's
+ * bundle carries no ical.js, KMS, SSM or service client, without any stub table.
+ */
+export interface AppModules {
+  /** lib/calendar's expand (ical.js, the zone tables): only the sync expands calendars. */
+  calendar?: () => Promise<typeof import("#lib/calendar/expand")>;
+  /** The KMS token vault: whoever opens sealed tokens or channel secrets on AWS. */
+  kms?: () => Promise<typeof import("../secrets/kms-vault")>;
+  /** SSM SecureStrings through Powertools Parameters: the signing secret, the web's secrets. */
+  parameters?: () => Promise<typeof import("../secrets/signing-secret")>;
+  /** The service's profile client: whoever sets or reads a status. */
+  service?: () => Promise<typeof import("#lib/service/client")>;
+  /** The service's OAuth client: renews rotating tokens before a status call. */
+  oauth?: () => Promise<typeof import("#lib/service/oauth-client")>;
+}
+
+export const calendarModule = () => import("#lib/calendar/expand");
+export const kmsModule = () => import("../secrets/kms-vault");
+export const parametersModule = () => import("../secrets/signing-secret");
+export const serviceModule = () => import("#lib/service/client");
+export const oauthModule = () => import("#lib/service/oauth-client");
+
+/** Every module: for local stacks and tests, which run every function in one process. */
+export const ALL_MODULES: Required<AppModules> = {
+  calendar: calendarModule,
+  kms: kmsModule,
+  parameters: parametersModule,
+  service: serviceModule,
+  oauth: oauthModule,
+};
+
+/** A code path needed a module its function's factory did not name (see functions/**). */
+export class ModuleNotBundledError extends Error {
+  override name = "ModuleNotBundledError";
+  readonly code = "module_not_bundled";
+  constructor(readonly module: keyof AppModules) {
+    super(
+      `the ${module} module is not part of this function: add it to the modules its factory passes`,
+    );
+  }
+}
+
+/** The loader of `module`, or one that fails with ModuleNotBundledError when it is called. */
+export function loaderOf<K extends keyof AppModules>(
+  modules: AppModules,
+  module: K,
+): NonNullable<AppModules[K]> {
+  const load = modules[module];
+  if (load !== undefined) return load as NonNullable<AppModules[K]>;
+  return (() => Promise.reject(new ModuleNotBundledError(module))) as NonNullable<AppModules[K]>;
+}

@@ -1,0 +1,136 @@
+import { backoffDelayMs } from "#lib/core/backoff";
+import { type GatewayError, VersionConflict } from "#lib/core/ports";
+import type { StatusRecord } from "#lib/core/records";
+import { releaseWrite, type StatusState } from "#lib/core/status-state";
+import type { StatusValue, UserKey } from "#lib/core/types";
+import type { UseCaseContext } from "../context";
+import type { ReconcileOutcome } from "../contracts";
+import { countUserNeedingReauth } from "../metrics/catalog";
+import { enqueueRetry, MAX_DELAY_S, mutateStatus } from "./records";
+
+/** What becomes of a status write (or the read before it) that did not go through. */
+
+/**
+ * Changes the status record `known` (as loaded or last stored) with `fn` in one conditional
+ * write, without reading it again; only when something changed it meanwhile, from a fresh read.
+ */
+export async function updateStatus(
+  ctx: UseCaseContext,
+  known: StatusRecord,
+  fn: (rec: StatusRecord, now: number) => StatusRecord,
+): Promise<void> {
+  if (known.version > 0) {
+    const now = ctx.clock.now();
+    try {
+      await ctx.store.putStatus({ ...fn(known, now), updatedAt: now }, known.version);
+      return;
+    } catch (error: unknown) {
+      if (!(error instanceof VersionConflict)) throw error;
+    }
+  }
+  await mutateStatus(ctx, known.key, fn);
+}
+
+/**
+ * Schedules a write the rate budget has no room for now at its slot `at`, from the record as
+ * loaded (`known`). Its retry is queued here and marked as queued in the same write, so the
+ * tick does not queue it again: the user is retried once, at its slot.
+ */
+export async function deferForBudget(
+  ctx: UseCaseContext,
+  known: StatusRecord,
+  at: number,
+): Promise<ReconcileOutcome> {
+  const key = known.key;
+  const queued = at - ctx.clock.now() <= MAX_DELAY_S * 1000;
+  // The same slot handed out again (a duplicate message): its retry is queued already.
+  const queuedAlready = (rec: StatusRecord) =>
+    queued && rec.enqueuedFor === at && rec.state.retry?.at === at;
+  let requeue = !queuedAlready(known);
+  if (!requeue) return { kind: "rescheduled", at, code: "rate_budget" };
+  await updateStatus(ctx, known, (rec, now) => {
+    requeue = !queuedAlready(rec);
+    if (!requeue) return rec;
+    // Not a failure: the backoff attempt count stays as it was.
+    const attempt = rec.state.retry?.attempt ?? 0;
+    // A wake-up already passed is this very transition: the retry at `at` covers it.
+    const later = rec.nextTransitionAt !== undefined && rec.nextTransitionAt > now;
+    const next = Math.min(later ? (rec.nextTransitionAt ?? at) : at, at);
+    const { enqueuedFor: _was, ...rest } = rec;
+    return {
+      ...rest,
+      state: { ...rec.state, retry: { attempt, at, code: "rate_budget" } },
+      nextTransitionAt: next,
+      ...(queued && next === at ? { enqueuedFor: at } : {}),
+    };
+  });
+  if (requeue) await enqueueRetry(ctx, key, at);
+  ctx.log.info("status write waits for the rate budget", { team: key.team, user: key.user, at });
+  return { kind: "rescheduled", at, code: "rate_budget" };
+}
+
+/**
+ * Records a failed write (`write` names it and its claim) or a failed read before a write
+ * (`write` undefined: nothing was claimed or sent). A final error stops the user's writes, a
+ * retryable one is rescheduled with backoff (or the service's Retry-After), any other refuses
+ * this status for good.
+ */
+export async function recordFailure(
+  ctx: UseCaseContext,
+  key: UserKey,
+  write: { target: StatusValue; sentAt: number } | undefined,
+  error: GatewayError,
+): Promise<ReconcileOutcome> {
+  const what = write === undefined ? "status read" : "status write";
+  const log = { team: key.team, user: key.user, code: error.code };
+  // A timeout or internal error may have applied the write: it stays an attempt.
+  const release = (state: StatusState): StatusState =>
+    write === undefined ? state : releaseWrite(state, write.sentAt);
+  if (error.final) {
+    ctx.log.warn(`${what} refused for good; the user must authorise again`, log);
+    let newly = false;
+    await mutateStatus(ctx, key, (rec, now) => {
+      newly = rec.state.needsReauth === undefined;
+      const state = release(rec.state);
+      const { nextTransitionAt: _stopped, nextIsOoo: _ooo, ...rest } = rec;
+      return { ...rest, state: { ...state, needsReauth: { code: error.code, at: now } } };
+    });
+    if (newly) countUserNeedingReauth(ctx.metrics);
+    return { kind: "needs_reauth", code: error.code };
+  }
+  if (error.retryable) {
+    let at = 0;
+    await mutateStatus(ctx, key, (rec, now) => {
+      const attempt = (rec.state.retry?.attempt ?? 0) + 1;
+      const backoff = { baseS: ctx.options.backoffBaseS, maxS: ctx.options.backoffMaxS };
+      const seed = `${key.team}/${key.user}/${attempt}`;
+      at = now + backoffDelayMs(backoff, attempt, seed, error.retryAfterS);
+      const state = release(rec.state);
+      const next = Math.min(rec.nextTransitionAt ?? Number.POSITIVE_INFINITY, at);
+      // Queued below: marked so the tick does not queue it again.
+      const queued = next === at && at - now <= MAX_DELAY_S * 1000;
+      return {
+        ...rec,
+        state: { ...state, retry: { attempt, at, code: error.code } },
+        nextTransitionAt: next,
+        ...(queued ? { enqueuedFor: at } : {}),
+      };
+    });
+    ctx.log.info(`${what} rescheduled`, { ...log, at });
+    await enqueueRetry(ctx, key, at);
+    return { kind: "rescheduled", at, code: error.code };
+  }
+  if (write === undefined) {
+    // readProfile records only retryable and final failures.
+    return { kind: "leave", reason: `the profile could not be read (${error.code})` };
+  }
+  ctx.log.warn("status write refused; not sending this status again", log);
+  await mutateStatus(ctx, key, (rec, now) => {
+    const state = releaseWrite(rec.state, write.sentAt);
+    return {
+      ...rec,
+      state: { ...state, rejected: { status: write.target, code: error.code, at: now } },
+    };
+  });
+  return { kind: "leave", reason: `the service refused this status (${error.code})` };
+}

@@ -1,0 +1,329 @@
+// lib/app/sync: reading calendars into timelines: which sources are due, one read of a source,
+// coalesced pushes, the check of a new address.
+import type { FeedAddressGuard } from "#lib/calendar/feed-fetch";
+import type { ExpandFn, SourceValidators } from "#lib/calendar/providers/provider";
+import { findProvider, type SourceKind } from "#lib/calendar/providers/registry";
+import type { Clock } from "#lib/core/clock";
+import { fnv1a } from "#lib/core/hash";
+import type { Log, Metrics } from "#lib/core/ports";
+import type { SourceRecord } from "#lib/core/records";
+import type { UserRules } from "#lib/core/rules";
+import type { Block, Occurrence, UserKey } from "#lib/core/types";
+import { type ConnectedSync, readConnectedSource } from "../connect/connected-sync";
+import type { KnownSource, SyncMessage, TimelineMeta } from "../contracts";
+import { countSyncFailure } from "../metrics/catalog";
+
+export { SyncError } from "#lib/calendar/providers/errors";
+export type { ExpandFn, Expansion } from "#lib/calendar/providers/provider";
+
+/** What the sync needs to know about one calendar source and its owner. */
+export interface SyncSourceView {
+  /**
+   * Which provider reads it (lib/calendar/providers/registry.ts). Views without one are read as
+   * ICS feeds, as every kind was before providers had reads of their own.
+   */
+  kind?: SourceKind;
+  /** The calendar's address, stored sealed: opened here only, right before the fetch. */
+  openUrl(): Promise<string>;
+  tz: string;
+  emails: string[];
+  rules: UserRules;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+  /** When the feed was last checked (fetched, or answered 304), epoch ms. */
+  syncedAt?: number;
+  /**
+   * The source as stored, when the loader has it: a connected source's read takes its token,
+   * cursor and channel from here instead of reading the user a second time.
+   */
+  stored?: SourceRecord;
+}
+
+/**
+ * What a check records. `syncedAt` is the check time even when nothing changed (304 or the same
+ * content), so the 15-minute poll index and the `already_synced` check count from the last check.
+ */
+export interface SourceSyncRecord {
+  syncedAt: number;
+  etag?: string;
+  lastModified?: string;
+  hash?: string;
+  /** A connected source's incremental-read cursor (Google nextSyncToken). */
+  cursor?: string;
+}
+
+export type BuildTimelineFn = (
+  occurrences: Occurrence[],
+  opts: { rules: UserRules; tz: string; from: number; to: number },
+) => Block[];
+
+export interface SyncDeps {
+  clock: Clock;
+  log: Log;
+  fetch: typeof fetch;
+  loadSource(key: UserKey, sourceId: string): Promise<SyncSourceView | undefined>;
+  recordSourceSync(key: UserKey, sourceId: string, record: SourceSyncRecord): Promise<void>;
+  applyTimeline(key: UserKey, blocks: Block[], meta: TimelineMeta): Promise<void>;
+  expand: ExpandFn;
+  buildTimeline: BuildTimelineFn;
+  limits?: Partial<SyncLimits>;
+  /** Which feed addresses may be fetched; without it any http(s) address is (a bare sync). */
+  addressGuard?: FeedAddressGuard;
+  /** Counts failed reads per provider (lib/app/metrics/catalog.ts). */
+  metrics?: Metrics;
+  /** Sources connected through a provider's API (lib/app/connect/connected-sync.ts); without it, none. */
+  connected?: ConnectedSync;
+  /**
+   * Opens the address the poll carried as stored (`known`), sealed to its owner: the one place
+   * a quick check opens one (a loaded source opens its own). Without it, only addresses stored
+   * in clear can be checked quickly.
+   */
+  openAddress?: (stored: KnownSource, of: { key: UserKey; sourceId: string }) => Promise<string>;
+}
+
+const addressInClear = async (stored: KnownSource): Promise<string> => {
+  if (stored.url === undefined) throw new Error("no way to open a sealed address");
+  return stored.url;
+};
+
+/** The source or its owner went away between the poll and a quick check's expansion. */
+class SourceGone extends Error {
+  override name = "SourceGone";
+}
+
+export interface SyncLimits {
+  maxBytes: number;
+  timeoutMs: number;
+  pastMs: number;
+  futureMs: number;
+  /**
+   * An unchanged feed is re-expanded anyway once per window of this length, because the horizon
+   * slides. Windows are staggered per source, so feeds do not all re-expand at the same moment.
+   */
+  refreshMs: number;
+}
+
+const DAY = 86_400_000;
+export const DEFAULT_SYNC_LIMITS: SyncLimits = {
+  maxBytes: 10 * 1024 * 1024,
+  timeoutMs: 10_000,
+  pastMs: DAY,
+  futureMs: 14 * DAY,
+  // A day: the 14-day horizon then always reaches 13 days ahead. Settings changes do not wait
+  // for it: their syncs are "manual", and a manual sync always reads the calendar in full.
+  refreshMs: DAY,
+};
+
+export type SyncOutcome =
+  | { kind: "applied"; blocks: number; skipped: number }
+  | {
+      kind: "unchanged";
+      /** `coalesced`: a sync of the source was running and runs once more in its place. */
+      reason: "not_modified" | "same_content" | "already_synced" | "coalesced";
+    }
+  | { kind: "skipped"; reason: string };
+
+/** FNV-1a of the source's identity: where in the refresh window its boundary falls. */
+function refreshPhase(msg: SyncMessage, refreshMs: number): number {
+  return fnv1a(`${msg.team}/${msg.user}/${msg.sourceId}`) % refreshMs;
+}
+
+/**
+ * Whether the last check lies in the current refresh window: then conditional headers and the
+ * content hash may short-cut the expansion. The first check in a new window expands in full.
+ */
+export function inRefreshWindow(
+  msg: SyncMessage,
+  lastCheck: number | undefined,
+  now: number,
+  refreshMs: number,
+): boolean {
+  if (lastCheck === undefined || now - lastCheck >= refreshMs) return false;
+  const phase = refreshPhase(msg, refreshMs);
+  return Math.floor((lastCheck + phase) / refreshMs) === Math.floor((now + phase) / refreshMs);
+}
+
+/**
+ * Re-reads one calendar source through its provider (lib/calendar/providers) and replaces the
+ * user's timeline from it. Returns what happened; throws SyncError only for failures worth a retry (the queue then redelivers, then dead-letters).
+ * `requestedAt` (epoch ms) lets a late or redelivered message skip: a sync started after it covers it.
+ * Pushes coalesce before this, at the sync gate (lib/app/sync/coalescing.ts).
+ */
+export async function syncSource(
+  deps: SyncDeps,
+  msg: SyncMessage,
+  requestedAt?: number,
+): Promise<SyncOutcome> {
+  const limits = { ...DEFAULT_SYNC_LIMITS, ...deps.limits };
+  const key: UserKey = { team: msg.team, user: msg.user };
+  const logData = { user: msg.user, team: msg.team, sourceId: msg.sourceId, reason: msg.reason };
+  const now = deps.clock.now();
+  let loaded: Promise<SyncSourceView | undefined> | undefined;
+  const loadFull = () => {
+    loaded ??= deps.loadSource(key, msg.sourceId);
+    return loaded;
+  };
+  /**
+   * With what the poll read of the source (`known`), a check inside the refresh window starts
+   * without reading the store: only a calendar that changed needs the owner (zone, addresses,
+   * rules), and the expansion loads them first. Outside the window the source is read first.
+   */
+  const known = msg.known;
+  const quick =
+    known !== undefined &&
+    known.connected !== true &&
+    msg.reason !== "manual" &&
+    inRefreshWindow(msg, known.syncedAt, now, limits.refreshMs);
+  const source: KnownSource | SyncSourceView | undefined = quick ? known : await loadFull();
+  if (!source) {
+    deps.log.warn("sync skipped: unknown source", logData);
+    return { kind: "skipped", reason: "unknown_source" };
+  }
+  if (
+    requestedAt !== undefined &&
+    source.syncedAt !== undefined &&
+    source.syncedAt >= requestedAt
+  ) {
+    deps.log.debug("sync coalesced with a later one", logData);
+    return { kind: "unchanged", reason: "already_synced" };
+  }
+  // A manual sync (a new calendar, new rules, a resume) applies them even to the same calendar.
+  const fresh =
+    msg.reason !== "manual" &&
+    (quick || inRefreshWindow(msg, source.syncedAt, now, limits.refreshMs));
+  /**
+   * A check that found the same calendar: records new validators (and the check time) only when
+   * the feed sent different ones. An unchanged feed's check writes nothing: the poll finds each
+   * source by a fixed phase, not by its last check, so there is nothing to move.
+   */
+  const recordCheck = async (etag: string | undefined, lastModified: string | undefined) => {
+    const nextEtag = etag ?? source.etag;
+    const nextLastModified = lastModified ?? source.lastModified;
+    if (nextEtag === source.etag && nextLastModified === source.lastModified) return;
+    await deps.recordSourceSync(key, msg.sourceId, {
+      syncedAt: now,
+      ...(source.hash !== undefined ? { hash: source.hash } : {}),
+      ...(nextEtag !== undefined ? { etag: nextEtag } : {}),
+      ...(nextLastModified !== undefined ? { lastModified: nextLastModified } : {}),
+    });
+  };
+  /** The calendar changed on a quick check: expand it in its owner's zone, read now. */
+  const expand: ExpandFn = quick
+    ? async (text, opts) => {
+        const full = await loadFull();
+        if (full === undefined) throw new SourceGone();
+        return deps.expand(text, { ...opts, userZone: full.tz, userEmails: full.emails });
+      }
+    : deps.expand;
+
+  const provider = findProvider(source.kind ?? "ics");
+  if (provider === undefined) {
+    // Retrying cannot help: nothing reads that kind until a provider for it is registered.
+    deps.log.warn("sync skipped: no provider for the source's kind", {
+      ...logData,
+      kind: source.kind,
+    });
+    return { kind: "skipped", reason: "unknown_kind" };
+  }
+  const from = now - limits.pastMs;
+  const to = now + limits.futureMs;
+  const failed = () => deps.metrics && countSyncFailure(deps.metrics, source.kind ?? "ics");
+  const failing = (error: unknown): never => {
+    failed();
+    throw error;
+  };
+  const view = "tz" in source ? source : undefined;
+  // A source connected through the provider's API is read there, from its stored cursor (a
+  // quick check is never one: the poll marks connected sources, and they are loaded, once: the
+  // loaded view carries the stored record the API read needs).
+  const apiRead = view
+    ? await readConnectedSource(deps.connected, provider, key, msg, view, {
+        window: { from, to },
+        refresh: !fresh,
+      }).catch(failing)
+    : undefined;
+  if (apiRead === "skip") return { kind: "unchanged", reason: "already_synced" };
+  const cursor = apiRead?.newCursor;
+  let read: Awaited<ReturnType<typeof provider.fetchWindow>>;
+  try {
+    read =
+      apiRead?.fetch ??
+      (await provider
+        .fetchWindow(
+          {
+            // A loaded source opens its own address; the poll carries it as stored.
+            url: view
+              ? await view.openUrl()
+              : await (deps.openAddress ?? addressInClear)(source as KnownSource, {
+                  key,
+                  sourceId: msg.sourceId,
+                }),
+            // A quick check learns the zone and addresses only if the calendar changed (`expand`).
+            tz: view?.tz ?? "UTC",
+            emails: view?.emails ?? [],
+            // Outside the refresh window the calendar is read and expanded in full.
+            ...(fresh ? { validators: source satisfies SourceValidators } : {}),
+          },
+          { from, to },
+          {
+            fetch: deps.fetch,
+            expand,
+            maxBytes: limits.maxBytes,
+            timeoutMs: limits.timeoutMs,
+            ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
+          },
+        )
+        .catch(failing));
+  } catch (error: unknown) {
+    if (!(error instanceof SourceGone)) throw error;
+    deps.log.warn("sync skipped: unknown source", logData);
+    return { kind: "skipped", reason: "unknown_source" };
+  }
+  if (read.kind === "skipped") {
+    failed();
+    deps.log.warn(read.message, { ...logData, ...read.detail });
+    return { kind: "skipped", reason: read.reason };
+  }
+  if (read.kind === "unchanged") {
+    deps.log.debug(
+      read.reason === "not_modified" ? "feed not modified" : "feed content unchanged",
+      logData,
+    );
+    await recordCheck(read.validators.etag, read.validators.lastModified);
+    if (cursor !== undefined) {
+      await deps.recordSourceSync(key, msg.sourceId, { syncedAt: now, cursor });
+    }
+    return { kind: "unchanged", reason: read.reason };
+  }
+
+  const owner = view ?? (await loadFull());
+  if (owner === undefined) {
+    deps.log.warn("sync skipped: unknown source", logData);
+    return { kind: "skipped", reason: "unknown_source" };
+  }
+  const { occurrences, skipped, warnings } = read;
+  const { hash, etag } = read.validators;
+  for (const item of skipped.slice(0, 20))
+    deps.log.info("calendar item skipped", { ...logData, item });
+  for (const item of warnings.slice(0, 20))
+    deps.log.warn("calendar feed problem worked around", { ...logData, item });
+  const blocks = deps.buildTimeline(occurrences, {
+    rules: owner.rules,
+    tz: owner.tz,
+    from,
+    to,
+  });
+  await deps.applyTimeline(key, blocks, {
+    sourceId: msg.sourceId,
+    hash,
+    ...(etag ? { etag } : {}),
+  });
+  await deps.recordSourceSync(key, msg.sourceId, {
+    syncedAt: now,
+    ...read.validators,
+    ...(cursor !== undefined ? { cursor } : {}),
+  });
+  deps.log.info("timeline applied", { ...logData, blocks: blocks.length, skipped: skipped.length });
+  return { kind: "applied", blocks: blocks.length, skipped: skipped.length };
+}
