@@ -76,7 +76,7 @@ export function expand(icsText: string, opts: ExpandOptions): ExpandResult {
     to: opts.to,
     userZone,
     floating: new RfcTimezone(wrZone ?? userZone),
-    zones: new ZoneResolver(root, { calendar: wrZone, user: userZone }, warn),
+    zones: new ZoneResolver(root, { calendar: wrZone, user: userZone, asOf: opts.from }, warn),
     emails: new Set((opts.userEmails ?? []).map(normaliseEmail)),
     warn,
   };
