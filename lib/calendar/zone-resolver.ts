@@ -1,7 +1,8 @@
 import ICAL from "ical.js";
+import { RfcTimezone, vtimezoneZone } from "./ical-zones";
 import { type CalendarWarning, oneLine } from "./parse";
 import { cleanTzid, globalZone } from "./zone-names";
-import { RfcTimezone, vtimezoneZone, type ZoneRules } from "./zones";
+import type { ZoneRules } from "./zones";
 
 /** The zones an unreadable TZID falls back to: the calendar's X-WR-TIMEZONE, then the user's. */
 export interface ZoneFallbacks {
