@@ -85,6 +85,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const message =
       isRecord(body) && typeof body.message === "string" ? body.message : `HTTP ${response.status}`;
     io.err(message);
+    // 409: the user id is in more than one team, and `--team` must say which.
+    if (response.status === 409) return 64;
     return response.status === 404 ? 1 : EXIT_UNAVAILABLE;
   }
   const view = body.view;
