@@ -221,6 +221,8 @@ export interface UserAdministration {
   upsertUser(input: UpsertUserInput): Promise<UserView>;
   getUser(key: UserKey): Promise<UserView | undefined>;
   getStatusView(key: UserKey): Promise<StatusView | undefined>;
+  /** The teams in which this user id has a profile (a full read of the table: rare lookups). */
+  teamsOfUser(user: string): Promise<string[]>;
   userZone(key: UserKey): Promise<string | undefined>;
   putChannel(channelId: string, binding: ChannelBindingInput): Promise<void>;
   findChannel(channelId: string, lookup?: ChannelLookup): Promise<ChannelView | undefined>;

@@ -14,12 +14,13 @@ import {
   textOf,
   timeOf,
 } from "./event-time";
+import { RfcTimezone } from "./ical-zones";
 import { normaliseEmail, occurrenceOf, upper } from "./occurrence";
 import { type CalendarWarning, oneLine, parseFeed, type SkippedEvent } from "./parse";
 import { type InstanceSet, instancesOf } from "./recurrence";
 import { globalZone } from "./zone-names";
 import { ZoneResolver } from "./zone-resolver";
-import { RfcTimezone, utcToWall, wallToUtc } from "./zones";
+import { utcToWall, wallToUtc } from "./zones";
 
 export interface ExpandOptions {
   /** Window start, epoch ms (inclusive). */

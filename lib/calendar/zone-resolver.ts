@@ -1,8 +1,9 @@
 import ICAL from "ical.js";
+import { RfcTimezone, vtimezoneZone } from "./ical-zones";
 import { describePair, hasOffsets, offsetPairOf, zoneWithOffsets } from "./offset-pairs";
 import { type CalendarWarning, oneLine } from "./parse";
 import { cleanTzid, globalZone } from "./zone-names";
-import { fixedOffsetZone, RfcTimezone, vtimezoneZone, type ZoneRules } from "./zones";
+import { fixedOffsetZone, type ZoneRules } from "./zones";
 
 /** The zones an unreadable TZID falls back to: the calendar's X-WR-TIMEZONE, then the user's. */
 export interface ZoneFallbacks {

@@ -240,6 +240,11 @@ export interface StatusStore {
   deleteUserData(key: UserKey): Promise<number>;
   /** Every user of one team (a full read of the table: only for rare events, like uninstall). */
   usersOfTeam(team: string): Promise<UserRecord[]>;
+  /**
+   * Every profile with this user id, whatever its team (a full read of the table: only for rare
+   * lookups, like the local CLI's `status USER`).
+   */
+  usersWithId(user: string): Promise<UserRecord[]>;
 }
 
 /**

@@ -60,6 +60,31 @@ export interface ControlDeps {
 }
 
 /**
+ * The team of a user id, looked up in the store (whether they were configured at start or
+ * installed through the web), or the answer that there is none, or more than one.
+ */
+async function teamOf(deps: ControlDeps, user: string): Promise<string | LocalAnswer> {
+  const stored = (await deps.admin.teamsOfUser?.(user)) ?? [];
+  const configured = deps.users.filter((u) => u.user === user).map((u) => u.team);
+  const teams = [...new Set([...stored, ...configured])].sort();
+  if (teams.length === 1 && teams[0] !== undefined) return teams[0];
+  if (teams.length === 0) {
+    return {
+      status: 404,
+      body: { error: "unknown_user", message: `no user ${user} in this stack` },
+    };
+  }
+  return {
+    status: 409,
+    body: {
+      error: "ambiguous_user",
+      teams,
+      message: `user ${user} is in teams ${teams.join(", ")}: name one with --team`,
+    },
+  };
+}
+
+/**
  * The local control surface (`/_local/...`): loopback only, outside the API Gateway routes.
  * Move a manual clock, wait for quiet, list the hooks, read the live log, a user's status and
  * the queues.
@@ -129,13 +154,8 @@ export function controlEndpoint(deps: ControlDeps): LocalEndpoint {
     const status = /^\/_local\/status\/([^/]+)$/.exec(url.pathname);
     if (req.method === "GET" && status?.[1]) {
       const user = decodeURIComponent(status[1]);
-      const askedTeam = url.searchParams.get("team");
-      const team = askedTeam ?? deps.users.find((u) => u.user === user)?.team;
-      if (!team)
-        return {
-          status: 404,
-          body: { error: "unknown_user", message: `no user ${user} in this stack` },
-        };
+      const team = url.searchParams.get("team") ?? (await teamOf(deps, user));
+      if (typeof team !== "string") return team;
       const admin = deps.admin;
       const view = await admin.getStatusView?.({ team, user });
       if (admin.getStatusView && view === undefined) {

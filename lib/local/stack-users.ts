@@ -23,6 +23,8 @@ export interface LocalUserAdmin {
     binding: { key: UserKey; sourceId: string; secret?: string; kind: "generic" },
   ): Promise<void>;
   getStatusView?(key: UserKey): Promise<unknown>;
+  /** The teams in which this user id has a profile, however they came in. */
+  teamsOfUser?(user: string): Promise<string[]>;
 }
 
 export const adminOf = (app: App): LocalUserAdmin => {

@@ -41,6 +41,11 @@ export async function userZone(ctx: UseCaseContext, key: UserKey): Promise<strin
   return (await ctx.store.getUser(key))?.tz;
 }
 
+/** The teams in which the user id has a profile, sorted (a full read of the table: rare lookups). */
+export async function teamsOfUser(ctx: UseCaseContext, user: string): Promise<string[]> {
+  return (await ctx.store.usersWithId(user)).map((u) => u.key.team).sort();
+}
+
 export async function getStatusView(
   ctx: UseCaseContext,
   key: UserKey,

@@ -27,17 +27,17 @@ describe("function bundles", () => {
   });
 
   it("keeps ical.js and the zone tables in the sync worker only", () => {
-    // The settings page's day arithmetic (lib/web/pages/settings-view.ts) reads zones through
-    // lib/calendar/zones.ts, whose module also defines an ical.js timezone class: the web
-    // function carries ical.js (not the Windows zone tables) until that module is split.
-    const allowed: Record<string, string[]> = {
-      syncWorker: ["ical.js", "windows-iana"],
-      web: ["ical.js"],
-    };
     for (const [name] of reports) {
       const calendar = packagesOf(name).filter((p) => p === "ical.js" || p === "windows-iana");
-      expect(calendar, name).toEqual(allowed[name] ?? []);
+      expect(calendar, name).toEqual(name === "syncWorker" ? ["ical.js", "windows-iana"] : []);
     }
+  });
+
+  it("gives the settings page its zone arithmetic without ical.js (issue 24: 78 KB of the web bundle)", () => {
+    // The page reads days and out-of-office dates in the person's zone; only the sync parses ICS.
+    expect(inputsOf("web")).toContain("lib/calendar/zones.ts");
+    expect(inputsOf("web").filter((input) => input.includes("node_modules/ical.js/"))).toEqual([]);
+    expect(inputsOf("web")).not.toContain("lib/calendar/ical-zones.ts");
   });
 
   it("leaves KMS, SSM and the service client out of the tick and the poll", () => {
