@@ -46,6 +46,8 @@ export interface StackOptions {
   emulatorPort?: number;
   time?: StackTime;
   tickEveryMs?: number;
+  /** How far each tick looks ahead (the app's 70 s by default); at most 15 minutes (SQS). */
+  tickHorizonMs?: number;
   pollEveryMs?: number;
   /** Key for the admin API's `x-api-key`; a random one when not given. */
   adminApiKey?: string;

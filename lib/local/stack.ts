@@ -257,6 +257,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         allowPrivateSourceAddresses: true,
         metrics: metrics.recorder,
         ...(options.pushTtlMs !== undefined ? { pushTtlMs: options.pushTtlMs } : {}),
+        ...(options.tickHorizonMs !== undefined ? { tickHorizonMs: options.tickHorizonMs } : {}),
         ...(options.appLog ? { log: sinkAppLog(options.appLog, options.logLevel ?? "WARN") } : {}),
         decorateReconcile: liveLogDecorator({
           clock,

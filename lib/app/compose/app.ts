@@ -143,4 +143,10 @@ export interface AppOverrides {
   beforeDynamoCall?: (operation: string) => void;
   /** The lifetime asked for push channels (soaks use short ones); the providers' default else. */
   pushTtlMs?: number;
+  /**
+   * How far the tick looks ahead (70 s by default: the minute between ticks plus a margin); a
+   * local stack that ticks less often looks ahead as far, so that what falls due between its
+   * ticks is still queued to its second.
+   */
+  tickHorizonMs?: number;
 }

@@ -114,7 +114,10 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
   const allowPrivateSourceAddresses = parts.allowPrivateSourceAddresses === true;
   // Counted at the ports: profile sets, ratelimited answers, lost races (lib/app/metrics/counted-ports).
   const pilotDeps: UseCaseDeps = withCountedPorts({
-    options: { allowPrivateSourceAddresses },
+    options: {
+      allowPrivateSourceAddresses,
+      ...(parts.tickHorizonMs !== undefined ? { tickHorizonMs: parts.tickHorizonMs } : {}),
+    },
     store,
     gateway,
     transitionQueue,
