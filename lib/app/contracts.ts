@@ -1,3 +1,4 @@
+import type { StatusState } from "#lib/core/reconcile/state";
 import type {
   ChannelKind,
   OutOfOfficeEntry,
@@ -7,7 +8,6 @@ import type {
   UserMode,
 } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
-import type { StatusState } from "#lib/core/status-state";
 import type { Block, StatusValue, UserChange, UserKey } from "#lib/core/types";
 
 /**

@@ -1,5 +1,5 @@
+import type { StatusState } from "./reconcile/state";
 import type { ChannelKind, SourceKind } from "./source-kinds";
-import type { StatusState } from "./status-state";
 import type { Block, UserKey } from "./types";
 
 export type { ChannelKind, SourceKind };

@@ -22,6 +22,16 @@ export const EMPTY_STATUS: StatusValue = Object.freeze({ text: "", emoji: "", ex
 
 export const isEmptyStatus = (s: StatusValue): boolean => s.text === "" && s.emoji === "";
 
+export const sameStatus = (a: StatusValue, b: StatusValue): boolean =>
+  a.text === b.text &&
+  a.emoji === b.emoji &&
+  // An empty status has no meaningful expiration.
+  (isEmptyStatus(a) || a.expiration === b.expiration);
+
+/** The status as it is now: one whose expiration has passed was cleared by the service. */
+export const effectiveStatus = (status: StatusValue, now: number): StatusValue =>
+  status.expiration > 0 && status.expiration * 1000 <= now ? { ...EMPTY_STATUS } : status;
+
 /** The kinds come from one table (status-kinds.ts); this is their name union. */
 export type { StatusKind } from "./status-kinds";
 

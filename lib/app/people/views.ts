@@ -1,5 +1,5 @@
+import { overrideActive } from "#lib/core/reconcile/state";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
-import { overrideActive } from "#lib/core/status-state";
 import { desiredAt } from "#lib/core/timeline";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";

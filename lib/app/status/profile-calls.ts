@@ -1,7 +1,6 @@
-import type { ProfileRead } from "#lib/core/plan";
 import { GatewayError, type RateSlot, type StatusTarget } from "#lib/core/ports";
+import { type ProfileRead, recordWrite } from "#lib/core/reconcile/state";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
-import { recordWrite } from "#lib/core/status-state";
 import type { StatusValue } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";

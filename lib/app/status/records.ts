@@ -1,6 +1,6 @@
 import { type QueueEntry, VersionConflict } from "#lib/core/ports";
+import { initialStatusState } from "#lib/core/reconcile/state";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
-import { initialStatusState } from "#lib/core/status-state";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { TransitionMessage } from "../contracts";

@@ -1,7 +1,7 @@
 import { backoffDelayMs } from "#lib/core/backoff";
 import { type GatewayError, VersionConflict } from "#lib/core/ports";
+import { releaseWrite, type StatusState } from "#lib/core/reconcile/state";
 import type { StatusRecord } from "#lib/core/records";
-import { releaseWrite, type StatusState } from "#lib/core/status-state";
 import type { StatusValue, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";

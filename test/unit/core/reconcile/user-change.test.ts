@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { nothingNewIn } from "#lib/core/echo";
 import {
-  applyObservation,
   claimWrite,
   initialStatusState,
   recordWrite,
   type StatusState,
-} from "#lib/core/status-state";
+} from "#lib/core/reconcile/state";
+import { applyObservation, nothingNewIn } from "#lib/core/reconcile/user-change";
 import type { StatusValue } from "#lib/core/types";
 
 /*

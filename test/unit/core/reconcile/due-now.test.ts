@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { decideForState } from "#lib/core/decide";
+import { dueNow } from "#lib/core/reconcile/decision";
 import {
-  applyObservation,
   claimWrite,
   initialStatusState,
   recordWrite,
   releaseWrite,
-} from "#lib/core/status-state";
-import type { Block, StatusValue } from "#lib/core/types";
+} from "#lib/core/reconcile/state";
+import { applyObservation } from "#lib/core/reconcile/user-change";
+import { type Block, EMPTY_STATUS, type StatusValue } from "#lib/core/types";
 
 const NOW = Date.UTC(2025, 2, 3, 9, 0, 0);
 const LEASE = 30_000;
@@ -25,17 +25,17 @@ const meetingStatus: StatusValue = {
   emoji: ":calendar:",
   expiration: Math.floor(block.end / 1000),
 };
-const CLEAR = { kind: "clear" };
+const CLEAR = { kind: "clear", status: EMPTY_STATUS, reason: expect.any(String) };
 
-describe("decideForState", () => {
+describe("dueNow: the table over the stored state", () => {
   it("clears after the write in flight when the meeting is cancelled while its status is being set", () => {
     // Prepare: the set is claimed and sending; the profile still shows nothing.
     const state = claimWrite(initialStatusState(), meetingStatus, NOW);
     // Act: the meeting is cancelled 200 ms later.
-    const d = decideForState(state, undefined, NOW + 200, LEASE);
+    const d = dueNow(state, undefined, NOW + 200, LEASE);
     // Assess
-    expect(d.decision).toEqual(CLEAR);
-    expect(d.inFlight?.status).toEqual(meetingStatus);
+    expect(d.verdict).toEqual(CLEAR);
+    expect(d.pending?.status).toEqual(meetingStatus);
     expect(d.recheck).toBe(true);
   });
 
@@ -43,9 +43,9 @@ describe("decideForState", () => {
     // Prepare
     const state = claimWrite(initialStatusState(), meetingStatus, NOW);
     // Act
-    const d = decideForState(state, block, NOW + 200, LEASE);
+    const d = dueNow(state, block, NOW + 200, LEASE);
     // Assess
-    expect(d.decision).toEqual({ kind: "nothing" });
+    expect(d.verdict).toEqual({ kind: "nothing", reason: expect.any(String) });
     expect(d.recheck).toBe(false);
   });
 
@@ -59,30 +59,30 @@ describe("decideForState", () => {
       status: meetingStatus,
     });
     // Act: the meeting is cancelled.
-    const d = decideForState(echo.state, undefined, NOW + 60_000, LEASE);
+    const d = dueNow(echo.state, undefined, NOW + 60_000, LEASE);
     // Assess
     expect(echo.result).toBe("ours");
     expect(echo.state.override).toBeUndefined();
     expect(echo.state.lastWritten).toEqual(meetingStatus);
-    expect(d.decision).toEqual(CLEAR);
+    expect(d.verdict).toEqual(CLEAR);
   });
 
   it("clears a cancelled meeting whose failed set may have been applied, even without its echo", () => {
     // Prepare: the call failed with internal_error; no echo arrived.
     const failed = releaseWrite(claimWrite(initialStatusState(), meetingStatus, NOW), NOW);
     // Act
-    const d = decideForState(failed, undefined, NOW + 60_000, LEASE);
+    const d = dueNow(failed, undefined, NOW + 60_000, LEASE);
     // Assess
-    expect(d.decision).toEqual(CLEAR);
+    expect(d.verdict).toEqual(CLEAR);
   });
 
   it("sends the status again after a failed set when the meeting still goes on", () => {
     // Prepare
     const failed = releaseWrite(claimWrite(initialStatusState(), meetingStatus, NOW), NOW);
     // Act
-    const d = decideForState(failed, block, NOW + 10_000, LEASE);
+    const d = dueNow(failed, block, NOW + 10_000, LEASE);
     // Assess
-    expect(d.decision).toEqual({ kind: "set", ...meetingStatus });
+    expect(d.verdict).toEqual({ kind: "set", status: meetingStatus, reason: expect.any(String) });
   });
 
   it("keeps a manual status set while our write was being recorded", () => {
@@ -102,10 +102,10 @@ describe("decideForState", () => {
       status: lunch,
     });
     const next = meeting(NOW + 30 * 60_000, NOW + 60 * 60_000);
-    const d = decideForState(observed.state, next, next.start, LEASE);
+    const d = dueNow(observed.state, next, next.start, LEASE);
     // Assess
     expect(observed.result).toBe("manual");
-    expect(d.decision).toEqual({ kind: "leave", reason: "manual override" });
+    expect(d.verdict).toEqual({ kind: "leave", reason: "manual override" });
   });
 
   it("decides again after the write in flight when the user changed the status meanwhile", () => {
@@ -117,9 +117,9 @@ describe("decideForState", () => {
       status: { text: "", emoji: "", expiration: 0 },
     });
     // Act
-    const d = decideForState(cleared.state, block, NOW + 3_000, LEASE);
+    const d = dueNow(cleared.state, block, NOW + 3_000, LEASE);
     // Assess
-    expect(d.inFlight).toBeDefined();
+    expect(d.pending).toBeDefined();
     expect(d.recheck).toBe(true);
   });
 });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { decideForState } from "#lib/core/decide";
-import { applyRead } from "#lib/core/profile-read";
+import { dueNow } from "#lib/core/reconcile/decision";
 import {
-  applyObservation,
+  applyRead,
   claimWrite,
   initialStatusState,
   recordWrite,
   releaseWrite,
-} from "#lib/core/status-state";
-import type { Block, StatusValue } from "#lib/core/types";
+} from "#lib/core/reconcile/state";
+import { applyObservation } from "#lib/core/reconcile/user-change";
+import { type Block, EMPTY_STATUS, type StatusValue } from "#lib/core/types";
 
 const NOW = Date.UTC(2025, 2, 3, 9, 0, 0);
 const LEASE = 30_000;
@@ -53,21 +53,21 @@ describe("applyRead", () => {
     const state = afterMeeting();
     // Act
     const { state: after, result } = applyRead(state, lunch, NOW);
-    const d = decideForState(after, focusBlock, NOW, LEASE);
+    const d = dueNow(after, focusBlock, NOW, LEASE);
     // Assess
     expect(result).toBe("manual");
     expect(after.override).toEqual({ status: lunch, since: NOW });
     expect(after.actual).toEqual({ status: lunch, observedAt: NOW, source: "read" });
-    expect(d.decision).toEqual({ kind: "leave", reason: "manual override" });
+    expect(d.verdict).toEqual({ kind: "leave", reason: "manual override" });
   });
 
   it("leaves a manual status alone when the meeting ends, instead of clearing it", () => {
     // Prepare
     const { state } = applyRead(afterMeeting(), lunch, NOW);
     // Act
-    const d = decideForState(state, undefined, NOW + MIN, LEASE);
+    const d = dueNow(state, undefined, NOW + MIN, LEASE);
     // Assess
-    expect(d.decision.kind).toBe("leave");
+    expect(d.verdict.kind).toBe("leave");
   });
 
   it("recognises our own last write and lets the next block's set go out", () => {
@@ -75,11 +75,11 @@ describe("applyRead", () => {
     const state = afterMeeting();
     // Act
     const { state: after, result } = applyRead(state, meeting, NOW);
-    const d = decideForState(after, focusBlock, NOW, LEASE);
+    const d = dueNow(after, focusBlock, NOW, LEASE);
     // Assess
     expect(result).toBe("ours");
     expect(after.override).toBeUndefined();
-    expect(d.decision).toEqual({ kind: "set", ...focus });
+    expect(d.verdict).toEqual({ kind: "set", status: focus, reason: expect.any(String) });
   });
 
   it("confirms an attempt whose call failed but was applied, so it is what we last wrote", () => {
@@ -108,11 +108,11 @@ describe("applyRead", () => {
     }).state;
     // Act
     const { state: after, result } = applyRead(manual, EMPTY, NOW);
-    const d = decideForState(after, undefined, NOW, LEASE);
+    const d = dueNow(after, undefined, NOW, LEASE);
     // Assess
     expect(result).toBe("empty");
     expect(after.override).toBeUndefined();
-    expect(d.decision).toEqual({ kind: "nothing" });
+    expect(d.verdict).toEqual({ kind: "nothing", reason: expect.any(String) });
   });
 
   it("treats a status whose expiration has passed as empty", () => {
@@ -162,8 +162,8 @@ describe("applyRead", () => {
     const { state } = applyRead(initialStatusState(), EMPTY, NOW);
     const failed = releaseWrite(claimWrite(state, meeting, NOW), NOW);
     // Act: the meeting is cancelled; the failed set may have been applied.
-    const d = decideForState(failed, undefined, NOW + 15_000, LEASE);
+    const d = dueNow(failed, undefined, NOW + 15_000, LEASE);
     // Assess
-    expect(d.decision).toEqual({ kind: "clear" });
+    expect(d.verdict).toEqual({ kind: "clear", status: EMPTY_STATUS, reason: expect.any(String) });
   });
 });

@@ -1,20 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { decideForState } from "#lib/core/decide";
-import { applyRead } from "#lib/core/profile-read";
+import { dueNow } from "#lib/core/reconcile/decision";
 import {
-  applyObservation,
+  applyRead,
   claimWrite,
   initialStatusState,
   recordWrite,
   releaseWrite,
   type StatusState,
-} from "#lib/core/status-state";
-import type { Block, StatusValue } from "#lib/core/types";
+} from "#lib/core/reconcile/state";
+import { applyObservation } from "#lib/core/reconcile/user-change";
+import { type Block, EMPTY_STATUS, type StatusValue } from "#lib/core/types";
 
 /*
- * When the reconciler asks for a read of the profile first (`readFirst`): while a manual
- * override stands and a write would be due were it gone, and when a user's change ties with
- * our latest write in one second. Never otherwise.
+ * When the reconciler asks for a read of the profile first (`readFirst`, which says why): while
+ * a manual override stands and a write would be due were it gone, and when a user's change ties
+ * with our latest write in one second. Never otherwise.
  */
 
 const NOW = Date.UTC(2025, 2, 3, 9, 0, 0);
@@ -57,19 +57,19 @@ describe("readFirst while a manual override stands", () => {
     // Prepare
     const state = overrideStanding();
     // Act
-    const d = decideForState(state, review, review.start, LEASE);
+    const d = dueNow(state, review, review.start, LEASE);
     // Assess
-    expect(d.decision).toEqual({ kind: "leave", reason: "manual override" });
-    expect(d.readFirst).toBe(true);
+    expect(d.verdict).toEqual({ kind: "leave", reason: "manual override" });
+    expect(d.readFirst).toBe("a manual override stands that may be gone");
   });
 
   it("asks for no read when no write would be due even with the override gone", () => {
     // Prepare: after the meeting's end, nothing is desired.
     const state = overrideStanding();
     // Act
-    const d = decideForState(state, undefined, meetingBlock.end + MIN, LEASE);
+    const d = dueNow(state, undefined, meetingBlock.end + MIN, LEASE);
     // Assess
-    expect(d).toEqual({ decision: { kind: "leave", reason: "manual override" } });
+    expect(d).toEqual({ verdict: { kind: "leave", reason: "manual override" } });
   });
 
   it("drops an override the read no longer finds and sets the block", () => {
@@ -77,10 +77,14 @@ describe("readFirst while a manual override stands", () => {
     const state = overrideStanding();
     // Act
     const read = applyRead(state, EMPTY, review.start);
-    const d = decideForState(read.state, review, review.start, LEASE);
+    const d = dueNow(read.state, review, review.start, LEASE);
     // Assess
     expect(read.state.override).toBeUndefined();
-    expect(d.decision).toEqual({ kind: "set", ...statusOf(review) });
+    expect(d.verdict).toEqual({
+      kind: "set",
+      status: statusOf(review),
+      reason: expect.any(String),
+    });
   });
 
   it("keeps an override the read still finds, and leaves it", () => {
@@ -88,10 +92,10 @@ describe("readFirst while a manual override stands", () => {
     const state = overrideStanding();
     // Act
     const read = applyRead(state, dog, review.start);
-    const d = decideForState(read.state, review, review.start, LEASE);
+    const d = dueNow(read.state, review, review.start, LEASE);
     // Assess
     expect(read.state.override).toEqual({ status: dog, since: review.start });
-    expect(d.decision).toEqual({ kind: "leave", reason: "manual override" });
+    expect(d.verdict).toEqual({ kind: "leave", reason: "manual override" });
   });
 
   it("asks for a read when a write of ours whose outcome is unknown may have replaced it", () => {
@@ -100,11 +104,11 @@ describe("readFirst while a manual override stands", () => {
     const failed = releaseWrite(claimWrite(ours, statusOf(review), NOW + 5 * MIN), NOW + 5 * MIN);
     const state = event(failed, NOW, dog);
     // Act: nothing is desired any more; a clear is due if that set was applied.
-    const d = decideForState(state, undefined, NOW + 6 * MIN, LEASE);
+    const d = dueNow(state, undefined, NOW + 6 * MIN, LEASE);
     // Assess
     expect(state.override?.status).toEqual(dog);
-    expect(d.decision).toEqual({ kind: "leave", reason: "manual override" });
-    expect(d.readFirst).toBe(true);
+    expect(d.verdict).toEqual({ kind: "leave", reason: "manual override" });
+    expect(d.readFirst).toBe("a manual override stands that may be gone");
   });
 
   it("asks for no read while no override stands and nothing ties: the common path", () => {
@@ -112,11 +116,15 @@ describe("readFirst while a manual override stands", () => {
     const ours = recordWrite(initialStatusState(), meeting, meetingBlock.start);
     const echoed = event(ours, meetingBlock.start + 1000, meeting);
     // Act
-    const next = decideForState(echoed, review, review.start, LEASE);
-    const cancelled = decideForState(echoed, undefined, NOW, LEASE);
+    const next = dueNow(echoed, review, review.start, LEASE);
+    const cancelled = dueNow(echoed, undefined, NOW, LEASE);
     // Assess
-    expect(next).toEqual({ decision: { kind: "set", ...statusOf(review) } });
-    expect(cancelled).toEqual({ decision: { kind: "clear" } });
+    expect(next).toEqual({
+      verdict: { kind: "set", status: statusOf(review), reason: expect.any(String) },
+    });
+    expect(cancelled).toEqual({
+      verdict: { kind: "clear", status: EMPTY_STATUS, reason: expect.any(String) },
+    });
   });
 });
 
@@ -126,11 +134,11 @@ describe("a user's change and our write in the same second", () => {
     const ours = recordWrite(initialStatusState(), meeting, NOW + 300);
     // Act
     const state = event(ours, NOW, dog);
-    const cancelled = decideForState(state, undefined, NOW + MIN, LEASE);
+    const cancelled = dueNow(state, undefined, NOW + MIN, LEASE);
     // Assess: either may be showing; a clear would be due if ours came last.
     expect(state.override?.status).toEqual(dog);
-    expect(cancelled.decision).toEqual({ kind: "leave", reason: "manual override" });
-    expect(cancelled.readFirst).toBe(true);
+    expect(cancelled.verdict).toEqual({ kind: "leave", reason: "manual override" });
+    expect(cancelled.readFirst).toBe("a manual override stands that may be gone");
   });
 
   it("ends in the same belief when the user's event arrives while our write is in flight", () => {
@@ -138,14 +146,14 @@ describe("a user's change and our write in the same second", () => {
     const claimed = claimWrite(initialStatusState(), meeting, NOW + 300);
     const seen = event(claimed, NOW, dog);
     // Act
-    const inFlight = decideForState(seen, meetingBlock, NOW + 400, LEASE);
+    const inFlight = dueNow(seen, meetingBlock, NOW + 400, LEASE);
     const recorded = recordWrite(seen, meeting, NOW + 800, NOW + 300);
-    const cancelled = decideForState(recorded, undefined, NOW + MIN, LEASE);
+    const cancelled = dueNow(recorded, undefined, NOW + MIN, LEASE);
     // Assess: the sender decides again once its write is recorded, and then reads.
     expect(inFlight.recheck).toBe(true);
     expect(recorded.override?.status).toEqual(dog);
     expect(recorded.lastWritten).toEqual(meeting);
-    expect(cancelled.readFirst).toBe(true);
+    expect(cancelled.readFirst).toBe("a manual override stands that may be gone");
   });
 
   it("clears our write when the read shows it came last", () => {
@@ -153,10 +161,10 @@ describe("a user's change and our write in the same second", () => {
     const state = event(recordWrite(initialStatusState(), meeting, NOW + 300), NOW, dog);
     // Act
     const read = applyRead(state, meeting, NOW + MIN);
-    const d = decideForState(read.state, undefined, NOW + MIN, LEASE);
+    const d = dueNow(read.state, undefined, NOW + MIN, LEASE);
     // Assess
     expect(read.result).toBe("ours");
-    expect(d.decision).toEqual({ kind: "clear" });
+    expect(d.verdict).toEqual({ kind: "clear", status: EMPTY_STATUS, reason: expect.any(String) });
   });
 
   it("keeps the user's status when our write's echo arrives after it in the same second", () => {
@@ -175,10 +183,10 @@ describe("a user's change and our write in the same second", () => {
     // Prepare: the user cleared in the second our set went out.
     const state = event(recordWrite(initialStatusState(), meeting, NOW + 300), NOW, EMPTY);
     // Act
-    const d = decideForState(state, meetingBlock, NOW + 2000, LEASE);
+    const d = dueNow(state, meetingBlock, NOW + 2000, LEASE);
     // Assess
-    expect(d.decision).toEqual({ kind: "set", ...meeting });
-    expect(d.readFirst).toBe(true);
+    expect(d.verdict).toEqual({ kind: "set", status: meeting, reason: expect.any(String) });
+    expect(d.readFirst).toBe("a user's change ties with our latest write");
   });
 
   it("takes a user's change a second after our write was recorded as the user's, with no read", () => {
@@ -186,9 +194,9 @@ describe("a user's change and our write in the same second", () => {
     const ours = recordWrite(initialStatusState(), meeting, NOW + 300, NOW + 300);
     // Act
     const state = event(ours, NOW + 1000, EMPTY);
-    const d = decideForState(state, meetingBlock, NOW + 2000, LEASE);
+    const d = dueNow(state, meetingBlock, NOW + 2000, LEASE);
     // Assess
-    expect(d).toEqual({ decision: { kind: "set", ...meeting } });
+    expect(d).toEqual({ verdict: { kind: "set", status: meeting, reason: expect.any(String) } });
   });
 
   it("does not take a clear reported before our clear went out for its echo", () => {

@@ -1,12 +1,12 @@
-import type { StatusRecord } from "./records";
-import { desiredAt, nextWakeAfter } from "./timeline";
-import type { Block } from "./types";
+import type { StatusRecord } from "../records";
+import { desiredAt, nextWakeAfter } from "../timeline";
+import type { Block } from "../types";
 
 /**
- * Fills in a status record's next wake-up: the next edge of the timeline, the end of a manual
- * override, or a pending retry, whichever comes first (while the user must authorise again:
- * none, or the deletion of their data after an uninstall). `changed` says whether the indexed
- * schedule moved, so an unchanged one is not stored.
+ * Fills in a status record's next wake-up: the next block start, the end of a manual override,
+ * or a pending retry, whichever comes first (while the user must authorise again: none, or the
+ * deletion of their data after an uninstall). `changed` says whether the indexed schedule
+ * moved, so an unchanged one is not stored.
  */
 export function withSchedule(
   rec: StatusRecord,

@@ -1,16 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { type PlanPolicy, type ProfileRead, plan } from "#lib/core/plan";
+import { decide, type ReconcilePolicy } from "#lib/core/reconcile/decision";
 import {
-  applyObservation,
   claimWrite,
   initialStatusState,
+  type ProfileRead,
   recordWrite,
   type StatusState,
-} from "#lib/core/status-state";
+} from "#lib/core/reconcile/state";
+import { applyObservation } from "#lib/core/reconcile/user-change";
+import { withSchedule } from "#lib/core/reconcile/wake-up";
 import type { Block, StatusValue } from "#lib/core/types";
 
 /*
- * plan() without DynamoDB: one table row per rule of reconciliation. States are built with the
+ * decide() without DynamoDB: one table row per rule of reconciliation. States are built with the
  * same transitions the reconciler applies (an observed event, a recorded write, a claim), and
  * each expectation restates the rule in the row's name.
  */
@@ -37,13 +39,13 @@ const meetingStatus: StatusValue = {
 const lunch: StatusValue = { text: "Lunch", emoji: ":sandwich:", expiration: 0 };
 const EMPTY: StatusValue = { text: "", emoji: "", expiration: 0 };
 
-const POLICY: PlanPolicy = {
+const POLICY: ReconcilePolicy = {
   paused: false,
   leaseMs: 30_000,
   verifyBeforeWrite: false,
   inFlightRecheckMs: 1_000,
 };
-const VERIFY: PlanPolicy = { ...POLICY, verifyBeforeWrite: true };
+const VERIFY: ReconcilePolicy = { ...POLICY, verifyBeforeWrite: true };
 
 const fresh = initialStatusState();
 /** We wrote the meeting's status 5 minutes ago and the service confirmed it. */
@@ -53,16 +55,33 @@ const userSet = (state: StatusState, at: number, status = lunch): StatusState =>
   applyObservation(state, { eventId: `manual-${at}`, eventTime: sec(at), status }).state;
 const shown = (status: StatusValue, at = NOW): ProfileRead => ({ kind: "shown", status, at });
 
+/**
+ * The decision for `state`, stored with its wake-up up to date (so `changed` says whether the
+ * state changed), with `desired` the only block: its status step, flattened with `changed` and
+ * the state the step acts on.
+ */
+function plan(
+  state: StatusState,
+  desired: Block | undefined,
+  read: ProfileRead | undefined,
+  now: number,
+  policy: ReconcilePolicy,
+) {
+  const timeline = desired === undefined ? [] : [desired];
+  const stored = { key: { team: "T1", user: "U1" }, state, version: 1, updatedAt: 0 };
+  const record = withSchedule(stored, timeline, now).rec;
+  const decision = decide({ record, timeline, now, policy, ...(read ? { read } : {}) });
+  return { ...decision.status, changed: decision.changed, state: decision.record.state };
+}
+
 interface Row {
   rule: string;
   state: StatusState;
   desired: Block | undefined;
   read?: ProfileRead;
-  policy?: PlanPolicy;
+  policy?: ReconcilePolicy;
   expected: Record<string, unknown>;
 }
-
-const setMeeting = { kind: "set" as const, ...meetingStatus };
 
 const rows: Row[] = [
   // ---- write ----------------------------------------------------------------------------
@@ -70,37 +89,37 @@ const rows: Row[] = [
     rule: "a block showing on an empty profile is written (set, expiring at the block's end)",
     state: fresh,
     desired: current,
-    expected: { kind: "write", decision: setMeeting, status: meetingStatus },
+    expected: { kind: "set", status: meetingStatus },
   },
   {
     rule: "our status whose block was cancelled is cleared (text and emoji empty, no expiration)",
     state: written,
     desired: undefined,
-    expected: { kind: "write", decision: { kind: "clear" }, status: EMPTY },
+    expected: { kind: "clear", status: EMPTY },
   },
   {
     rule: "a manual status that has expired no longer stands: the block is written",
     state: userSet(fresh, NOW - 10 * MIN, { ...lunch, expiration: sec(NOW - MIN) }),
     desired: current,
-    expected: { kind: "write", decision: setMeeting },
+    expected: { kind: "set", status: meetingStatus },
   },
   {
     rule: "our status whose expiration passed counts as cleared: the next block is written",
     state: recordWrite(fresh, { ...meetingStatus, expiration: sec(NOW - MIN) }, NOW - 30 * MIN),
     desired: current,
-    expected: { kind: "write", decision: setMeeting },
+    expected: { kind: "set", status: meetingStatus },
   },
   {
     rule: "a claim past its lease no longer blocks a write",
     state: claimWrite(fresh, meetingStatus, NOW - MIN),
     desired: current,
-    expected: { kind: "write", decision: setMeeting },
+    expected: { kind: "set", status: meetingStatus },
   },
   {
     rule: "a retry whose time has passed lets the write go ahead",
     state: { ...fresh, retry: { attempt: 2, at: NOW - 1, code: "rate_limited" } },
     desired: current,
-    expected: { kind: "write", decision: setMeeting },
+    expected: { kind: "set", status: meetingStatus },
   },
   {
     rule: "a read that fails without an answer leaves the write to what events said",
@@ -108,7 +127,7 @@ const rows: Row[] = [
     desired: current,
     read: { kind: "unavailable" },
     policy: VERIFY,
-    expected: { kind: "write", decision: setMeeting },
+    expected: { kind: "set", status: meetingStatus },
   },
   // ---- read first ---------------------------------------------------------------------------
   {
@@ -140,7 +159,7 @@ const rows: Row[] = [
     state: userSet(fresh, NOW - 2 * 60 * MIN),
     desired: current,
     read: shown(EMPTY),
-    expected: { kind: "write", decision: setMeeting, found: "override_gone" },
+    expected: { kind: "set", status: meetingStatus, found: "override_gone" },
   },
   {
     rule: "a read that still shows the override leaves it, and keeps the read",
@@ -217,13 +236,13 @@ const rows: Row[] = [
     desired: current,
     expected: { kind: "nothing", changed: false },
   },
-  // ---- reschedule -----------------------------------------------------------------------------------
+  // ---- wait ----------------------------------------------------------------------------------------
   {
     rule: "something else due while a write is in flight is looked at again shortly (queued)",
     state: claimWrite(fresh, meetingStatus, NOW - 200),
     desired: undefined,
     expected: {
-      kind: "reschedule",
+      kind: "wait",
       at: NOW + 1_000,
       code: "write_in_flight",
       enqueue: true,
@@ -235,17 +254,17 @@ const rows: Row[] = [
     state: { ...fresh, retry: { attempt: 0, at: NOW + 5_000, code: "rate_budget" } },
     desired: current,
     policy: VERIFY,
-    expected: { kind: "reschedule", at: NOW + 5_000, code: "rate_budget", enqueue: false },
+    expected: { kind: "wait", at: NOW + 5_000, code: "rate_budget", enqueue: false },
   },
   {
     rule: "a write backing off after a failure waits for its retry time",
     state: { ...written, retry: { attempt: 3, at: NOW + 40_000, code: "rate_limited" } },
     desired: undefined,
-    expected: { kind: "reschedule", at: NOW + 40_000, code: "rate_limited", changed: false },
+    expected: { kind: "wait", at: NOW + 40_000, code: "rate_limited", changed: false },
   },
 ];
 
-describe("plan", () => {
+describe("decide", () => {
   it.each(rows)("$rule", ({ state, desired, read, policy, expected }) => {
     // Act
     const step = plan(state, desired, read, NOW, policy ?? POLICY);
@@ -258,11 +277,11 @@ describe("plan", () => {
     const claimed = claimWrite(fresh, meetingStatus, NOW - 200);
     // Act
     const first = plan(claimed, undefined, undefined, NOW, POLICY);
-    const marked = first.kind === "reschedule" ? first.state : claimed;
+    const marked = first.kind === "wait" ? first.state : claimed;
     const second = plan(marked, undefined, undefined, NOW + 100, POLICY);
     // Assess
     expect(marked.pending).toEqual({ status: meetingStatus, claimedAt: NOW - 200, recheck: true });
-    expect(second).toMatchObject({ kind: "reschedule", code: "write_in_flight", changed: false });
+    expect(second).toMatchObject({ kind: "wait", code: "write_in_flight", changed: false });
   });
 
   it("drops a retry whose time has passed when nothing is due, and stores that", () => {
@@ -281,17 +300,54 @@ describe("plan", () => {
     // Act
     const step = plan({ ...fresh, retry }, current, undefined, NOW, POLICY);
     // Assess
-    expect(step.kind === "write" && step.state.retry).toEqual(retry);
+    expect(step.kind === "set" && step.state.retry).toEqual(retry);
   });
 
   it("records the read in the state it writes from, so its claim is stored with it", () => {
     // Act
     const step = plan(fresh, current, shown(EMPTY, NOW + 50), NOW, VERIFY);
     // Assess
-    expect(step.kind === "write" && step.state.actual).toEqual({
+    expect(step.kind === "set" && step.state.actual).toEqual({
       status: EMPTY,
       observedAt: NOW + 50,
       source: "read",
+    });
+  });
+
+  it("stores a record whose wake-up moved though its state did not, and only then", () => {
+    // Prepare: nothing shows or is due now; a meeting starts in an hour.
+    const later = meeting(NOW + 60 * MIN, NOW + 90 * MIN);
+    const record = { key: { team: "T1", user: "U1" }, state: fresh, version: 1, updatedAt: 0 };
+    // Act
+    const moved = decide({ record, timeline: [later], now: NOW, policy: POLICY });
+    const again = decide({ record: moved.record, timeline: [later], now: NOW, policy: POLICY });
+    // Assess
+    expect(moved.status.kind).toBe("nothing");
+    expect(moved.desired).toBeUndefined();
+    expect(moved.record.state).toBe(fresh);
+    expect(moved).toMatchObject({ changed: true, record: { nextTransitionAt: later.start } });
+    expect(again.changed).toBe(false);
+  });
+
+  it("says which block is due now, and why it reads first", () => {
+    // Act
+    const d = decide({
+      record: {
+        key: { team: "T1", user: "U1" },
+        state: userSet(fresh, NOW - 2 * 60 * MIN),
+        version: 1,
+        updatedAt: 0,
+      },
+      timeline: [current],
+      now: NOW,
+      policy: POLICY,
+    });
+    // Assess
+    expect(d.desired).toEqual(current);
+    expect(d.status).toEqual({ kind: "read", reason: "a manual override stands that may be gone" });
+    expect(plan(fresh, current, undefined, NOW, VERIFY)).toMatchObject({
+      kind: "read",
+      reason: "every write reads the profile first",
     });
   });
 
