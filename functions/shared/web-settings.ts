@@ -3,6 +3,7 @@ import { InvalidInputError } from "#lib/app/errors";
 import { OAuthError } from "#lib/service/oauth-client";
 import { connectPath } from "#lib/web/connect";
 import { CSRF_FIELD } from "#lib/web/csrf";
+import { foreignForm } from "#lib/web/form-origin";
 import { type FrontDoor, frontDoorOf } from "#lib/web/front-door";
 import { rulesView, todayView } from "#lib/web/pages/settings-view";
 import {
@@ -93,11 +94,22 @@ export const settingsPage: HttpFn = async (req, app) => {
 };
 
 /**
- * POST /settings/…: one of the page's forms. The session must be current and the form's CSRF
- * token this session's, or nothing happens (302 /install; 403). Then 303 back to /settings
- * with the outcome; a refused input changes nothing and says why.
+ * POST /settings/…: one of the page's forms. It must come from our own page (no browser header
+ * says otherwise: lib/web/form-origin.ts), the session must be current and the form's CSRF token
+ * this session's, or nothing happens (403; 302 /install; 403). Then 303 back to /settings with
+ * the outcome; a refused input changes nothing and says why.
  */
 export const settingsAction: HttpFn = async (req, app) => {
+  const foreign = foreignForm(req.headers, (await frontDoorOf(app)).origin);
+  if (foreign !== undefined) {
+    app.log.warn("settings form refused: sent from another site", { reason: foreign.reason });
+    const refused = renderErrorPage({
+      status: 403,
+      title: "This form came from another site",
+      message: `Nothing was changed. ${foreign.message} Statuspilot takes its settings forms only from its own pages: open your settings page and try again there.`,
+    });
+    return page(refused.status, refused.html);
+  }
   const who = await signedIn(req, app);
   if (who === undefined) return toInstall();
   const form = new URLSearchParams(req.rawBody);

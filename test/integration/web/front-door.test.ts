@@ -200,6 +200,53 @@ describe("the front door over HTTP", () => {
     expect(await stack.scan()).not.toEqual(before);
   });
 
+  it("refuses a form another site sent, even with the right token, with 403 and changes nothing", async () => {
+    // Prepare: a signed-in person with a real token (as if a hostile page had obtained it)
+    const { jar } = await installAs("U001");
+    const csrf = csrfOf((await settingsOf(jar)).html);
+    const before = await stack.scan();
+    const crossSite: Record<string, string>[] = [
+      { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+      { origin: "null" },
+      { origin: stack.web.replace("127.0.0.1", "localhost") },
+      { referer: "https://evil.example/cat-pictures" },
+    ];
+    // Act
+    const answers = [];
+    for (const headers of crossSite) {
+      answers.push(await visit(jar, `${stack.web}/settings/pause`, { form: { csrf }, headers }));
+    }
+    // Assess: each a 403 page that says why, and nothing changed
+    for (const res of answers) {
+      expect(res.status).toBe(403);
+      const html = await res.text();
+      expect(html).toContain("This form came from another site");
+      expect(html).toContain("Nothing was changed.");
+      expect(html).not.toContain("evil.example");
+    }
+    expect(await stack.scan()).toEqual(before);
+    // From our own page (what a browser sends there), the same form works.
+    const ours = await visit(jar, `${stack.web}/settings/pause`, {
+      form: { csrf },
+      headers: {
+        origin: stack.web,
+        "sec-fetch-site": "same-origin",
+        referer: `${stack.web}/settings`,
+      },
+    });
+    expect(ours.status).toBe(303);
+  });
+
+  it("serves its pages with a same-origin referrer policy, so its own forms carry a real Origin", async () => {
+    // Act
+    const { jar } = await installAs("U001");
+    const res = await visit(jar, `${stack.web}/settings`);
+    // Assess: under no-referrer a browser sends Origin: null with every form of the page
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
+  });
+
   it("lets only the session's user act: another user's form and token change nothing of theirs", async () => {
     // Prepare: Alice and Bob each installed; Bob's page gives Bob's CSRF token.
     const alice = await installAs("U001");
