@@ -13,7 +13,7 @@ import {
   PATHS,
 } from "#lib/web/pages/view-model";
 import { isCurrentSession } from "#lib/web/session";
-import { renderErrorPage } from "../../lib/web/pages/messages";
+import { renderErrorPage, renderSignedOutPage } from "../../lib/web/pages/messages";
 import { renderSettingsPage } from "../../lib/web/pages/settings";
 import type { HttpFn } from "./http";
 import type { HttpRequest } from "./http-event";
@@ -22,14 +22,19 @@ import { NOTICES, type NoticeCode, SETTINGS_FORMS, type SignedIn } from "./web-s
 
 /**
  * The signed-in person, or the redirect to `/install`: no cookie, a forged or expired one, one
- * of a user who no longer exists, or one from before a disconnect (another session epoch).
+ * of a user who no longer exists, one from before a disconnect (another session epoch), or one
+ * signed out (its end mark).
  */
 export async function signedIn(req: HttpRequest, app: App): Promise<SignedIn | undefined> {
   const door = await frontDoorOf(app);
   const read = door.sessions.read(req.cookies);
   if (!read.ok) return undefined;
   const key = { team: read.session.team, user: read.session.user };
-  const view = await door.parts.useCases.selfView(key);
+  const [view, ended] = await Promise.all([
+    door.parts.useCases.selfView(key),
+    door.parts.marks.taken(door.sessions.endMark(read.session).id, app.clock.now()),
+  ]);
+  if (ended) return undefined;
   if (view?.sessionEpoch === undefined) return undefined;
   if (!isCurrentSession(read.session, view.sessionEpoch)) return undefined;
   return { door, session: read.session, key, view };
@@ -134,6 +139,10 @@ export const settingsAction: HttpFn = async (req, app) => {
         message:
           "Statuspilot's access was revoked and every piece of your data was deleted. You can install it again at any time.",
       });
+      return page(done.status, done.html, [who.door.sessions.clear()]);
+    }
+    if (outcome === "signed_out") {
+      const done = renderSignedOutPage();
       return page(done.status, done.html, [who.door.sessions.clear()]);
     }
     return redirect(303, `${PATHS.settings}?notice=${outcome}`);

@@ -312,6 +312,53 @@ describe("the front door over HTTP", () => {
     expect((await settingsOf(other.jar)).status).toBe(200);
   });
 
+  it("signs out: ends this session only, refuses a replay of its cookie, and deletes nothing", async () => {
+    // Prepare: the same person signed in in two browsers
+    const first = await installAs("U001");
+    const second = await installAs("U001");
+    const page = await settingsOf(first.jar);
+    expect(page.html).toContain('action="/settings/sign-out"');
+    const stolen = first.jar.copy();
+    const before = await itemsOf("U001");
+    // Act
+    const out = await visit(first.jar, `${stack.web}/settings/sign-out`, {
+      form: { csrf: csrfOf(page.html) },
+    });
+    // Assess: the page says so and offers to sign in again; the cookie is cleared
+    expect(out.status).toBe(200);
+    const html = await out.text();
+    expect(html).toContain("Signed out");
+    expect(html).toContain("Nothing was deleted");
+    expect(html).toMatch(/<a class="button" href="\/install">Sign in again<\/a>/);
+    expect(out.headers.getSetCookie().join("\n")).toMatch(/statuspilot_session=; .*Max-Age=0/);
+    expect(first.jar.header()).not.toContain("statuspilot_session");
+    // A replayed copy of the cookie (and its CSRF token) no longer works, and changes nothing
+    const replay = await visit(stolen, `${stack.web}/settings`);
+    expect(replay.status).toBe(302);
+    expect(replay.headers.get("location")).toBe("/install");
+    const replayedForm = await visit(stolen, `${stack.web}/settings/pause`, {
+      form: { csrf: csrfOf(page.html) },
+    });
+    expect(replayedForm.status).toBe(302);
+    // Nothing of the person was deleted, and their other browser is still signed in
+    expect(await itemsOf("U001")).toEqual(before);
+    expect((await settingsOf(second.jar)).status).toBe(200);
+    // Signing in again makes a new session that works
+    const again = await installAs("U001", first.jar);
+    expect(again.callback.status).toBe(302);
+    expect((await settingsOf(first.jar)).status).toBe(200);
+  });
+
+  it("refuses a sign-out without this session's CSRF token, signing nobody out", async () => {
+    // Prepare
+    const { jar } = await installAs("U001");
+    // Act
+    const forged = await visit(jar, `${stack.web}/settings/sign-out`, { form: { csrf: "x" } });
+    // Assess
+    expect(forged.status).toBe(403);
+    expect((await settingsOf(jar)).status).toBe(200);
+  });
+
   it("sends a visitor without a session, or with a forged one, to /install", async () => {
     const none = await visit(new CookieJar(), `${stack.web}/settings`);
     expect(none.status).toBe(302);
