@@ -28,8 +28,13 @@ export interface PinnedFetchOptions {
   ca?: string;
 }
 
-/** The encodings offered, as `fetch` offers them, and decoded the same way. */
-const ACCEPT_ENCODING = "gzip, deflate, br";
+/**
+ * What Node's `fetch` sends unless told otherwise, so a feed server sees the same request as
+ * before the connection was pinned. The encodings offered are decoded as `fetch` decodes them
+ * (brotli too, should a server send it unasked).
+ */
+const FETCH_DEFAULT_HEADERS = { "user-agent": "node", "accept-language": "*" };
+const ACCEPT_ENCODING = "gzip, deflate";
 
 /** Answers every lookup with the pinned addresses (each one already checked). */
 function pinnedLookup(addresses: readonly string[]): LookupFunction {
@@ -108,7 +113,7 @@ export function createPinnedFetch(options: PinnedFetchOptions = {}): PinnedFetch
         host: hostname,
         port: url.port === "" ? (secure ? 443 : 80) : Number(url.port),
         path: `${url.pathname}${url.search}`,
-        headers: { ...init.headers, "accept-encoding": ACCEPT_ENCODING },
+        headers: { ...FETCH_DEFAULT_HEADERS, ...init.headers, "accept-encoding": ACCEPT_ENCODING },
         signal: init.signal,
         lookup: pinnedLookup(addresses),
         agent: false,
