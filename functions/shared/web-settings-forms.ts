@@ -72,7 +72,7 @@ export interface FormCall {
 }
 
 export interface SettingsForm {
-  run(call: FormCall): Promise<NoticeCode | "disconnected">;
+  run(call: FormCall): Promise<NoticeCode | "disconnected" | "signed_out">;
   /** The notice when the use case refuses the input (InvalidInputError). */
   refused: NoticeCode;
 }
@@ -178,6 +178,15 @@ export const SETTINGS_FORMS: Record<string, SettingsForm> = {
       await app.connect?.stopPushes(who.key);
       await who.door.parts.useCases.disconnect(who.key, revoke);
       return "disconnected";
+    },
+  },
+  [SETTINGS_ACTIONS.signOut]: {
+    refused: "nothing_changed",
+    // Ends this session only, and deletes nothing: the status keeps following the calendars.
+    run: async ({ app, who }) => {
+      const end = who.door.sessions.endMark(who.session);
+      await who.door.parts.marks.consume(end.id, end.expiresAt, app.clock.now());
+      return "signed_out";
     },
   },
 };

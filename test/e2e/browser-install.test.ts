@@ -127,4 +127,29 @@ describe("installing Statuspilot in a browser", () => {
       copyFileSync(screenshot, path.resolve(published));
     }
   }, 90_000);
+
+  it("signs out from the settings page: the session ends, a copy of its cookie is refused, and signing in again is offered", async () => {
+    // Prepare: signed in by the test above; keep the session cookie as a thief would
+    await page.goto(`${e.url}/settings`, { waitUntil: "load" });
+    const session = (await page.cookies()).find((c) => c.name.includes("statuspilot_session"));
+    expect(session).toBeDefined();
+
+    // Act: the page's own Sign out button
+    await clickAndWait('form[action="/settings/sign-out"] button[type="submit"]');
+    // Assess: it says so, offers the way back in, and the browser holds no session any more
+    expect(await textOf("h1")).toBe("Signed out");
+    expect(await textOf("main p")).toContain("Nothing was deleted");
+    expect(await page.$eval("a.button", (a) => a.getAttribute("href"))).toBe("/install");
+    expect(await textOf("a.button")).toBe("Sign in again");
+    expect((await page.cookies()).some((c) => c.name.includes("statuspilot_session"))).toBe(false);
+
+    // Act: the settings page again, then with the old cookie put back (a replay)
+    await page.goto(`${e.url}/settings`, { waitUntil: "load" });
+    const afterSignOut = new URL(page.url()).pathname;
+    if (session) await page.setCookie(session);
+    await page.goto(`${e.url}/settings`, { waitUntil: "load" });
+    // Assess: both times sent to sign in (the consent page), never the settings
+    expect(afterSignOut).toBe("/oauth/v2/authorize");
+    expect(new URL(page.url()).pathname).toBe("/oauth/v2/authorize");
+  }, 60_000);
 });

@@ -161,6 +161,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
   const feedGuard = {
     policy: { allowPrivate: allowPrivateSourceAddresses },
     resolveHost: parts.resolveHost ?? resolveWithDns,
+    ...(parts.fetchPinned ? { fetchPinned: parts.fetchPinned } : {}),
   };
   const syncDeps: SyncDeps = {
     clock,

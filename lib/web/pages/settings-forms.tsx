@@ -154,3 +154,12 @@ export function DisconnectSection({ view }: { view: SettingsView }): VNode {
     </section>
   );
 }
+
+/** Ends this browser's session only; deletes nothing (disconnecting is the section above). */
+export function SignOutForm({ view }: { view: SettingsView }): VNode {
+  return (
+    <PostForm action={SETTINGS_ACTIONS.signOut} csrfToken={view.csrfToken}>
+      <button type="submit">Sign out</button>
+    </PostForm>
+  );
+}

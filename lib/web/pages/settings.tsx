@@ -7,6 +7,7 @@ import {
   OutOfOfficeSection,
   PauseSection,
   RulesSection,
+  SignOutForm,
 } from "./settings-forms";
 import {
   type CalendarView,
@@ -29,6 +30,7 @@ export function SettingsPage({ view }: { view: SettingsView }): VNode {
         {view.user.name !== undefined ? `Signed in as ${view.user.name}. ` : ""}
         {`Times are shown in ${tz}.`}
       </p>
+      <SignOutForm view={view} />
       {view.notice && (
         <p class={view.notice.tone === "error" ? "notice error" : "notice"} role="status">
           {view.notice.text}

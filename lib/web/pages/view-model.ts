@@ -21,6 +21,7 @@ export const SETTINGS_ACTIONS = {
   scheduleOoo: "/settings/ooo/add",
   cancelOoo: "/settings/ooo/cancel",
   disconnect: "/settings/disconnect",
+  signOut: "/settings/sign-out",
 } as const;
 
 /**

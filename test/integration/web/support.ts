@@ -235,11 +235,14 @@ export class CookieJar {
   }
 }
 
-/** A request as a browser without redirects-following sends it, the jar's cookies kept. */
+/**
+ * A request as a browser without redirects-following sends it, the jar's cookies kept, with
+ * `headers` as a browser adds them (Origin, Sec-Fetch-Site, Referer).
+ */
 export async function visit(
   jar: CookieJar,
   url: string,
-  init: { method?: string; form?: Record<string, string> } = {},
+  init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const res = await fetch(url, {
     method: init.method ?? (init.form ? "POST" : "GET"),
@@ -247,6 +250,7 @@ export async function visit(
     headers: {
       ...(jar.header() ? { cookie: jar.header() } : {}),
       ...(init.form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      ...init.headers,
     },
     ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
   });

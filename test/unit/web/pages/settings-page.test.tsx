@@ -78,7 +78,7 @@ describe("settings page", () => {
     }
   });
 
-  it("offers every action as a form: add and remove calendars, rules, pause, out-of-office, disconnect", () => {
+  it("offers every action as a form: add and remove calendars, rules, pause, out-of-office, disconnect, sign out", () => {
     // Act
     const running = forms(renderSettingsPage(VIEWS.connected as SettingsView)).map((f) => f.action);
     const paused = forms(renderSettingsPage(VIEWS.revoked as SettingsView)).map((f) => f.action);
@@ -92,6 +92,7 @@ describe("settings page", () => {
         SETTINGS_ACTIONS.scheduleOoo,
         SETTINGS_ACTIONS.cancelOoo,
         SETTINGS_ACTIONS.disconnect,
+        SETTINGS_ACTIONS.signOut,
       ]),
     );
     expect(running.filter((a) => a === SETTINGS_ACTIONS.removeCalendar)).toHaveLength(2);
