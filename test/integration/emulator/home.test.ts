@@ -1,4 +1,8 @@
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { loadWorkspace, startEmulator } from "#emulator/server";
+import { ManualClock } from "#lib/core/clock";
+import { repoRoot } from "../service/harness";
 import {
   actions,
   BOT,
@@ -449,5 +453,38 @@ describe("chat.postMessage", () => {
     expect(otherDm.body.ok).toBe(true);
     expect(later.body.ok).toBe(true);
     expect(((await state(emu)).messages as unknown[]).length).toBe(62);
+  });
+});
+
+describe("the demo workspace", () => {
+  it("lets the app's bot publish a Home tab and DM, and the person snooze with their own token", async () => {
+    // Prepare
+    const clock = new ManualClock(Date.UTC(2025, 2, 3, 9, 0, 0));
+    const workspace = loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json"));
+    const emu = await startEmulator({ workspace, clock, expirySweepMs: 0 });
+    try {
+      // Act
+      const published = await call(
+        emu,
+        "views.publish",
+        { user_id: "U001", view: home([section("Hi")]) },
+        "xoxb-statuspilot-demo",
+      );
+      const posted = await call(
+        emu,
+        "chat.postMessage",
+        { channel: "U001", text: "Hi" },
+        "xoxb-statuspilot-demo",
+      );
+      const snoozed = await call(emu, "dnd.setSnooze", { num_minutes: 15 }, "xoxp-demo-U001");
+      const seen = await call(emu, "dnd.info", {}, "xoxp-statuspilot-U001");
+      // Assess
+      expect(published.body.ok).toBe(true);
+      expect(posted.body).toMatchObject({ ok: true, message: { user: "U0SPBOT" } });
+      expect(snoozed.body.ok).toBe(true);
+      expect(seen.body).toMatchObject({ ok: true, snooze_enabled: true, snooze_remaining: 900 });
+    } finally {
+      await emu.close();
+    }
   });
 });
