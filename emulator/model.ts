@@ -1,3 +1,5 @@
+import { DndState } from "./dnd-state";
+import { HomeState } from "./home-state";
 import type {
   CustomField,
   Role,
@@ -127,6 +129,10 @@ export class EmulatorModel {
   readonly apps = new Map<string, AppState>();
   readonly profiles = new Map<string, StoredProfile>();
   readonly pendingEmails: PendingEmail[] = [];
+  /** The App Home extension: Home views and the apps' DMs with people. */
+  readonly home = new HomeState();
+  /** The DND extension: people's snoozes. */
+  readonly dnd = new DndState();
   private eventSeq = 0;
   private emailSeq = 0;
 

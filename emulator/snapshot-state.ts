@@ -13,6 +13,8 @@ export function takeSnapshot(model: EmulatorModel, grants: OAuthGrants): Emulato
     pendingEmails: model.pendingEmails,
     ...grants.save(),
     counters: model.counters(),
+    home: model.home.save(),
+    dnd: model.dnd.save(),
   });
 }
 
@@ -34,5 +36,7 @@ export function applySnapshot(
   }
   model.pendingEmails.splice(0, model.pendingEmails.length, ...copy.pendingEmails);
   model.restoreCounters(copy.counters);
+  if (copy.home) model.home.restore(copy.home);
+  if (copy.dnd) model.dnd.restore(copy.dnd);
   grants.restore(copy);
 }

@@ -7,6 +7,8 @@
  * fit this version or this workspace is refused with a reason, never half applied.
  */
 import * as z from "zod";
+import { dndSnapshotSchema } from "./dnd-state";
+import { homeSnapshotSchema } from "./home-state";
 import type { StoredProfile } from "./model";
 import { tokenSchema, type Workspace } from "./workspace";
 
@@ -50,6 +52,10 @@ const grantSchema = z.object({
   appId: z.string().min(1),
   user: z.string().min(1),
   scopes: z.array(z.string()),
+  /** Bot scopes the consent granted (the bot token extension). */
+  botScopes: z.array(z.string()).optional(),
+  /** A grant of the app's bot token, whose `user` is the bot user. */
+  bot: z.boolean().optional(),
   /** Access tokens issued under this consent (revoked together). */
   tokens: z.array(z.string()),
   /** Refresh tokens not yet spent. */
@@ -88,6 +94,10 @@ const snapshotSchema = z.object({
     event: z.number().int().nonnegative(),
     email: z.number().int().nonnegative(),
   }),
+  /** The App Home extension's Home views and DMs (absent in snapshots older than it). */
+  home: homeSnapshotSchema.optional(),
+  /** The DND extension's snoozes (absent in snapshots older than it). */
+  dnd: dndSnapshotSchema.optional(),
 });
 
 export type EmulatorSnapshot = z.infer<typeof snapshotSchema>;
