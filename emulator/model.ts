@@ -125,6 +125,8 @@ export class EmulatorModel {
   readonly users = new Map<string, WorkspaceUser>();
   readonly tokens = new Map<string, WorkspaceToken>();
   readonly apps = new Map<string, AppState>();
+  /** Apps made by `apps.manifest.create` (not in the workspace file): a snapshot keeps them. */
+  readonly createdApps = new Set<string>();
   readonly profiles = new Map<string, StoredProfile>();
   readonly pendingEmails: PendingEmail[] = [];
   private eventSeq = 0;

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { systemClock } from "#lib/app/compose/system-clock";
 import type { Clock } from "#lib/core/clock";
 import { type Log, silentLog } from "#lib/core/ports";
+import { MANIFEST_METHODS } from "./app-manifests";
 import { type CallRecord, ParamRedactor, redactToken } from "./call-log";
 import { type DeliveryRecord, EventDispatcher } from "./events";
 import { type FaultSpec, seededRandom, toFaultSpec } from "./faults";
@@ -253,7 +254,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     res: ServerResponse,
     method: string,
   ): Promise<void> {
-    const handler = METHODS[method] ?? oauth.methods[method];
+    const handler = METHODS[method] ?? MANIFEST_METHODS[method] ?? oauth.methods[method];
     const auth = req.headers.authorization;
     const bearer = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     if (!handler) {
@@ -329,6 +330,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
         authorization: auth,
         remoteAddress: req.socket.remoteAddress ?? "",
         oauthCallbackUrl: opts.oauthCallbackUrl ?? "https://svc.example/oauth/callback",
+        origin: url,
       });
       for (const user of result.changed ?? []) emitUserChange(user);
     }
