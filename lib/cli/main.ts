@@ -11,6 +11,9 @@ const commands: Record<string, () => Promise<Command>> = {
   status: async () => (await import("./status")).run,
   metrics: async () => (await import("./metrics")).run,
   "migrate-seals": async () => (await import("./migrate-seals")).run,
+  deploy: async () => (await import("./deploy/commands")).runDeploy,
+  doctor: async () => (await import("./deploy/commands")).runDoctor,
+  destroy: async () => (await import("./deploy/commands")).runDestroy,
 };
 
 /**
@@ -29,6 +32,9 @@ const usage = `usage: statuspilot <command>
   status USER
   metrics [--port 3000] [--json]
   migrate-seals --stage S [--region R] [--table NAME] [--key-id KEY] [--dry-run]
+  deploy --stage S --region R [--service-url URL] [--plan] [--domain D --certificate-arn ARN] [--rotate NAME]
+  doctor --stage S --region R
+  destroy --stage S --region R [--delete-data]
   bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N]
   soak [--quick]`;
 
