@@ -21,7 +21,17 @@ import type {
  */
 
 export interface Template {
-  Resources: Record<string, { Type: string; Properties?: unknown; DependsOn?: unknown; Condition?: string; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
+  Resources: Record<
+    string,
+    {
+      Type: string;
+      Properties?: unknown;
+      DependsOn?: unknown;
+      Condition?: string;
+      DeletionPolicy?: string;
+      UpdateReplacePolicy?: string;
+    }
+  >;
   Conditions?: Record<string, unknown>;
   Outputs?: Record<string, { Value: unknown; Condition?: string }>;
   Parameters?: Record<string, unknown>;
@@ -47,12 +57,15 @@ export const serviceSpec = (): Promise<SpecDatabase> => {
 };
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 /** The one key of an intrinsic function object (`{"Ref": …}`, `{"Fn::If": …}`), if it is one. */
 const intrinsicOf = (v: unknown): string | undefined => {
   if (!isObject(v)) return undefined;
   const keys = Object.keys(v);
-  return keys.length === 1 && (keys[0] === "Ref" || keys[0]?.startsWith("Fn::")) ? keys[0] : undefined;
+  return keys.length === 1 && (keys[0] === "Ref" || keys[0]?.startsWith("Fn::"))
+    ? keys[0]
+    : undefined;
 };
 
 export async function validateTemplate(template: Template): Promise<string[]> {
@@ -87,13 +100,15 @@ export async function validateTemplate(template: Template): Promise<string[]> {
         const [id = "", ...path] = (ref ?? "").split(".");
         if (local.has(ref ?? "")) continue;
         if (path.length > 0) checkGetAtt(id, path.join("."), at);
-        else if (!resources[id] && !PSEUDO.has(id)) problems.push(`${at}: Fn::Sub names \${${id}}, which the template does not have`);
+        else if (!resources[id] && !PSEUDO.has(id))
+          problems.push(`${at}: Fn::Sub names \${${id}}, which the template does not have`);
       }
       if (isObject(vars)) checkRefs(vars, `${at}/Fn::Sub`);
       return;
     }
     if (fn === "Fn::If" && Array.isArray(arg)) {
-      if (!conditions.has(String(arg[0]))) problems.push(`${at}: Fn::If on an unknown condition ${String(arg[0])}`);
+      if (!conditions.has(String(arg[0])))
+        problems.push(`${at}: Fn::If on an unknown condition ${String(arg[0])}`);
       checkRefs(arg.slice(1), `${at}/Fn::If`);
       return;
     }
@@ -102,11 +117,15 @@ export async function validateTemplate(template: Template): Promise<string[]> {
 
   const checkGetAtt = (id: string, attribute: string, at: string): void => {
     const target = resources[id];
-    if (!target) return void problems.push(`${at}: Fn::GetAtt of ${id}, which the template does not have`);
-    if (target.Type.startsWith("Custom::") || target.Type === "AWS::CloudFormation::CustomResource") return;
+    if (!target)
+      return void problems.push(`${at}: Fn::GetAtt of ${id}, which the template does not have`);
+    if (target.Type.startsWith("Custom::") || target.Type === "AWS::CloudFormation::CustomResource")
+      return;
     const spec = resourceSpec(target.Type);
     if (spec && !(attribute in spec.attributes))
-      problems.push(`${at}: ${target.Type} has no attribute ${attribute} (it has ${Object.keys(spec.attributes).join(", ")})`);
+      problems.push(
+        `${at}: ${target.Type} has no attribute ${attribute} (it has ${Object.keys(spec.attributes).join(", ")})`,
+      );
   };
 
   /** Whether `value` can be of `type`; pushes each mismatch with its path. */
@@ -122,16 +141,23 @@ export async function validateTemplate(template: Template): Promise<string[]> {
     }
     // Any other function resolves at deploy time to a value CloudFormation checks then.
     if (fn) return;
-    const wrong = (what: string) => problems.push(`${at}: expected ${what}, got ${JSON.stringify(value)?.slice(0, 80)}`);
+    const wrong = (what: string) =>
+      problems.push(`${at}: expected ${what}, got ${JSON.stringify(value)?.slice(0, 80)}`);
     switch (type.type) {
       case "string":
         if (typeof value !== "string") wrong("a string");
-        else if (type.allowedValues && !type.allowedValues.includes(value)) wrong(`one of ${type.allowedValues.join(", ")}`);
+        else if (type.allowedValues && !type.allowedValues.includes(value))
+          wrong(`one of ${type.allowedValues.join(", ")}`);
         return;
       case "number":
       case "integer": {
         const n = typeof value === "string" ? Number(value) : value;
-        if (typeof n !== "number" || Number.isNaN(n) || (type.type === "integer" && !Number.isInteger(n))) wrong(`a ${type.type}`);
+        if (
+          typeof n !== "number" ||
+          Number.isNaN(n) ||
+          (type.type === "integer" && !Number.isInteger(n))
+        )
+          wrong(`a ${type.type}`);
         return;
       }
       case "boolean":
@@ -146,7 +172,8 @@ export async function validateTemplate(template: Template): Promise<string[]> {
       case "null":
         return;
       case "tag":
-        if (!isObject(value) || !("Key" in value) || !("Value" in value)) wrong("a tag {Key, Value}");
+        if (!isObject(value) || !("Key" in value) || !("Value" in value))
+          wrong("a tag {Key, Value}");
         return;
       case "array":
         if (!Array.isArray(value)) {
@@ -154,7 +181,8 @@ export async function validateTemplate(template: Template): Promise<string[]> {
           return;
         }
         value.forEach((v, i) => {
-          if (!(intrinsicOf(v) === "Ref" && (v as Json).Ref === "AWS::NoValue")) checkType(v, type.element, `${at}/${i}`);
+          if (!(intrinsicOf(v) === "Ref" && (v as Json).Ref === "AWS::NoValue"))
+            checkType(v, type.element, `${at}/${i}`);
         });
         return;
       case "map":
@@ -186,15 +214,25 @@ export async function validateTemplate(template: Template): Promise<string[]> {
     }
   };
 
-  const checkProperties = (value: unknown, properties: Resource["properties"], at: string): void => {
-    if (!isObject(value)) return void problems.push(`${at}: expected an object, got ${JSON.stringify(value)?.slice(0, 80)}`);
+  const checkProperties = (
+    value: unknown,
+    properties: Resource["properties"],
+    at: string,
+  ): void => {
+    if (!isObject(value))
+      return void problems.push(
+        `${at}: expected an object, got ${JSON.stringify(value)?.slice(0, 80)}`,
+      );
     for (const [name, property] of Object.entries(properties)) {
-      if (property.required && value[name] === undefined) problems.push(`${at}: required property ${name} is missing`);
+      if (property.required && value[name] === undefined)
+        problems.push(`${at}: required property ${name} is missing`);
     }
     for (const [name, v] of Object.entries(value)) {
       const property = properties[name];
       if (!property) {
-        problems.push(`${at}/${name}: no such property (known: ${Object.keys(properties).join(", ")})`);
+        problems.push(
+          `${at}/${name}: no such property (known: ${Object.keys(properties).join(", ")})`,
+        );
         continue;
       }
       checkType(v, property.type, `${at}/${name}`);
@@ -203,7 +241,9 @@ export async function validateTemplate(template: Template): Promise<string[]> {
 
   for (const [id, resource] of Object.entries(resources)) {
     const at = `Resources/${id}`;
-    const custom = resource.Type.startsWith("Custom::") || resource.Type === "AWS::CloudFormation::CustomResource";
+    const custom =
+      resource.Type.startsWith("Custom::") ||
+      resource.Type === "AWS::CloudFormation::CustomResource";
     const spec = resourceSpec(custom ? "AWS::CloudFormation::CustomResource" : resource.Type);
     if (!spec) {
       problems.push(`${at}: unknown resource type ${resource.Type}`);
@@ -211,21 +251,27 @@ export async function validateTemplate(template: Template): Promise<string[]> {
     }
     const properties = resource.Properties ?? {};
     if (custom) {
-      if (!isObject(properties) || properties.ServiceToken === undefined) problems.push(`${at}: a custom resource needs ServiceToken`);
+      if (!isObject(properties) || properties.ServiceToken === undefined)
+        problems.push(`${at}: a custom resource needs ServiceToken`);
     } else checkProperties(properties, spec.properties, `${at}/Properties`);
     checkRefs(properties, `${at}/Properties`);
     for (const dep of [resource.DependsOn ?? []].flat()) {
-      if (!resources[String(dep)]) problems.push(`${at}/DependsOn: ${String(dep)} is not in the template`);
+      if (!resources[String(dep)])
+        problems.push(`${at}/DependsOn: ${String(dep)} is not in the template`);
     }
-    if (resource.Condition !== undefined && !conditions.has(resource.Condition)) problems.push(`${at}/Condition: unknown condition ${resource.Condition}`);
+    if (resource.Condition !== undefined && !conditions.has(resource.Condition))
+      problems.push(`${at}/Condition: unknown condition ${resource.Condition}`);
     for (const policy of [resource.DeletionPolicy, resource.UpdateReplacePolicy]) {
-      if (policy !== undefined && !POLICIES.has(policy)) problems.push(`${at}: unknown policy ${policy}`);
+      if (policy !== undefined && !POLICIES.has(policy))
+        problems.push(`${at}: unknown policy ${policy}`);
     }
   }
-  for (const [name, condition] of Object.entries(template.Conditions ?? {})) checkRefs(condition, `Conditions/${name}`);
+  for (const [name, condition] of Object.entries(template.Conditions ?? {}))
+    checkRefs(condition, `Conditions/${name}`);
   for (const [name, output] of Object.entries(template.Outputs ?? {})) {
     checkRefs(output.Value, `Outputs/${name}`);
-    if (output.Condition !== undefined && !conditions.has(output.Condition)) problems.push(`Outputs/${name}: unknown condition ${output.Condition}`);
+    if (output.Condition !== undefined && !conditions.has(output.Condition))
+      problems.push(`Outputs/${name}: unknown condition ${output.Condition}`);
   }
   return problems;
 }

@@ -40,11 +40,11 @@ export async function ensureApp(
   }
   if (options.appId !== undefined) {
     await service.exportManifest(options.appId);
-    const credentials = fromEnvironment(deps, names, [
-      "signingSecret",
-      "oauthClientId",
-      "oauthClientSecret",
-    ]);
+    // Only what SSM lacks (a deploy stopped while storing them has stored some).
+    const absent = (["signingSecret", "oauthClientId", "oauthClientSecret"] as const).filter(
+      (k) => !params[k],
+    );
+    const credentials = fromEnvironment(deps, names, absent);
     await storeCredentials(deps, names, params, options.appId, credentials);
     deps.io.out(`  app ${options.appId} adopted; its credentials are in SSM`);
     return options.appId;

@@ -112,11 +112,22 @@ export async function deploy(options: DeployOptions, deps: DeployDeps): Promise<
   });
   const runOsls = async (what: string, extra: Record<string, string> = {}) => {
     say(`  osls deploy (${what})`);
-    await deps.osls.run(
-      "deploy",
-      { stage: names.stage, region: names.region, params: oslsParams(extra) },
-      (line) => say(`    ${line}`),
-    );
+    try {
+      await deps.osls.run(
+        "deploy",
+        { stage: names.stage, region: names.region, params: oslsParams(extra) },
+        (line) => say(`    ${line}`),
+      );
+    } catch (error: unknown) {
+      if (error instanceof DeployError) throw error;
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new DeployError(
+        "osls",
+        `osls deploy failed: ${detail}`,
+        "fix what it names and run the same command again: it resumes where it stopped",
+        { cause: error },
+      );
+    }
   };
 
   say("[4/7] Upgrades this release needs");
