@@ -217,7 +217,7 @@ export class FakeAws {
       const blob = Buffer.from(i.CiphertextBlob as Uint8Array);
       const arn = blob.subarray(1, 1 + (blob[0] ?? 0)).toString();
       const key = [...this.keys.values()].find((k) => k.arn === arn);
-      if (!key || key.state !== "Enabled")
+      if (key?.state !== "Enabled")
         throw new InvalidCiphertextException({ message: "", $metadata: {} });
       const at = 1 + arn.length;
       try {

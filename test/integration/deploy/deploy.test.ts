@@ -3,7 +3,7 @@ import { CookieJar, visit } from "../../integration/web/support";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { awsError } from "../../support/fake-aws";
 import { allows, deployerPolicy, requestsOf } from "../../support/iam-policy";
-import { secretsOf, TOKEN, type World, world } from "./support";
+import { secretsOf, type World, world } from "./support";
 
 // `statuspilot deploy` end to end: the service side for real (the emulator's
 // apps.manifest.create/export/update and OAuth install), AWS through the real SDK clients
