@@ -78,7 +78,10 @@ export async function validateTemplate(template: Template): Promise<string[]> {
 
   /** Checks the targets of every intrinsic function inside `value` (Ref, GetAtt, Sub, If). */
   const checkRefs = (value: unknown, at: string): void => {
-    if (Array.isArray(value)) return value.forEach((v, i) => checkRefs(v, `${at}/${i}`));
+    if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) checkRefs(v, `${at}/${i}`);
+      return;
+    }
     if (!isObject(value)) return;
     const fn = intrinsicOf(value);
     const arg = fn ? value[fn] : undefined;
