@@ -122,16 +122,17 @@ export class FakeOsls implements OslsRunner {
       };
       return;
     }
-    if (table.indexes.some((i) => i.IndexStatus !== "ACTIVE")) {
+    const changes = Object.entries(want).filter(
+      ([name, p]) => table.indexes.find((i) => i.IndexName === name)?.ProjectionType !== p,
+    );
+    // An update that leaves the table as it is does not touch it; any other waits for ACTIVE.
+    if (changes.length > 0 && table.indexes.some((i) => i.IndexStatus !== "ACTIVE")) {
       throw new DeployError(
         "osls",
         "CloudFormation: Cannot update table while an index is being created",
         "wait",
       );
     }
-    const changes = Object.entries(want).filter(
-      ([name, p]) => table.indexes.find((i) => i.IndexName === name)?.ProjectionType !== p,
-    );
     for (const [name, p] of changes) {
       const had = table.indexes.find((i) => i.IndexName === name);
       if (had && p) {

@@ -133,7 +133,13 @@ export async function deploy(options: DeployOptions, deps: DeployDeps): Promise<
   say("[4/7] Upgrades this release needs");
   if (stack !== undefined && !recorded.includes("index-projections")) {
     await upgradeIndexes(deps, names, (step) =>
-      runOsls(`index upgrade: ${step}`, { indexUpgrade: step }),
+      runOsls(`index upgrade: ${step}`, {
+        indexUpgrade: step,
+        // Recorded only once the table is today's: a stopped upgrade resumes from the table.
+        migrations: applied(
+          (m) => m !== "index-projections" && (m !== "owner-bound-seals" || !sealsPending),
+        ),
+      }),
     );
   }
 
@@ -141,7 +147,9 @@ export async function deploy(options: DeployOptions, deps: DeployDeps): Promise<
   await runOsls(stack ? "update" : "create");
   if (sealsPending) {
     say("  sealing every secret again under its owner (owner-bound-seals)");
-    const report = await deps.migrateSeals(names);
+    const report = await deps.migrateSeals(names).catch((error: unknown) => {
+      throw fromAws(error, "sealing the stage's secrets again under their owners", names.region);
+    });
     say(`  ${report.summary}`);
     if (report.legacyLeft > 0) {
       throw new DeployError(

@@ -1,31 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CookieJar, visit } from "../../integration/web/support";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { awsError } from "../../support/fake-aws";
 import { allows, deployerPolicy, requestsOf } from "../../support/iam-policy";
-import { secretsOf, type World, world } from "./support";
+import { secretsOf, type World, worldsOfEachTest } from "./support";
 
 // `statuspilot deploy` end to end: the service side for real (the emulator's
 // apps.manifest.create/export/update and OAuth install), AWS through the real SDK clients
 // stubbed at the client (test/support/fake-aws.ts), osls at its process boundary (FakeOsls),
 // and the deployed stack's real handlers configured from what the deploy stored.
 
-let dynamo: LocalDynamo;
-const worlds: World[] = [];
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
-afterEach(async () => {
-  await Promise.all(worlds.splice(0).map((w) => w.close()));
-});
-const open = async (options?: Parameters<typeof world>[1]) => {
-  const w = await world(dynamo, options);
-  worlds.push(w);
-  return w;
-};
+const worlds = worldsOfEachTest();
+const open = worlds.open;
 
 /** /install at the deployed stack → the service's consent as `user` → the callback → /settings. */
 async function installAs(w: World, user: string) {
@@ -257,8 +242,7 @@ describe("statuspilot deploy stopped part way", () => {
       expect(w.aws.stack?.outputs.StatuspilotMigrations).toBe(
         "index-projections,owner-bound-seals,packed-items",
       );
-      await w.close();
-      worlds.splice(worlds.indexOf(w), 1);
+      await worlds.close(w);
     }
     // The stops between apps.manifest.create and the app's last credential stored: the output
     // named the app, and the rerun adopted it instead of making a second one.

@@ -1,10 +1,11 @@
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
 import type { Workspace } from "#emulator/workspace";
 import { runDeploy, runDestroy, runDoctor } from "#lib/cli/deploy/commands";
 import { stageNames } from "#lib/cli/deploy/names";
 import { ManualClock } from "#lib/core/clock";
 import { bufferIo, commandDeps, FakeOsls, startDeployedStack } from "../../support/deploy-harness";
-import type { LocalDynamo } from "../../support/dynalite";
+import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { FakeAws } from "../../support/fake-aws";
 import { conformanceWorkspace } from "../service/harness";
 
@@ -108,4 +109,35 @@ export function secretsOf(w: World): string[] {
     ...[...w.aws.params.values()].filter((p) => p.type === "SecureString").map((p) => p.value),
     ...w.createdApps().flatMap((a) => [a.client_secret, a.signing_secret]),
   ];
+}
+
+/**
+ * Registers this file's hooks (one dynalite for the file, every world closed after its test)
+ * and answers the function that opens a world.
+ */
+export function worldsOfEachTest() {
+  let dynamo: LocalDynamo | undefined;
+  const open: World[] = [];
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+  });
+  afterAll(async () => {
+    await dynamo?.close();
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((w) => w.close()));
+  });
+  return {
+    async open(options?: Parameters<typeof world>[1]): Promise<World> {
+      if (!dynamo) throw new Error("no dynalite yet");
+      const w = await world(dynamo, options);
+      open.push(w);
+      return w;
+    },
+    /** Closes a world before the test ends (a loop of many). */
+    async close(w: World): Promise<void> {
+      open.splice(open.indexOf(w), 1);
+      await w.close();
+    },
+  };
 }
