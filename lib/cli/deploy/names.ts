@@ -74,15 +74,16 @@ export function checkStage(stage: string | undefined): string {
       "use letters, digits and hyphens, starting with a letter and not ending with a hyphen",
     );
   }
-  for (const { what, limit, name } of NAME_LIMITS) {
-    if (name(stage).length > limit) {
-      const room = limit - name("").length;
-      throw new DeployError(
-        "bad_input",
-        `the stage "${stage}" is too long: ${what} would be ${name(stage).length} characters, AWS allows ${limit}`,
-        `use a stage of at most ${room} characters`,
-      );
-    }
+  // The tightest limit decides how long a stage may be.
+  const tightest = NAME_LIMITS.map((l) => ({ ...l, room: l.limit - l.name("").length })).sort(
+    (a, b) => a.room - b.room,
+  )[0];
+  if (tightest && stage.length > tightest.room) {
+    throw new DeployError(
+      "bad_input",
+      `the stage "${stage}" is too long: ${tightest.what} would be ${tightest.name(stage).length} characters, AWS allows ${tightest.limit}`,
+      `use a stage of at most ${tightest.room} characters`,
+    );
   }
   return stage;
 }
