@@ -98,10 +98,11 @@ async function storeCredentials(
   appId: string,
   credentials: Credentials,
 ): Promise<void> {
-  // The app id last: a stage whose app id is stored has its credentials stored too.
+  // The app id first: a run killed outright before the credentials are stored leaves a stage
+  // that names its app, so the rerun asks for them instead of making a second app.
+  if (!params.appId) await writeParameter(deps.aws.ssm, names, "appId", appId);
   for (const key of ["signingSecret", "oauthClientId", "oauthClientSecret"] as const) {
     const value = credentials[key];
     if (value !== undefined && !params[key]) await writeParameter(deps.aws.ssm, names, key, value);
   }
-  if (!params.appId) await writeParameter(deps.aws.ssm, names, "appId", appId);
 }

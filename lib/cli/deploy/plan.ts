@@ -26,8 +26,8 @@ export function planLines(options: DeployOptions): string[] {
     "2. The app at the service",
     `   if ${names.parameter("appId")} exists: service apps.manifest.export (checks the token and the app)`,
     options.appId
-      ? `   else: service apps.manifest.export ${options.appId} (adopted), then AWS ssm:PutParameter ${p("signingSecret")}, ${p("oauthClientId")}, ${p("oauthClientSecret")} from STATUSPILOT_* variables, then ${p("appId")}`
-      : `   else: service apps.manifest.create from ${options.manifestFile} (no events subscription yet), then AWS ssm:PutParameter ${p("signingSecret")}, ${p("oauthClientId")}, ${p("oauthClientSecret")} from its answer, then ${p("appId")}`,
+      ? `   else: service apps.manifest.export ${options.appId} (adopted), then AWS ssm:PutParameter ${p("appId")}, then ${p("signingSecret")}, ${p("oauthClientId")}, ${p("oauthClientSecret")} from STATUSPILOT_* variables (those SSM lacks)`
+      : `   else: service apps.manifest.create from ${options.manifestFile} (no events subscription yet), then AWS ssm:PutParameter ${p("appId")}, then ${p("signingSecret")}, ${p("oauthClientId")}, ${p("oauthClientSecret")} from its answer`,
     "3. The stage's parameters (a parameter that holds a value is left alone)",
     `   AWS, each if missing: ssm:PutParameter ${p("serviceBaseUrl")}${options.serviceUrl ? ` = ${options.serviceUrl}` : ""}, ${p("webKey")} (48 random bytes)`,
     ...(rotations.length > 0 ? [`   AWS: ${rotations.join("; ")}`] : []),
