@@ -23,6 +23,15 @@ export interface PackagedStack {
   remove(): Promise<void>;
 }
 
+/**
+ * The product's functions (serverless.yml's), by logical id: not the one the stack runs only at
+ * deploy to seal the client secret (infra/resources/app-secret.yml).
+ */
+export const productFunctions = (resources: Record<string, CfnResource>) =>
+  Object.entries(resources).filter(
+    ([id, r]) => r.Type === "AWS::Lambda::Function" && id !== "SealClientSecretFunction",
+  );
+
 /** What a fresh clone has: the sources, no dist/ (node_modules linked, as `npm ci` would make). */
 async function freshClone(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), "statuspilot-clone-"));
