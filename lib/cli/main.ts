@@ -36,7 +36,6 @@ export const cliCommands: Readonly<Record<string, CommandEntry>> = Object.fromEn
  */
 export type ExtraCommands = Record<string, CommandEntry>;
 
-<<<<<<< HEAD
 const isHelp = (arg: string | undefined): boolean => arg === "--help" || arg === "-h";
 
 /** Whether the arguments ask for help (before a `--`, after which all are positionals). */
@@ -56,23 +55,6 @@ function usageOf(commands: Record<string, CommandEntry>, heading: string): strin
 
 const TOP_HEADING =
   "usage: statuspilot <command> [options]   (statuspilot <command> --help: one command's help)";
-=======
-const usage = `usage: statuspilot <command>
-  manifest validate FILE
-  manifest push --app-id A --request-url URL [--token T | env STATUSPILOT_CONFIG_TOKEN] [--base-url URL] [--file infra/manifest.yaml]
-  calendar expand FILE --from ISO --to ISO [--tz ZONE] [--email ADDR]
-  calendar timeline FILE --from ISO --to ISO [--tz ZONE] [--email ADDR]
-  emulator --port P --workspace FILE [--faults SPEC]
-  start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL]
-  status USER
-  metrics [--port 3000] [--json]
-  migrate-seals --stage S [--region R] [--table NAME] [--key-id KEY] [--dry-run]
-  deploy --stage S --region R [--service-url URL] [--plan] [--domain D --certificate-arn ARN] [--rotate NAME]
-  doctor --stage S --region R
-  destroy --stage S --region R [--delete-data]
-  bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N]
-  soak [--quick]`;
->>>>>>> deploy
 
 export async function main(
   argv: string[],

@@ -4,6 +4,7 @@ import { systemClock } from "#lib/app/compose/system-clock";
 import { KmsTokenVault } from "#lib/app/secrets/kms-vault";
 import { describeSealMigration, migrateSealsInTable } from "#lib/app/secrets/sealed-items-scan";
 import { silentLog } from "#lib/core/ports";
+import { CLI_SPECS, helpText } from "../command-specs";
 import type { CliIo } from "../io";
 import { TOKEN_ENV } from "../manifest-push";
 import { type AwsClients, awsClients, closeClients } from "./aws";
@@ -20,27 +21,9 @@ const EXIT_USAGE = 64;
 const EXIT_FAILED = 1;
 const MANIFEST = "infra/manifest.yaml";
 
-export const DEPLOY_USAGE = `usage: statuspilot deploy --stage S --region R [--service-url URL] [--plan]
-       [--app-id A] [--domain D --certificate-arn ARN] [--rotate NAME]… [--manifest FILE] [--allow-downgrade]
-  Creates (first time) or updates the app at the service from infra/manifest.yaml, writes the
-  stage's SSM parameters, deploys the stack with osls, runs the upgrades this release needs,
-  points the app at the deployment, prints the install link and runs \`statuspilot doctor\`.
-  The app configuration token comes from ${TOKEN_ENV}. --plan prints every step and call, and
-  makes none. --service-url is needed on the first deploy (the service's web API base).
-  --app-id adopts an app made by hand (its credentials from STATUSPILOT_CLIENT_ID,
-  STATUSPILOT_CLIENT_SECRET, STATUSPILOT_SIGNING_SECRET). --rotate web-key makes a new key;
-  --rotate signing-secret|oauth-client-id|oauth-client-secret stores the value of the variable
-  above. See infra/DEPLOY.md.`;
-
-export const DOCTOR_USAGE = `usage: statuspilot doctor --stage S --region R [--manifest FILE]
-  Checks a deployment end to end, one line per check: the parameters, the stack, the app's
-  manifest (with ${TOKEN_ENV}), the events route (a signed url_verification), /install, the
-  alarms, the dead-letter queues and the KMS key. Exit 0 when every check passed, 1 otherwise.`;
-
-export const DESTROY_USAGE = `usage: statuspilot destroy --stage S --region R [--delete-data]
-  Removes the stage's stack. The table and the token key are kept (retained) unless
-  --delete-data, which asks for the stage's name to be typed back, then deletes the table and
-  schedules the key's deletion. The parameters and the app at the service are kept.`;
+export const DEPLOY_USAGE = helpText("deploy", CLI_SPECS.deploy);
+export const DOCTOR_USAGE = helpText("doctor", CLI_SPECS.doctor);
+export const DESTROY_USAGE = helpText("destroy", CLI_SPECS.destroy);
 
 /** What the commands are built from: AWS, osls and the network by default; tests inject theirs. */
 export interface CommandDeps {
@@ -107,27 +90,12 @@ function reportError(error: unknown, io: CliIo): number {
   return error.code === "bad_input" ? EXIT_USAGE : EXIT_FAILED;
 }
 
-const STAGE_OPTIONS = {
-  stage: { type: "string" },
-  region: { type: "string" },
-  manifest: { type: "string" },
-} as const;
-
 export async function runDeploy(
   args: string[],
   io: CliIo,
   deps: CommandDeps = defaultDeps(),
 ): Promise<number> {
-  const parsed = parse(args, io, DEPLOY_USAGE, {
-    ...STAGE_OPTIONS,
-    "service-url": { type: "string" },
-    "app-id": { type: "string" },
-    domain: { type: "string" },
-    "certificate-arn": { type: "string" },
-    rotate: { type: "string", multiple: true },
-    plan: { type: "boolean" },
-    "allow-downgrade": { type: "boolean" },
-  });
+  const parsed = parse(args, io, DEPLOY_USAGE, CLI_SPECS.deploy.options);
   if (typeof parsed === "number") return parsed;
   const v = parsed.values;
   const options = {
@@ -195,7 +163,7 @@ export async function runDoctor(
   io: CliIo,
   deps: CommandDeps = defaultDeps(),
 ): Promise<number> {
-  const parsed = parse(args, io, DOCTOR_USAGE, STAGE_OPTIONS);
+  const parsed = parse(args, io, DOCTOR_USAGE, CLI_SPECS.doctor.options);
   if (typeof parsed === "number") return parsed;
   try {
     const names = stageNames(
@@ -227,11 +195,7 @@ export async function runDestroy(
   io: CliIo,
   deps: CommandDeps = defaultDeps(),
 ): Promise<number> {
-  const parsed = parse(args, io, DESTROY_USAGE, {
-    stage: { type: "string" },
-    region: { type: "string" },
-    "delete-data": { type: "boolean" },
-  });
+  const parsed = parse(args, io, DESTROY_USAGE, CLI_SPECS.destroy.options);
   if (typeof parsed === "number") return parsed;
   try {
     const names = stageNames(
