@@ -317,7 +317,10 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     method: string,
   ): Promise<void> {
     const handler =
-      METHODS[method] ?? MANIFEST_METHODS[method] ?? oauth.methods[method] ?? extensionMethods[method];
+      METHODS[method] ??
+      MANIFEST_METHODS[method] ??
+      oauth.methods[method] ??
+      extensionMethods[method];
     const auth = req.headers.authorization;
     const bearer = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     if (!handler) {
