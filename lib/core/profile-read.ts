@@ -77,3 +77,21 @@ export function applyRead(
     result: "ours",
   };
 }
+
+/**
+ * Whether a status the profile showed at `readAt` is one Statuspilot wrote: its text and emoji
+ * together match a write of ours (the last, a recent one, an attempt whose outcome is unknown,
+ * or one in flight). Text and emoji identify a status; its expiration does not (the person may
+ * only have changed when it clears). An empty or expired status is nobody's.
+ */
+export function showsOurStatus(state: StatusState, shown: StatusValue, readAt: number): boolean {
+  const status = effectiveStatus(shown, readAt);
+  if (isEmptyStatus(status)) return false;
+  const ours = [
+    state.lastWritten,
+    state.pending?.status,
+    ...state.recentWrites.map((w) => w.status),
+    ...(state.attempts ?? []).map((a) => a.status),
+  ];
+  return ours.some((s) => s !== undefined && s.text === status.text && s.emoji === status.emoji);
+}
