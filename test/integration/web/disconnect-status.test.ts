@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CookieJar, csrfOf, type FrontDoorStack, startFrontDoor, visit } from "./support";
+import {
+  type CookieJar,
+  csrfOf,
+  type FrontDoorStack,
+  signedInAs,
+  startFrontDoor,
+  visit,
+} from "./support";
 
 // Issue 28 item 1: "Disconnect and delete my data" while a block of ours shows. Before the token
 // is revoked, the status is cleared if, and only if, the profile still shows the one Statuspilot
@@ -17,12 +24,7 @@ afterEach(async () => {
 
 /** Installs U001 through the front door, adds the demo calendar and lets its sync run. */
 async function installedWithMeetingShowing(): Promise<CookieJar> {
-  const jar = new CookieJar();
-  const install = await visit(jar, `${stack.web}/install`);
-  const authorize = new URL(install.headers.get("location") ?? "");
-  authorize.searchParams.set("as", "U001");
-  const consent = await visit(jar, authorize.href);
-  await visit(jar, consent.headers.get("location") ?? "");
+  const jar = await signedInAs(stack, "U001");
   const page = await (await visit(jar, `${stack.web}/settings`)).text();
   await visit(jar, `${stack.web}/settings/calendars/add`, {
     form: { csrf: csrfOf(page), url: stack.calendarUrl },

@@ -261,3 +261,14 @@ export const csrfOf = (html: string): string => {
   if (!token) throw new Error("no CSRF token on the page");
   return token;
 };
+
+/** `user` installs Statuspilot: /install, the emulator's consent as them, the callback. */
+export async function signedInAs(stack: FrontDoorStack, user: string): Promise<CookieJar> {
+  const jar = new CookieJar();
+  const install = await visit(jar, `${stack.web}/install`);
+  const authorize = new URL(install.headers.get("location") ?? "");
+  authorize.searchParams.set("as", user);
+  const consent = await visit(jar, authorize.href);
+  await visit(jar, consent.headers.get("location") ?? "");
+  return jar;
+}
