@@ -80,7 +80,12 @@ export const settingsPage: HttpFn = async (req, app) => {
   const html = renderSettingsPage({
     csrfToken: door.csrf.tokenFor(session),
     now,
-    user: { id: view.key.user, team: view.key.team, tz: view.tz },
+    user: {
+      id: view.key.user,
+      team: view.key.team,
+      tz: view.tz,
+      ...(view.rules.locale !== undefined ? { locale: view.rules.locale } : {}),
+    },
     connection: view.connection,
     ...(await connectedCalendars(app, who)),
     today: todayView(view.timeline, now, view.tz),

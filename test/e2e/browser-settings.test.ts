@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Page } from "puppeteer-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type BrowserOnStack,
+  clickAndWait as clickAndWaitOn,
+  sectionText as sectionTextOf,
+  startBrowserOnStack,
+} from "./browser-support";
+import type { E2e } from "./support";
+
+/**
+ * The settings page on a phone, in a real headless Chromium with JavaScript off (the page needs
+ * none), against the local stack as `statuspilot start` runs it (issue 28 items 5 to 7): what a
+ * person reads right after each form. The expected words are written out by hand.
+ */
+
+const TZ = "Europe/Berlin";
+
+let running: BrowserOnStack;
+let e: E2e;
+let page: Page;
+const tempDir = mkdtempSync(path.join(tmpdir(), "statuspilot-browser-settings-"));
+
+const clickAndWait = (selector: string): Promise<void> => clickAndWaitOn(page, selector);
+const sectionText = (id: string): Promise<string> => sectionTextOf(page, id);
+
+/** Sets a field as a person would leave it (date pickers differ by platform; the value not). */
+const fill = async (selector: string, value: string): Promise<void> => {
+  await page.$eval(
+    selector,
+    (element, v) => {
+      (element as HTMLInputElement).value = v;
+    },
+    value,
+  );
+};
+
+beforeAll(async () => {
+  running = await startBrowserOnStack({ tz: TZ, stateDir: tempDir, javascript: false });
+  ({ e, page } = running);
+  // Install: /install, the emulator's consent page as U001, back on the settings page.
+  await page.goto(e.installUrl, { waitUntil: "load" });
+  await page.select("#as", "U001");
+  await clickAndWait('button[name="decision"][value="allow"]');
+  expect(page.url()).toBe(`${e.url}/settings`);
+}, 60_000);
+
+afterAll(async () => {
+  await running?.close();
+  rmSync(tempDir, { recursive: true, force: true });
+});
+
+describe("the settings page on a phone", () => {
+  it("lists an out-of-office of whole days as they were picked (item 5)", async () => {
+    // Act: away from Wednesday 12 to Friday 14 March (T0 is Monday 10 March 2025).
+    await fill("#ooo-first-day", "2025-03-12");
+    await fill("#ooo-last-day", "2025-03-14");
+    await clickAndWait('form[action="/settings/ooo/add"] button[type="submit"]');
+    // Assess: the last day is the one picked, no midnight times, no day after.
+    const listed = await sectionText("ooo");
+    expect(listed).toMatch(/Wed 12( Mar)? – Fri 14 Mar/);
+    expect(listed).not.toMatch(/00:00|Sat|15/);
+  }, 60_000);
+});
