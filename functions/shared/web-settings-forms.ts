@@ -19,6 +19,7 @@ export interface SignedIn {
 /** The outcome of a form, shown on the page it redirects to (a code: no text is reflected). */
 export type NoticeCode =
   | "calendar_added"
+  | "calendar_queued"
   | "calendar_refused"
   | "calendar_removed"
   | "rules_saved"
@@ -35,7 +36,8 @@ export type NoticeCode =
   | "connect_failed";
 
 export const NOTICES: Record<NoticeCode, Notice> = {
-  calendar_added: { tone: "info", text: "Calendar added. Its events appear within a minute." },
+  calendar_added: { tone: "info", text: "Calendar added and read: its events are below." },
+  calendar_queued: { tone: "info", text: "Calendar added. Its events appear within a minute." },
   calendar_refused: {
     tone: "error",
     text: "That calendar could not be added: use its secret ICS address (https), and check that it opens.",
@@ -92,9 +94,10 @@ export const SETTINGS_FORMS: Record<string, SettingsForm> = {
     refused: "calendar_refused",
     run: async ({ app, who, form }) => {
       const url = form.get(FIELDS.calendarUrl) ?? "";
-      const sourceId = await who.door.parts.useCases.addCalendar(who.key, url);
-      await app.requestSync({ ...who.key, sourceId, reason: "manual" });
-      return "calendar_added";
+      const added = await who.door.parts.useCases.addCalendar(who.key, url);
+      if (added.synced) return "calendar_added";
+      await app.requestSync({ ...who.key, sourceId: added.sourceId, reason: "manual" });
+      return "calendar_queued";
     },
   },
   [SETTINGS_ACTIONS.removeCalendar]: {

@@ -8,6 +8,7 @@ import {
   clickAndWait as clickAndWaitOn,
   sectionText as sectionTextOf,
   startBrowserOnStack,
+  textIn,
 } from "./browser-support";
 import type { E2e } from "./support";
 
@@ -54,6 +55,20 @@ afterAll(async () => {
 });
 
 describe("the settings page on a phone", () => {
+  it("shows a calendar's events on the page that confirms it was added (item 6)", async () => {
+    // Act: paste the demo calendar's address and submit; no clock moves, no queue runs.
+    await page.type("#calendar-url", e.feedUrl("U001"));
+    await clickAndWait('form[action="/settings/calendars/add"] button[type="submit"]');
+    // Assess: read at 11:59 Berlin time; today has the stand-up (10:59:21–10:59:51 UTC).
+    expect(await textIn(page, ".notice")).toBe("Calendar added and read: its events are below.");
+    const today = await sectionText("today");
+    expect(today).toContain("11:59–11:59 :spiral_calendar_pad: In a meeting");
+    expect(today).not.toContain("Nothing on your calendars today");
+    const calendars = await sectionText("calendars");
+    expect(calendars).toContain("Last read Mon, 10 Mar 2025, 11:59");
+    expect(calendars).not.toContain("Not read yet");
+  }, 60_000);
+
   it("lists an out-of-office of whole days as they were picked (item 5)", async () => {
     // Act: away from Wednesday 12 to Friday 14 March (T0 is Monday 10 March 2025).
     await fill("#ooo-first-day", "2025-03-12");

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ALL_MODULES } from "#lib/app/compose/modules";
 import {
   type CookieJar,
   csrfOf,
+  DEMO_ICS_ETAG,
   type FrontDoorStack,
   signedInAs,
   startFrontDoor,
@@ -55,5 +57,70 @@ describe("out-of-office dates (issue 28 item 5)", () => {
     const listed = sectionText(html, "ooo");
     expect(listed).toMatch(/Mi\., 7\.( Jan\.)? – Do\., 8\. Jan\./);
     expect(listed).not.toContain("00:00");
+  });
+});
+
+describe("a calendar just added (issue 28 item 6)", () => {
+  it("shows its events, its read and the status they set on the page that confirms it, from the read that checked it", async () => {
+    // Prepare: U001 in Berlin; the demo calendar's meeting runs 09:50–10:50 Berlin time, and it
+    // is 10:00 there.
+    const jar = await installAs("U001");
+    // Act: add the calendar and follow the redirect, as a browser does; no sync worker runs.
+    const added = await post(jar, "/settings/calendars/add", { url: stack.calendarUrl });
+    const location = added.headers.get("location") ?? "";
+    const html = await (await visit(jar, `${stack.web}${location}`)).text();
+    // Assess: the page says it was read, Today has the meeting, the calendar its first read.
+    expect(location).toBe("/settings?notice=calendar_added");
+    expect(html).toContain("Calendar added and read");
+    expect(html).not.toContain("appear within a minute");
+    const today = sectionText(html, "today");
+    expect(today).toContain("09:50–10:50 :spiral_calendar_pad: In a meeting (now)");
+    expect(today).not.toContain("Nothing on your calendars today");
+    const calendars = sectionText(html, "calendars");
+    expect(calendars).toContain("Last read Mon, 5 Jan 2026, 10:00");
+    expect(calendars).not.toContain("Not read yet");
+    // The status follows at once, and the read was the only one: no sync was queued for it.
+    expect(stack.emulator.state().profiles.U001?.status_text).toBe("In a meeting");
+    expect(stack.syncs.sent).toEqual([]);
+    expect(stack.calendarReads()).toBe(1);
+  });
+
+  it("stores the read as a sync would: a later check of the same feed finds nothing new", async () => {
+    // Prepare
+    const jar = await installAs("U001");
+    await post(jar, "/settings/calendars/add", { url: stack.calendarUrl });
+    const profile = (await stack.scan()).find((i) => i.SK === "PROFILE");
+    const source = JSON.parse(String(profile?.sources))[0];
+    stack.clock.advance(60_000);
+    // Act: the poll's next check of the calendar
+    const check = await stack.app.syncSource({
+      team: "T0DEMO",
+      user: "U001",
+      sourceId: source.id,
+      reason: "poll",
+    });
+    // Assess: the content hash and the check time were recorded with the first read.
+    expect(source.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(source.etag).toBe(DEMO_ICS_ETAG);
+    expect(source.syncedAt).toBe(stack.clock.now() - 60_000);
+    expect(check).toEqual({ kind: "unchanged", reason: "same_content" });
+  });
+
+  it("still saves a calendar whose read cannot be applied at once, and queues its sync", async () => {
+    // Prepare: a web function without the calendar engine, so the first read cannot expand.
+    await stack.close();
+    const { calendar: _none, ...others } = ALL_MODULES;
+    stack = await startFrontDoor({ modules: others });
+    const jar = await installAs("U001");
+    // Act
+    const added = await post(jar, "/settings/calendars/add", { url: stack.calendarUrl });
+    // Assess: saved, the sync queued, and the page says when the events come.
+    expect(added.headers.get("location")).toBe("/settings?notice=calendar_queued");
+    expect(stack.syncs.sent).toEqual([
+      expect.objectContaining({ team: "T0DEMO", user: "U001", reason: "manual" }),
+    ]);
+    const calendars = sectionText(await settingsHtml(jar), "calendars");
+    expect(calendars).toContain("ICS calendar 1");
+    expect(calendars).toContain("Not read yet");
   });
 });
