@@ -39,6 +39,9 @@ const fill = async (selector: string, value: string): Promise<void> => {
   );
 };
 
+const fieldValue = (selector: string): Promise<string> =>
+  page.$eval(selector, (el) => (el as HTMLInputElement).value);
+
 beforeAll(async () => {
   running = await startBrowserOnStack({ tz: TZ, stateDir: tempDir, javascript: false });
   ({ e, page } = running);
@@ -78,5 +81,58 @@ describe("the settings page on a phone", () => {
     const listed = await sectionText("ooo");
     expect(listed).toMatch(/Wed 12( Mar)? – Fri 14 Mar/);
     expect(listed).not.toMatch(/00:00|Sat|15/);
+  }, 60_000);
+
+  it("keeps the rules typed, marks each bad field with its reason beside it, and saves nothing (item 7)", async () => {
+    // Prepare: a new meeting text, titles shown, and two emoji not in colon form.
+    await fill("#rule-meeting-text", "Heads down in a call");
+    await fill("#rule-focus-emoji", "headphones");
+    await fill("#rule-ooo-emoji", ":palm tree:");
+    await page.click("#rule-show-titles");
+    // Act
+    await clickAndWait('form[action="/settings/rules"] button[type="submit"]');
+    // Assess: the page says nothing was saved, and everything typed is still there.
+    expect(await textIn(page, ".notice")).toContain("Those rules were not saved");
+    expect(await fieldValue("#rule-meeting-text")).toBe("Heads down in a call");
+    expect(await fieldValue("#rule-focus-emoji")).toBe("headphones");
+    expect(await fieldValue("#rule-ooo-emoji")).toBe(":palm tree:");
+    expect(await page.$eval("#rule-show-titles", (el) => (el as HTMLInputElement).checked)).toBe(
+      true,
+    );
+    // Each bad field is marked, and its reason is what describes it, right under it.
+    for (const id of ["rule-focus-emoji", "rule-ooo-emoji"]) {
+      const field = await page.$eval(`#${id}`, (el) => ({
+        invalid: el.getAttribute("aria-invalid"),
+        describedBy: el.getAttribute("aria-describedby") ?? "",
+        bottom: el.getBoundingClientRect().bottom,
+      }));
+      expect(field.invalid, id).toBe("true");
+      const reasonId = field.describedBy.split(" ")[0] ?? "";
+      const reason = await page.$eval(`#${reasonId}`, (el) => ({
+        text: el.textContent,
+        top: el.getBoundingClientRect().top,
+        width: el.getBoundingClientRect().width,
+      }));
+      expect(reason.text).toBe("emoji must be in colon form, e.g. :palm_tree:");
+      expect(reason.top - field.bottom, id).toBeGreaterThanOrEqual(0);
+      expect(reason.top - field.bottom, id).toBeLessThan(24);
+      expect(reason.width, id).toBeLessThanOrEqual(390);
+    }
+    const marked = await page.$$eval('[aria-invalid="true"]', (els) =>
+      els.map((el) => el.getAttribute("name")),
+    );
+    expect(marked.sort()).toEqual(["focus_emoji", "ooo_emoji"]);
+    // The page still fits the phone's width.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      390,
+    );
+    // Nothing was saved: the page loaded afresh shows the rules as they were.
+    await page.goto(`${e.url}/settings`, { waitUntil: "load" });
+    expect(await fieldValue("#rule-meeting-text")).toBe("In a meeting");
+    expect(await fieldValue("#rule-focus-emoji")).toBe(":headphones:");
+    expect(await page.$eval("#rule-show-titles", (el) => (el as HTMLInputElement).checked)).toBe(
+      false,
+    );
+    expect(await page.$$('[aria-invalid="true"]')).toEqual([]);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ALL_MODULES } from "#lib/app/compose/modules";
+import { tags } from "../../unit/web/pages/html";
 import {
   type CookieJar,
   csrfOf,
@@ -124,3 +125,68 @@ describe("a calendar just added (issue 28 item 6)", () => {
     expect(calendars).toContain("Not read yet");
   });
 });
+
+describe("rules that cannot be saved (issue 28 item 7)", () => {
+  /** The rules form as a person leaves it: two bad emoji among other changes. */
+  const TYPED = {
+    meeting_text: "Heads down in a call",
+    meeting_emoji: ":telephone_receiver:",
+    meeting_keywords: "sync\nstand-up",
+    focus_text: "Deep work",
+    focus_emoji: "headphones",
+    focus_keywords: "focus",
+    ooo_text: "Away",
+    ooo_emoji: ":palm tree:",
+    ooo_keywords: "vacation",
+    show_titles: "on",
+  };
+
+  it("keeps what was typed, marks each bad field with its reason, and saves nothing", async () => {
+    // Prepare
+    const jar = await installAs("U001");
+    const before = await stack.scan();
+    // Act
+    const refused = await post(jar, "/settings/rules", TYPED);
+    const html = await refused.text();
+    // Assess: the page itself answers (no redirect that would lose the input).
+    expect(refused.status).toBe(422);
+    const inputs = tags(html).filter((t) => t.name === "input" || t.name === "textarea");
+    const field = (name: string) => inputs.find((t) => t.attrs.name === name);
+    for (const name of ["meeting_text", "meeting_emoji", "focus_text", "ooo_text"]) {
+      expect({ name, value: field(name)?.attrs.value }).toEqual({
+        name,
+        value: TYPED[name as keyof typeof TYPED],
+      });
+    }
+    expect(field("focus_emoji")?.attrs.value).toBe("headphones");
+    expect(field("ooo_emoji")?.attrs.value).toBe(":palm tree:");
+    expect(html).toContain(">sync\nstand-up</textarea>");
+    expect(field("show_titles")?.attrs).toHaveProperty("checked");
+    expect(field("skip_tentative")?.attrs).not.toHaveProperty("checked");
+    // Each bad field is marked, its reason beside it; no good field is.
+    for (const name of ["focus_emoji", "ooo_emoji"]) {
+      const attrs = field(name)?.attrs ?? {};
+      expect({ name, invalid: attrs["aria-invalid"] }).toEqual({ name, invalid: "true" });
+      const reasons = (attrs["aria-describedby"] ?? "").split(" ").map((id) => textById(html, id));
+      expect(reasons.join(" ")).toContain("emoji must be in colon form, e.g. :palm_tree:");
+    }
+    const marked = inputs.filter((t) => t.attrs["aria-invalid"] !== undefined);
+    expect(marked.map((t) => t.attrs.name).sort()).toEqual(["focus_emoji", "ooo_emoji"]);
+    // Nothing was saved, and no calendar is read again for it.
+    expect(await stack.scan()).toEqual(before);
+    expect(stack.syncs.sent).toEqual([]);
+  });
+});
+
+/** The text of the element with this id. */
+function textById(html: string, id: string): string {
+  const at = html.indexOf(`id="${id}"`);
+  if (at < 0) return "";
+  const open = html.lastIndexOf("<", at);
+  const name = /^<([a-z0-9]+)/.exec(html.slice(open))?.[1] ?? "";
+  const end = html.indexOf(`</${name}>`, at);
+  return html
+    .slice(html.indexOf(">", at) + 1, end)
+    .replace(/<[^>]*>/g, "")
+    .trim();
+}
