@@ -25,7 +25,7 @@ export async function disconnectUser(
   key: UserKey,
   revoke: RevokeToken,
 ): Promise<boolean> {
-  const snap = await ctx.store.loadUser(key);
+  const snap = await ctx.store.getUserAndStatus(key);
   const user = snap.user;
   if (user === undefined) return false;
   // A rotating token that expired is renewed first, so the calls reach a live token.
