@@ -8,7 +8,7 @@ import { MAX_CALENDARS, parseInput } from "../inputs";
 import { hasAddress, sealAddress, shownAddress } from "../secrets/source-address";
 import { rulesOf, timelineOf } from "../status/desired-timeline";
 import { mutateUser } from "../status/records";
-import type { FeedProbe } from "../sync/feed-probe";
+import type { FeedProbe, FirstSync } from "../sync/feed-probe";
 
 /** What a person sees of themselves on the settings page (never a token or an address). */
 export interface SelfView {
@@ -86,23 +86,36 @@ export async function saveRules(ctx: UseCaseContext, key: UserKey, rules: unknow
   }));
 }
 
+/** A calendar just added: its id, and whether its first read was applied already. */
+export interface AddedCalendar {
+  sourceId: string;
+  /** False: the caller queues the first sync (the read could not be applied here). */
+  synced: boolean;
+}
+
 /**
- * Adds a secret ICS address: checked by the source rules, fetched once, then saved. Answers the
- * new source's id, for the first sync the caller queues.
+ * Adds a secret ICS address: checked by the source rules, fetched once, then saved. That one
+ * read is the calendar's first sync (`firstSync`), so the page that confirms it shows its events
+ * and the status follows at once. A read that could not be applied here is left to the sync the
+ * caller queues (`synced: false`): the calendar is saved either way.
  */
 export async function addCalendar(
   ctx: UseCaseContext,
   key: UserKey,
   url: string,
   probe: FeedProbe,
-): Promise<string> {
+  firstSync: FirstSync,
+): Promise<AddedCalendar> {
   const address = url.trim();
   if (address.length === 0 || address.length > 2048) {
     throw new InvalidInputError("the calendar address must be 1 to 2048 characters", "/url");
   }
   const policy = { allowPrivate: ctx.options.allowPrivateSourceAddresses };
-  const problem = sourceUrlProblem(address, policy) ?? (await probe(address));
-  if (problem !== undefined) throw new InvalidInputError(`calendar address ${problem}`, "/url");
+  const refused = sourceUrlProblem(address, policy);
+  const probed = refused === undefined ? await probe(address) : { problem: refused };
+  if ("problem" in probed) {
+    throw new InvalidInputError(`calendar address ${probed.problem}`, "/url");
+  }
   const id = `ics-${ctx.newId()}`;
   // Checked and fetched above: from here on the address is stored only sealed.
   const sealed = await sealAddress(ctx.tokens, key, id, address);
@@ -116,7 +129,18 @@ export async function addCalendar(
     const source: SourceRecord = { id, kind: "ics", ...sealed };
     return { ...u, sources: [...u.sources, source] };
   });
-  return id;
+  try {
+    const outcome = await firstSync(key, id, address, probed.feed);
+    return { sourceId: id, synced: outcome.kind === "applied" };
+  } catch (error: unknown) {
+    ctx.log.warn("first read of a new calendar not applied; its sync is queued", {
+      team: key.team,
+      user: key.user,
+      sourceId: id,
+      error: error instanceof Error ? error.name : String(error),
+    });
+    return { sourceId: id, synced: false };
+  }
 }
 
 /** Removes a calendar and its timeline, then reconciles; false when there was no such calendar. */
