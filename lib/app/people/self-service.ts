@@ -1,12 +1,12 @@
 import { sourceUrlProblem } from "#lib/calendar/source-rules";
 import type { OutOfOfficeEntry, SourceRecord } from "#lib/core/records";
-import { type UserRules, userRulesSchema } from "#lib/core/rules";
+import { type UserRules, userRulesSchema, userRulesSchemaKnowing } from "#lib/core/rules";
 import type { Block, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { InvalidInputError, UnknownUserError } from "../errors";
 import { MAX_CALENDARS, parseInput } from "../inputs";
 import { hasAddress, sealAddress, shownAddress } from "../secrets/source-address";
-import { rulesOf, timelineOf } from "../status/desired-timeline";
+import { rulesOf, timelineOf, workingHoursChanged } from "../status/desired-timeline";
 import { mutateUser } from "../status/records";
 import type { FeedProbe } from "../sync/feed-probe";
 
@@ -74,17 +74,28 @@ export async function setPaused(ctx: UseCaseContext, key: UserKey, paused: boole
 }
 
 /**
- * Replaces the user's rules, checked by the rules schema; stored as given (partial), so later
- * defaults still apply to what the person left out. The caller re-syncs: rules shape timelines.
+ * Replaces the user's rules, checked by the rules schema (InvalidInputError with the field's
+ * pointer under `/rules`); stored as given (partial), so later defaults still apply to what the
+ * person left out. The caller re-syncs: rules shape timelines. A calendar the rules may name is
+ * one the person has, or one the stored rules already named (a calendar removed since must not
+ * block every later save).
  */
 export async function saveRules(ctx: UseCaseContext, key: UserKey, rules: unknown): Promise<void> {
   parseInput(userRulesSchema, rules, "/rules");
-  await mutateUser(ctx, key, (u) => ({
-    ...u,
-    rules: rules as Record<string, unknown>,
-    sources: u.sources.map(withoutValidators),
-  }));
+  let hoursChanged = false;
+  await mutateUser(ctx, key, (u) => {
+    const named = namedCalendars(userRulesSchema.safeParse(u.rules).data);
+    const known = [...u.sources.map((s) => s.id), ...named];
+    parseInput(userRulesSchemaKnowing(known), rules, "/rules");
+    const saved = rules as Record<string, unknown>;
+    hoursChanged = workingHoursChanged(u.rules, saved);
+    return { ...u, rules: saved, sources: u.sources.map(withoutValidators) };
+  });
+  if (hoursChanged) await ctx.reconcile(key);
 }
+
+const namedCalendars = (rules: UserRules | undefined): string[] =>
+  rules === undefined ? [] : [...rules.skipCalendars, ...rules.custom.flatMap((c) => c.calendars)];
 
 /**
  * Adds a secret ICS address: checked by the source rules, fetched once, then saved. Answers the

@@ -308,7 +308,9 @@ export async function syncSource(
     deps.log.info("calendar item skipped", { ...logData, item });
   for (const item of warnings.slice(0, 20))
     deps.log.warn("calendar feed problem worked around", { ...logData, item });
-  const blocks = deps.buildTimeline(occurrences, {
+  // The rules' calendar conditions (`calendars`, `skipCalendars`) read which source it is.
+  const stamped = occurrences.map((o) => ({ ...o, sourceId: msg.sourceId }));
+  const blocks = deps.buildTimeline(stamped, {
     rules: owner.rules,
     tz: owner.tz,
     from,

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { Occurrence } from "#lib/core/types";
 import { zonedToEpoch } from "#lib/core/zoned-time";
+import { guestCount } from "../participants";
 
 /**
  * Google Calendar events (events.list with `singleEvents=true`, so each item is one instance)
@@ -15,6 +16,8 @@ import { zonedToEpoch } from "#lib/core/zoned-time";
  *   skipped; `tentative` is kept as tentative, so the user's skip-tentative rule decides.
  * - `visibility: private` / `confidential` hides the title.
  * - all-day events have `date` (YYYY-MM-DD, end exclusive) instead of `dateTime`.
+ * - `hangoutLink` or `conferenceData` (a Meet, Zoom or other call attached) makes it online;
+ *   the guests are the attendees and the organizer without `self` (rooms, `resource`, left out).
  */
 
 const eventTimeSchema = z
@@ -42,10 +45,23 @@ const eventSchemaOf = () =>
             .object({
               email: z.string().optional(),
               self: z.boolean().optional(),
+              resource: z.boolean().optional(),
               responseStatus: z.string().optional(),
             })
             .loose(),
         )
+        .optional(),
+      organizer: z
+        .object({ email: z.string().optional(), self: z.boolean().optional() })
+        .loose()
+        .optional(),
+      hangoutLink: z.string().optional(),
+      conferenceData: z
+        .object({
+          conferenceId: z.string().optional(),
+          entryPoints: z.array(z.object({ uri: z.string().optional() }).loose()).optional(),
+        })
+        .loose()
         .optional(),
     })
     .loose();
@@ -122,7 +138,9 @@ export function mapGoogleEvent(event: GoogleEvent, opts: { zone: string }): Goog
     allDay: start.allDay,
     summary: event.summary ?? "",
     attendeeCount: event.attendees?.length ?? 0,
+    guests: guestsOf(event),
   };
+  if (isOnline(event)) occurrence.online = true;
   const original = event.originalStartTime;
   if (event.recurringEventId !== undefined && original !== undefined) {
     const rid = original.dateTime ?? original.date;
@@ -139,6 +157,21 @@ export function mapGoogleEvent(event: GoogleEvent, opts: { zone: string }): Goog
   if (event.location) occurrence.location = event.location;
   return { kind: "occurrence", occurrence };
 }
+
+/** Google flags the user's own entries (`self`), so no address of theirs is needed. */
+function guestsOf(event: GoogleEvent): number {
+  const others = (event.attendees ?? [])
+    .filter((a) => a.self !== true && a.resource !== true)
+    .map((a) => a.email ?? "");
+  const organizer = event.organizer;
+  if (organizer !== undefined && organizer.self !== true) others.push(organizer.email ?? "");
+  return guestCount(others, new Set(), false);
+}
+
+const isOnline = (event: GoogleEvent): boolean =>
+  (event.hangoutLink ?? "") !== "" ||
+  event.conferenceData?.conferenceId !== undefined ||
+  event.conferenceData?.entryPoints?.some((e) => (e.uri ?? "") !== "") === true;
 
 /** The occurrences of `events` that overlap the window, with what was skipped and why. */
 export function mapGoogleEvents(

@@ -13,9 +13,9 @@ const user = {
 describe("parseLocalConfig", () => {
   it("accepts users with calendars and optional rules", () => {
     // Act
-    const users = parseLocalConfig({ users: [{ ...user, rules: { titles: "private" } }] });
+    const users = parseLocalConfig({ users: [{ ...user, rules: { showTitles: true } }] });
     // Assess
-    expect(users).toEqual([{ ...user, rules: { titles: "private" } }]);
+    expect(users).toEqual([{ ...user, rules: { showTitles: true } }]);
   });
 
   it("names the pointer of the first problem and never echoes the token", () => {
@@ -23,7 +23,7 @@ describe("parseLocalConfig", () => {
     const attempt = () => parseLocalConfig({ users: [{ ...user, tz: "Mars/Olympus" }] });
     // Assess
     expect(attempt).toThrow(ConfigError);
-    expect(attempt).toThrow("config /users/0/tz: not an IANA time zone");
+    expect(attempt).toThrow("config /users/0/tz (user T0DEMO/U001): not an IANA time zone");
     try {
       attempt();
     } catch (error: unknown) {

@@ -72,6 +72,7 @@ describe("mapGraphEvent", () => {
         allDay: false,
         summary: "Planning",
         attendeeCount: 2,
+        guests: 0,
         busyStatus: "BUSY",
         location: "Room 1",
       },
