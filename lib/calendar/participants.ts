@@ -6,10 +6,11 @@
 /**
  * A video-call address: Zoom (and ZoomGov), Google Meet, Microsoft Teams, Webex or Whereby, with
  * or without its scheme, on the service's host or a subdomain of it (us02web.zoom.us,
- * acme.webex.com).
+ * acme.webex.com); not a path or an address that merely contains one (example.com/zoom.us,
+ * help@zoom.us).
  */
 const VIDEO_CALL =
-  /(?:^|[^a-z0-9.-])(?:https?:\/\/)?(?:[a-z0-9-]+\.)*(?:zoom\.us|zoomgov\.com|meet\.google\.com|teams\.microsoft\.com|teams\.live\.com|webex\.com|whereby\.com)(?:[/:?#]|$)/i;
+  /(?:https?:\/\/|^|[^a-z0-9./@-])(?:[a-z0-9-]+\.)*(?:zoom\.us|zoomgov\.com|meet\.google\.com|teams\.microsoft\.com|teams\.live\.com|webex\.com|whereby\.com)(?:[/:?#]|$)/i;
 
 /** Whether any of the texts holds a video-call address. */
 export const hasVideoLink = (...texts: ReadonlyArray<string | undefined>): boolean =>
