@@ -17,7 +17,8 @@ export interface SelfView {
   sessionEpoch: number | undefined;
   /** Whether the token works, from the status record's re-authorisation flag. */
   connection: "connected" | "revoked" | "expired";
-  calendars: { id: string; label: string; lastReadAt?: number }[];
+  /** `name`: the calendar's own name, once a read found one. */
+  calendars: { id: string; label: string; name?: string; lastReadAt?: number }[];
   /** The merged timeline from now on (and what shows now). */
   timeline: Block[];
   rules: UserRules;
@@ -41,6 +42,7 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
     calendars: user.sources.map((s, i) => ({
       id: s.id,
       label: `${s.kind === "ics" ? "ICS calendar" : s.kind} ${i + 1} (${shownAddress(s)})`,
+      ...(s.name !== undefined ? { name: s.name } : {}),
       ...(s.syncedAt !== undefined ? { lastReadAt: s.syncedAt } : {}),
     })),
     timeline: timelineOf(ctx.log, snap, now),

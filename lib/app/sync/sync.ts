@@ -51,6 +51,8 @@ export interface SourceSyncRecord {
   hash?: string;
   /** A connected source's incremental-read cursor (Google nextSyncToken). */
   cursor?: string;
+  /** The calendar's display name, when the read found one. */
+  name?: string;
 }
 
 export type BuildTimelineFn = (
@@ -325,6 +327,7 @@ export async function syncSource(
     syncedAt: now,
     ...read.validators,
     ...(cursor !== undefined ? { cursor } : {}),
+    ...(read.name !== undefined ? { name: read.name } : {}),
   });
   deps.log.info("timeline applied", { ...logData, blocks: blocks.length, skipped: skipped.length });
   return { kind: "applied", blocks: blocks.length, skipped: skipped.length };

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { Occurrence } from "#lib/core/types";
 import { zonedToEpoch } from "#lib/core/zoned-time";
+import { accountCalendarName } from "../calendar-name";
 import { guestCount } from "../participants";
 
 /**
@@ -70,19 +71,45 @@ export type GoogleEvent = z.infer<ReturnType<typeof eventSchemaOf>>;
 
 let eventsPageSchema:
   | z.ZodObject<{
+      summary: z.ZodOptional<z.ZodString>;
       items: z.ZodDefault<z.ZodArray<ReturnType<typeof eventSchemaOf>>>;
       nextPageToken: z.ZodOptional<z.ZodString>;
       nextSyncToken: z.ZodOptional<z.ZodString>;
     }>
   | undefined;
 
-/** One page of events.list: `items`, and `nextPageToken` or (on the last page) `nextSyncToken`. */
+/**
+ * One page of events.list: the calendar's title (`summary`), `items`, and `nextPageToken` or (on
+ * the last page) `nextSyncToken`.
+ */
 export const googleEventsPage = () =>
   (eventsPageSchema ??= z.object({
+    summary: z.string().optional(),
     items: z.array(eventSchemaOf()).default([]),
     nextPageToken: z.string().optional(),
     nextSyncToken: z.string().optional(),
   }));
+
+/**
+ * The calendar's name: its title and the account's address, as the entries Google marks `self`
+ * (creator, organizer, attendee) give it; a primary calendar's title is often that address.
+ */
+export function googleCalendarName(
+  summary: string | undefined,
+  events: readonly GoogleEvent[],
+): string | undefined {
+  let account: string | undefined;
+  for (const e of events) {
+    const creator = e.creator as { email?: unknown; self?: unknown } | undefined;
+    const selves = [creator, e.organizer, ...(e.attendees ?? [])];
+    const own = selves.find((p) => p?.self === true && typeof p.email === "string");
+    if (own !== undefined) {
+      account = String(own.email);
+      break;
+    }
+  }
+  return accountCalendarName(summary, account);
+}
 
 /** The native busy statuses the status kinds recognise (lib/core/status-kinds.ts). */
 const NATIVE_BUSY_STATUS: Readonly<Record<string, string>> = {

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import type { Occurrence } from "#lib/core/types";
 import { zonedToEpoch } from "#lib/core/zoned-time";
+import { accountCalendarName } from "../calendar-name";
 import { guestCount } from "../participants";
 
 /**
@@ -168,4 +169,14 @@ function guestsOf(event: GraphEvent, ownerEmails: readonly string[]): number {
   const own = new Set(ownerEmails.map((e) => e.trim().toLowerCase()));
   // An invitee is among the attendees; an organizer is not (Graph lists the invitees).
   return guestCount(people, own, event.isOrganizer !== true);
+}
+
+/**
+ * The calendar's name: the delta read names no calendar, so "Outlook calendar" and the account's
+ * address, from an event the account organizes (`isOrganizer`), when the window has one.
+ */
+export function graphCalendarName(items: readonly Record<string, unknown>[]): string {
+  const own = items.find((item) => item.isOrganizer === true && participantOf(item.organizer));
+  const account = own === undefined ? undefined : participantOf(own.organizer)?.address;
+  return accountCalendarName("Outlook calendar", account) ?? "Outlook calendar";
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Occurrence } from "#lib/core/types";
 import { ProviderError } from "./errors";
 import { type GraphCallDeps, type GraphHttpOptions, graphCall } from "./graph-http";
-import { type GraphEvent, graphEventSchema, mapGraphEvent } from "./graph-map";
+import { type GraphEvent, graphCalendarName, graphEventSchema, mapGraphEvent } from "./graph-map";
 import type { ApiWindowFetch, Expansion, SyncWindow } from "./provider";
 
 /**
@@ -169,8 +169,9 @@ export async function readGraphWindow(
   if (req.hash === hash) {
     return { fetch: { kind: "unchanged", reason: "same_content", validators: {} }, ...next };
   }
+  const name = graphCalendarName(round.items);
   return {
-    fetch: { kind: "fetched", occurrences, skipped, warnings, validators: { hash } },
+    fetch: { kind: "fetched", name, occurrences, skipped, warnings, validators: { hash } },
     ...next,
   };
 }

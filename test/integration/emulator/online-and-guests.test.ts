@@ -8,7 +8,7 @@ import { connect, setup, T0, USER } from "./google-harness";
 
 // What the rules' `online` and `skipNoGuests` read, from each provider's emulator over real
 // HTTP: Google's conferenceData and hangoutLink, Graph's isOnlineMeeting and onlineMeeting;
-// the guests are everyone but the user (rooms left out).
+// the guests are everyone but the user (rooms left out). And each calendar's display name.
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -60,6 +60,8 @@ describe("the Google provider against the emulator", () => {
     );
     // Assess
     expect(read.fetch.kind).toBe("fetched");
+    // The primary calendar's title is the account's address: named once.
+    expect(read.fetch).toMatchObject({ name: USER });
     const occurrences = read.fetch.kind === "fetched" ? read.fetch.occurrences : [];
     expect(bySummary(occurrences)).toEqual({
       Meet: { online: true, guests: 1 },
@@ -123,6 +125,7 @@ describe("the Graph provider against the emulator", () => {
         Invited: { online: false, guests: 1 },
         "Invited, guessed": { online: false, guests: 2 },
       });
+      expect(known.fetch).toMatchObject({ name: `Outlook calendar (${own})` });
       expect(bySummary(occurrencesOf(unknown))).toMatchObject({
         Teams: { guests: 1 },
         "Mine alone": { guests: 0 },
