@@ -22,31 +22,48 @@ const minutesOf = (hhmm: string): number => {
   return Number(h) * 60 + Number(m);
 };
 
-/** The working intervals of the local days from `firstDay` (UTC midnight of its date), `count` days. */
-function workingIntervals(wh: WorkingHours, tz: string, firstDay: number, count: number) {
+interface Interval {
+  start: number;
+  end: number;
+}
+
+/**
+ * Working intervals already worked out, by zone, hours and day: the timeline is rebuilt at every
+ * reconcile, and each interval costs two zone look-ups (Intl), the bulk of the work here. Bounded
+ * like zoned-time.ts's formatters.
+ */
+const intervals = new Map<string, Interval>();
+const MAX_INTERVALS = 5000;
+
+/** The working interval of each local day, or undefined on a day off. */
+function workingDay(wh: WorkingHours, tz: string): (day: number) => Interval | undefined {
   const days = new Set(wh.days);
   const start = minutesOf(wh.start);
   const end = minutesOf(wh.end);
-  const intervals: Array<{ start: number; end: number }> = [];
-  for (let i = 0; i < count; i++) {
-    const date = new Date(firstDay + i * DAY);
-    // getUTCDay: 0 is Sunday; WEEKDAYS starts on Monday.
-    const weekday = WEEKDAYS[(date.getUTCDay() + 6) % 7];
-    if (weekday === undefined || !days.has(weekday)) continue;
-    const at = (offsetDays: number, minutes: number) => {
-      const d = new Date(firstDay + (i + offsetDays) * DAY);
-      const local = { y: d.getUTCFullYear(), m: d.getUTCMonth() + 1, d: d.getUTCDate() };
-      return zonedToEpoch({ ...local, hh: Math.floor(minutes / 60), mm: minutes % 60 }, tz);
-    };
+  const at = (day: number, minutes: number) => {
+    const d = new Date(day);
+    const local = { y: d.getUTCFullYear(), m: d.getUTCMonth() + 1, d: d.getUTCDate() };
+    return zonedToEpoch({ ...local, hh: Math.floor(minutes / 60), mm: minutes % 60 }, tz);
+  };
+  // `day`: the UTC midnight of the local date. getUTCDay: 0 is Sunday; WEEKDAYS starts on Monday.
+  return (day) => {
+    const weekday = WEEKDAYS[(new Date(day).getUTCDay() + 6) % 7];
+    if (weekday === undefined || !days.has(weekday)) return undefined;
+    const key = `${tz}|${start}|${end}|${day}`;
+    const known = intervals.get(key);
+    if (known !== undefined) return known;
     // An end before the start ends the next day (a night shift).
-    intervals.push({ start: at(0, start), end: at(end > start ? 0 : 1, end) });
-  }
-  return intervals;
+    const interval = { start: at(day, start), end: at(end > start ? day : day + DAY, end) };
+    if (intervals.size >= MAX_INTERVALS) intervals.clear();
+    intervals.set(key, interval);
+    return interval;
+  };
 }
 
 /**
  * The off-hours blocks that overlap [from, to), each whole (it may start before `from` and end
- * after `to`). Empty without working hours.
+ * after `to`). Empty without working hours. Only the working days that bound them are read:
+ * back to the last one starting by `from`, on to the first one starting at or after `to`.
  */
 export function offHoursBlocks(
   wh: WorkingHours | undefined,
@@ -55,19 +72,29 @@ export function offHoursBlocks(
   to: number,
 ): Block[] {
   if (wh === undefined || wh.days.length === 0 || to <= from) return [];
-  // Working days around the window, so the stretches that cross its edges are whole: the
-  // longest stretch is under 8 days (one working day a week).
-  const localMidnight = (ms: number) => {
-    const local = ms + zoneOffsetMs(ms, tz);
-    return local - (((local % DAY) + DAY) % DAY);
-  };
-  const firstDay = localMidnight(from) - 8 * DAY;
-  const count = Math.round((localMidnight(to) - firstDay) / DAY) + 9;
-  const work = workingIntervals(wh, tz, firstDay, count).sort((a, b) => a.start - b.start);
+  const intervalOn = workingDay(wh, tz);
+  const local = from + zoneOffsetMs(from, tz);
+  const today = local - (((local % DAY) + DAY) % DAY);
+  // A working day comes at least once a week, so both searches end within 8 days of their edge.
+  let back = 0;
+  let first: Interval | undefined;
+  for (; back >= -8 && first === undefined; back--) {
+    const w = intervalOn(today + back * DAY);
+    if (w !== undefined && w.start <= from) first = w;
+  }
+  if (first === undefined) return [];
+  const work: Interval[] = [first];
+  const last = 9 + Math.ceil((to - from) / DAY);
+  for (let day = back + 2; day <= last; day++) {
+    const w = intervalOn(today + day * DAY);
+    if (w === undefined) continue;
+    work.push(w);
+    if (w.start >= to) break;
+  }
   const blocks: Block[] = [];
   for (let i = 0; i + 1 < work.length; i++) {
-    const start = (work[i] as { end: number }).end;
-    const end = (work[i + 1] as { start: number }).start;
+    const start = (work[i] as Interval).end;
+    const end = (work[i + 1] as Interval).start;
     if (!(end > start && end > from && start < to)) continue;
     blocks.push({
       start,

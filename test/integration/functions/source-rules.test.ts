@@ -224,7 +224,10 @@ describe("admin PUT of a user's sources, as on AWS", () => {
     expect(res.batchItemFailures).toEqual([]);
     expect(fetched).toEqual([PUBLIC_FEED.url]);
     const sources = bodyOf(await call(getUser("U105"))).user.sources;
-    expect(sources).toEqual([{ id: "public", kind: "ics", syncedAt: stack.clock.now() }]);
+    // Named by its host and file name: the feed has no X-WR-CALNAME.
+    expect(sources).toEqual([
+      { id: "public", kind: "ics", syncedAt: stack.clock.now(), name: "calendar.example ok.ics" },
+    ]);
   });
 });
 
