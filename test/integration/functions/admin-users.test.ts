@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandler as createAdminUsers } from "#functions/http/admin-users";
 import { createHandler as createCalendarHooks } from "#functions/http/calendar";
-import { adminUserEvent, eventFixture, lambdaContext, type Stack, startStack } from "./harness";
+import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 let stack: Stack;
 const adminUsers = createAdminUsers(() => stack.app);
@@ -184,20 +184,21 @@ const SOURCES = [
 ];
 const lunch = { name: "Lunch", text: "At lunch", emoji: ":fork_and_knife:", priority: 15 };
 
-const putUser = (user: string, rules: unknown): APIGatewayProxyEventV2 =>
-  adminUserEvent(
-    "admin-put-user.json",
-    { team: TEAM, user },
-    {
-      tz: "Europe/Lisbon",
-      token: "xoxp-rules",
-      sources: SOURCES,
-      rules,
-    },
-  );
-
-const getUser = (user: string): APIGatewayProxyEventV2 =>
-  adminUserEvent("admin-get-user.json", { team: TEAM, user });
+/** An admin fixture's event for `user`, with `body` as its JSON when given. */
+const userEvent = (name: string, user: string, body?: unknown): APIGatewayProxyEventV2 => ({
+  ...eventFixture(name),
+  rawPath: `/admin/users/${TEAM}/${user}`,
+  pathParameters: { team: TEAM, user },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
+const putUser = (user: string, rules: unknown) =>
+  userEvent("admin-put-user.json", user, {
+    tz: "Europe/Lisbon",
+    token: "xoxp-rules",
+    sources: SOURCES,
+    rules,
+  });
+const getUser = (user: string) => userEvent("admin-get-user.json", user);
 
 describe("the admin API and a person's rules", () => {
   beforeAll(async () => {

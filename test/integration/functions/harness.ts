@@ -18,21 +18,6 @@ export const eventFixture = (name: string): APIGatewayProxyEventV2 =>
   JSON.parse(readFileSync(fixturePath(name), "utf8")) as APIGatewayProxyEventV2;
 
 /** The instant the fixtures were signed at (their x-svc-request-timestamp). */
-/** An admin fixture's event (`admin-put-user.json`, …) for another user, with `body` as its JSON. */
-export function adminUserEvent(
-  name: string,
-  key: { team: string; user: string },
-  body?: unknown,
-): APIGatewayProxyEventV2 {
-  const fixture = eventFixture(name);
-  return {
-    ...fixture,
-    rawPath: `/admin/users/${key.team}/${key.user}`,
-    pathParameters: { ...key },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  };
-}
-
 export const FIXTURE_NOW_MS = 1_767_268_800_000;
 
 export const lambdaContext = (functionName: string): Context => ({

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandler as createAdminUsers } from "#functions/http/admin-users";
 import { createHandler as createSyncWorker } from "#functions/queue/sync";
 import { DynamoStore } from "#lib/store/dynamo-store";
-import { adminUserEvent, lambdaContext, type Stack, startStack } from "./harness";
+import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 /** The stack of the describe block running now (each starts its own). */
 let stack: Stack;
@@ -23,19 +23,24 @@ const TEAM = "T0DEMO";
 const PUBLIC_FEED = { id: "public", url: "https://calendar.example/feeds/ok.ics", kind: "ics" };
 
 /** PUT /admin/users/T0DEMO/{user} with `sources`, from the fixture (its key and route). */
-const putUser = (user: string, sources: unknown[]): APIGatewayProxyEventV2 =>
-  adminUserEvent(
-    "admin-put-user.json",
-    { team: TEAM, user },
-    {
-      tz: "Europe/Lisbon",
-      token: "xoxp-demo-U002",
-      sources,
-    },
-  );
+function putUser(user: string, sources: unknown[]): APIGatewayProxyEventV2 {
+  const fixture = eventFixture("admin-put-user.json");
+  return {
+    ...fixture,
+    rawPath: `/admin/users/${TEAM}/${user}`,
+    pathParameters: { team: TEAM, user },
+    body: JSON.stringify({ tz: "Europe/Lisbon", token: "xoxp-demo-U002", sources }),
+  };
+}
 
-const getUser = (user: string): APIGatewayProxyEventV2 =>
-  adminUserEvent("admin-get-user.json", { team: TEAM, user });
+function getUser(user: string): APIGatewayProxyEventV2 {
+  const fixture = eventFixture("admin-get-user.json");
+  return {
+    ...fixture,
+    rawPath: `/admin/users/${TEAM}/${user}`,
+    pathParameters: { team: TEAM, user },
+  };
+}
 
 /** One sync-queue record for `sourceId` of `user`, as SQS delivers it. */
 const syncEvent = (user: string, sourceId: string): SQSEvent =>
