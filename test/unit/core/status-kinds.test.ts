@@ -31,7 +31,7 @@ const occ = (summary: string, start: number, end: number, over: Partial<Occurren
 const window = { tz: "UTC", from: T0, to: T0 + 24 * H };
 
 describe("the default status kinds", () => {
-  it("are the README's defaults: texts, emoji, keywords and shared settings", () => {
+  it("are the defaults docs/rules.md gives: texts, emoji, keywords and shared settings", () => {
     expect(DEFAULT_RULES).toEqual({
       ooo: {
         text: "Out of office",
