@@ -12,6 +12,9 @@ import type { LiveEvent } from "./live-log";
 import type { LocalMicrosoft } from "./microsoft";
 import type { MicrosoftLocalConfig } from "./microsoft-config";
 
+/** The source id the stack gives a user's `index`th calendar (from 0): `cal1`, `cal2`, … */
+export const localSourceId = (index: number): string => `cal${index + 1}`;
+
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
   team: string;

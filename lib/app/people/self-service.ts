@@ -1,12 +1,12 @@
 import { sourceUrlProblem } from "#lib/calendar/source-rules";
 import type { OutOfOfficeEntry, SourceRecord } from "#lib/core/records";
-import { type UserRules, userRulesSchema } from "#lib/core/rules";
+import { type UserRules, userRulesSchema, userRulesSchemaKnowing } from "#lib/core/rules";
 import type { Block, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { InvalidInputError, UnknownUserError } from "../errors";
 import { MAX_CALENDARS, parseInput } from "../inputs";
 import { hasAddress, sealAddress, shownAddress } from "../secrets/source-address";
-import { rulesOf, timelineOf } from "../status/desired-timeline";
+import { rulesOf, timelineOf, workingHoursChanged } from "../status/desired-timeline";
 import { mutateUser } from "../status/records";
 import type { FeedProbe, FirstSync } from "../sync/feed-probe";
 
@@ -17,7 +17,8 @@ export interface SelfView {
   sessionEpoch: number | undefined;
   /** Whether the token works, from the status record's re-authorisation flag. */
   connection: "connected" | "revoked" | "expired";
-  calendars: { id: string; label: string; lastReadAt?: number }[];
+  /** `name`: the calendar's own name, once a read found one. */
+  calendars: { id: string; label: string; name?: string; lastReadAt?: number }[];
   /** The merged timeline from now on (and what shows now). */
   timeline: Block[];
   rules: UserRules;
@@ -41,6 +42,7 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
     calendars: user.sources.map((s, i) => ({
       id: s.id,
       label: `${s.kind === "ics" ? "ICS calendar" : s.kind} ${i + 1} (${shownAddress(s)})`,
+      ...(s.name !== undefined ? { name: s.name } : {}),
       ...(s.syncedAt !== undefined ? { lastReadAt: s.syncedAt } : {}),
     })),
     timeline: timelineOf(ctx.log, snap, now),
@@ -74,17 +76,28 @@ export async function setPaused(ctx: UseCaseContext, key: UserKey, paused: boole
 }
 
 /**
- * Replaces the user's rules, checked by the rules schema; stored as given (partial), so later
- * defaults still apply to what the person left out. The caller re-syncs: rules shape timelines.
+ * Replaces the user's rules, checked by the rules schema (InvalidInputError with the field's
+ * pointer under `/rules`); stored as given (partial), so later defaults still apply to what the
+ * person left out. The caller re-syncs: rules shape timelines. A calendar the rules may name is
+ * one the person has, or one the stored rules already named (a calendar removed since must not
+ * block every later save).
  */
 export async function saveRules(ctx: UseCaseContext, key: UserKey, rules: unknown): Promise<void> {
   parseInput(userRulesSchema, rules, "/rules");
-  await mutateUser(ctx, key, (u) => ({
-    ...u,
-    rules: rules as Record<string, unknown>,
-    sources: u.sources.map(withoutValidators),
-  }));
+  let hoursChanged = false;
+  await mutateUser(ctx, key, (u) => {
+    const named = namedCalendars(userRulesSchema.safeParse(u.rules).data);
+    const known = [...u.sources.map((s) => s.id), ...named];
+    parseInput(userRulesSchemaKnowing(known), rules, "/rules");
+    const saved = rules as Record<string, unknown>;
+    hoursChanged = workingHoursChanged(u.rules, saved);
+    return { ...u, rules: saved, sources: u.sources.map(withoutValidators) };
+  });
+  if (hoursChanged) await ctx.reconcile(key);
 }
+
+const namedCalendars = (rules: UserRules | undefined): string[] =>
+  rules === undefined ? [] : [...rules.skipCalendars, ...rules.custom.flatMap((c) => c.calendars)];
 
 /** A calendar just added: its id, and whether its first read was applied already. */
 export interface AddedCalendar {

@@ -1,4 +1,4 @@
-import type { StatusKind } from "#lib/core/types";
+import type { BlockKind, StatusKind } from "#lib/core/types";
 
 /**
  * What the pages show, as plain data: the routes build these from the user's records, and the
@@ -110,7 +110,8 @@ export interface StatusView {
 export interface TimelineBlockView extends StatusView {
   start: number;
   end: number;
-  kind: StatusKind;
+  /** A built-in kind, a custom status (`custom`) or the time outside working hours (`offHours`). */
+  kind: BlockKind;
 }
 
 export interface TodayView {
