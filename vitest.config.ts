@@ -7,6 +7,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     setupFiles: ["test/support/fast-check-seed.ts"],
+    globalSetup: ["test/support/run-dir.ts"],
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
   },
 });
