@@ -332,6 +332,7 @@ export async function startMicrosoftEmulator(
     sweepExpired: sweep,
     deliveries: () => notifier.deliveries(),
     flushNotifications: () => notifier.flush(),
+    notificationsUnderway: () => notifier.underway(),
     calls: () => callLog.map((c) => ({ ...c })),
   };
 }
