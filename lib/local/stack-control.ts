@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import * as z from "zod";
 import type { DelayQueue } from "#devstack/queue";
+import { ManualScheduler, RealTimeScheduler, type Scheduler } from "#devstack/scheduler";
 import type { RunningEmulator } from "#emulator/server";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import type { Clock } from "#lib/core/clock";
@@ -60,6 +61,18 @@ export interface ControlDeps {
   pushStates(key: { team: string; user: string }): Promise<unknown[]>;
   emulator: RunningEmulator | undefined;
   queues: { transition: DelayQueue<TransitionMessage>; sync: DelayQueue<SyncMessage> };
+}
+
+/**
+ * How `POST /_local/clock` moves the stack's clock: a manual one by running what falls due on
+ * the way, a real one started skippable by skipping ahead; otherwise it cannot be moved.
+ */
+export function clockMover(scheduler: Scheduler, skippable: boolean): ControlDeps["moveClock"] {
+  if (scheduler instanceof ManualScheduler) return (to) => scheduler.advanceTo(to);
+  if (skippable && scheduler instanceof RealTimeScheduler) {
+    return async (to) => scheduler.skipAhead(to - scheduler.clock.now());
+  }
+  return undefined;
 }
 
 /**

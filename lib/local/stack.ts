@@ -25,7 +25,7 @@ import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
 import { localMetrics } from "./metrics";
 import { migrateLocalSeals } from "./seal-migration";
-import { type ControlDeps, controlEndpoint } from "./stack-control";
+import { type ControlDeps, clockMover, controlEndpoint } from "./stack-control";
 import { startLocalProviders } from "./stack-providers";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
@@ -70,7 +70,6 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       ? new ManualScheduler(time.clock, onTaskError, () => settleHook())
       : new RealTimeScheduler(time.clock ?? systemClock, onTaskError);
   closers.push(() => scheduler.close());
-  // In real time, the scheduler's clock: the given one, plus what a test skipped ahead.
   const clock: Clock = scheduler.clock;
   const metrics = localMetrics(clock);
 
@@ -289,7 +288,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     };
 
     const settle = async () => {
-      // Quiet twice in a row: a delivery can start just after the set that caused it returns.
+      // Quiet twice in a row, a loop turn apart: each delivery counts from when it is made.
       let quietRounds = 0;
       for (let i = 0; i < 2000 && quietRounds < 2; i++) {
         const busy =
@@ -300,8 +299,6 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
           queues.transition.stats().inFlight +
           queues.sync.stats().inFlight;
         quietRounds = busy === 0 ? quietRounds + 1 : 0;
-        // Every delivery is counted from the moment it is made, so a quiet check needs only the
-        // I/O already under way to be read (a turn of the event loop), not a pause.
         await (busy === 0 ? nextTurn() : sleep(2));
       }
       scheduleExpirySweeps();
@@ -323,12 +320,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     control = {
       clock,
       mode: time.mode,
-      moveClock:
-        scheduler instanceof ManualScheduler
-          ? (to) => scheduler.advanceTo(to)
-          : scheduler instanceof RealTimeScheduler && time.mode === "real" && time.skippable
-            ? async (to) => scheduler.skipAhead(to - clock.now())
-            : undefined,
+      moveClock: clockMover(scheduler, time.mode === "real" && time.skippable === true),
       settle: settleAll,
       hooks: () => hookList,
       url: gateway.url,
