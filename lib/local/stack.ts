@@ -251,7 +251,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         ...frozenAfterReturn(runtime, {
           transitionQueue: queues.transition,
           syncQueue: queues.sync,
-          fetch: globalThis.fetch,
+          fetch: options.wrapFetch?.(globalThis.fetch) ?? globalThis.fetch,
         }),
         // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
         allowPrivateSourceAddresses: true,

@@ -6,6 +6,7 @@ import {
   connectGoogle,
   type GoogleE2e,
   googleChannels,
+  googleFaults,
   installAs,
   startGoogleE2e,
 } from "./google-support";
@@ -60,6 +61,10 @@ export interface ProviderUnderTest {
   counts(e: GoogleE2e): Promise<Record<string, number>>;
   /** Adds a meeting happening now; lets its push arrive. */
   addMeetingNow(e: GoogleE2e, summary: string): Promise<void>;
+  /** Makes the provider refuse its next API call, as a rate limit does (a transient fault). */
+  refuseNextCall(e: GoogleE2e): Promise<void>;
+  /** Whether an outbound call is this provider's renewal (Google's events.watch, Graph's PATCH). */
+  isRenewalCall(method: string, url: URL): boolean;
 }
 
 async function postJson(url: string, body: unknown): Promise<void> {
@@ -128,6 +133,8 @@ export const google: ProviderUnderTest = {
     await addGoogleEvent(e, { summary, start: now - MIN, end: now + 30 * MIN });
     await deliverGoogle(e);
   },
+  refuseNextCall: (e) => googleFaults(e, { rateLimit: { status: 429, times: 1 } }).then(() => {}),
+  isRenewalCall: (method, url) => method === "POST" && url.pathname.endsWith("/events/watch"),
 };
 
 const graphOf = (e: GoogleE2e): RunningMicrosoftEmulator => {
@@ -192,6 +199,11 @@ export const graph: ProviderUnderTest = {
     graphOf(e).createEvent(MS_USER, { subject: summary, start: now - MIN, end: now + 30 * MIN });
     await deliverGraph(e);
   },
+  // Longer than the client waits in place (5 s), so the call fails as a rate limit.
+  refuseNextCall: (e) =>
+    postJson(`${graphOf(e).url}/_control/faults`, { throttleNext: 1, retryAfterS: 6 }),
+  isRenewalCall: (method, url) =>
+    method === "PATCH" && url.pathname.startsWith("/v1.0/subscriptions/"),
 };
 
 /** Moves the stack's clock to `to` a simulated day per request, each well inside HTTP's timeouts. */
