@@ -2,6 +2,13 @@ import type { Clock, ManualClock } from "#lib/core/clock";
 
 export type Task = () => unknown;
 
+/**
+ * When a manual scheduler waits for quiet: `idle` before it moves the clock (and when asked),
+ * `task` just after one of its tasks finished, when a wait may be skipped if the task set
+ * nothing off.
+ */
+export type SettleMoment = "idle" | "task";
+
 /** Runs tasks at instants of a clock: real timers locally, a hand-moved clock in tests. */
 export interface Scheduler {
   readonly clock: Clock;
@@ -102,7 +109,7 @@ export class ManualScheduler implements Scheduler {
     readonly clock: ManualClock,
     onError: (error: unknown) => void = () => {},
     /** Extra quiet to wait for after each task, e.g. HTTP round trips the task set off. */
-    private readonly settle: () => Promise<void> = async () => {},
+    private readonly settle: (moment: SettleMoment) => Promise<void> = async () => {},
   ) {
     this.running = new Running(onError);
   }
@@ -141,7 +148,7 @@ export class ManualScheduler implements Scheduler {
       this.timers = this.timers.filter((t) => t !== next);
       if (next.at > this.clock.now()) this.clock.set(next.at);
       await this.running.run(next.task);
-      await this.quiesce();
+      await this.quiesce("task");
     }
     if (epochMs > this.clock.now()) this.clock.set(epochMs);
   }
@@ -150,9 +157,9 @@ export class ManualScheduler implements Scheduler {
     return this.advanceTo(this.clock.now() + ms);
   }
 
-  private async quiesce(): Promise<void> {
+  private async quiesce(moment: SettleMoment = "idle"): Promise<void> {
     await this.running.idle();
-    await this.settle();
+    await this.settle(moment);
     await this.running.idle();
   }
 

@@ -8,7 +8,12 @@ import { LOCAL_REGION } from "#devstack/lambda-context";
 import { localLambdas } from "#devstack/lambdas";
 import { DelayQueue } from "#devstack/queue";
 import { LambdaRuntime } from "#devstack/runtime";
-import { ManualScheduler, RealTimeScheduler, type Scheduler } from "#devstack/scheduler";
+import {
+  ManualScheduler,
+  RealTimeScheduler,
+  type Scheduler,
+  type SettleMoment,
+} from "#devstack/scheduler";
 import { every, scheduledEvent } from "#devstack/schedules";
 import { newWebKey, openStateDir, type StateDir } from "#devstack/state";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
@@ -27,6 +32,7 @@ import { localMetrics } from "./metrics";
 import { migrateLocalSeals } from "./seal-migration";
 import { type ControlDeps, controlEndpoint } from "./stack-control";
 import { startLocalProviders } from "./stack-providers";
+import { stackSettle } from "./stack-settle";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
 import { ourApp, pointEventsAt } from "./stack-workspace";
@@ -37,8 +43,6 @@ export type { LocalStack, LocalUserConfig, StackOptions, StackTime } from "./sta
 const LIVE_EVENTS_KEPT = 10_000;
 
 export const TABLE_NAME = "statuspilot-local";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Starts the whole stack in this process: dynalite, the emulator (unless `serviceUrl`), the
@@ -65,10 +69,10 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     }
   };
 
-  let settleHook: () => Promise<void> = async () => {};
+  let settleHook: (moment: SettleMoment) => Promise<void> = async () => {};
   const scheduler: Scheduler =
     time.mode === "manual"
-      ? new ManualScheduler(time.clock, onTaskError, () => settleHook())
+      ? new ManualScheduler(time.clock, onTaskError, (moment) => settleHook(moment))
       : new RealTimeScheduler(clock, onTaskError);
   closers.push(() => scheduler.close());
 
@@ -208,6 +212,16 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       queues.sync.close();
     });
 
+    // Manual time: what a scheduled task set off is waited for before the next one.
+    const waiting = stackSettle({
+      clock,
+      scheduler,
+      gateway,
+      emulator,
+      queues: [queues.transition, queues.sync],
+      sweepExpiries: time.mode === "manual",
+    });
+
     const providers = oauthClient
       ? await startLocalProviders(options, {
           publicBaseUrl: gateway.url,
@@ -251,7 +265,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         ...frozenAfterReturn(runtime, {
           transitionQueue: queues.transition,
           syncQueue: queues.sync,
-          fetch: options.wrapFetch?.(globalThis.fetch) ?? globalThis.fetch,
+          fetch: waiting.countedFetch(options.wrapFetch?.(globalThis.fetch) ?? globalThis.fetch),
         }),
         // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
         allowPrivateSourceAddresses: true,
@@ -271,36 +285,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       },
     );
 
-    // Manual time: sweep the emulator at each status's expiry instant, as its timer would.
-    const sweepsAt = new Set<number>();
-    const scheduleExpirySweeps = () => {
-      if (!emulator || time.mode !== "manual") return;
-      for (const profile of Object.values(emulator.state().profiles)) {
-        const at = profile.status_expiration * 1000;
-        if (profile.status_expiration <= 0 || at <= clock.now() || sweepsAt.has(at)) continue;
-        sweepsAt.add(at);
-        const running = emulator;
-        scheduler.at(at, async () => {
-          sweepsAt.delete(at);
-          await running.sweepExpired();
-        });
-      }
-    };
-
-    const settle = async () => {
-      // Quiet twice in a row: a delivery can start just after the set that caused it returns.
-      let quietRounds = 0;
-      for (let i = 0; i < 2000 && quietRounds < 2; i++) {
-        const busy =
-          gateway.inFlight() +
-          (emulator?.pendingDeliveries() ?? 0) +
-          queues.transition.stats().inFlight +
-          queues.sync.stats().inFlight;
-        quietRounds = busy === 0 ? quietRounds + 1 : 0;
-        await sleep(busy === 0 ? 5 : 2);
-      }
-      scheduleExpirySweeps();
-    };
+    const { settle } = waiting;
     settleHook = settle;
 
     const settleAll = async () => {

@@ -103,6 +103,7 @@ describe.each(PROVIDERS)("$name grants 90 s, with faults", (provider) => {
     expect(counts).toEqual(
       provider === google ? { watch: 5, stop: 3 } : { POST: 1, PATCH: 5, DELETE: 0 },
     );
-    expect(await statusAfterMeeting(provider, stack, "After the faults")).not.toBe("");
+    const seat = { provider, user: "U001", e: stack };
+    expect(await statusAfterMeeting(seat, "After the faults")).not.toBe("");
   }, 60_000);
 });
