@@ -8,12 +8,7 @@ import { LOCAL_REGION } from "#devstack/lambda-context";
 import { localLambdas } from "#devstack/lambdas";
 import { DelayQueue } from "#devstack/queue";
 import { LambdaRuntime } from "#devstack/runtime";
-import {
-  ManualScheduler,
-  RealTimeScheduler,
-  type Scheduler,
-  type SettleMoment,
-} from "#devstack/scheduler";
+import { ManualScheduler, RealTimeScheduler, type Scheduler } from "#devstack/scheduler";
 import { every, scheduledEvent } from "#devstack/schedules";
 import { newWebKey, openStateDir, type StateDir } from "#devstack/state";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
@@ -30,9 +25,8 @@ import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
 import { localMetrics } from "./metrics";
 import { migrateLocalSeals } from "./seal-migration";
-import { type ControlDeps, controlEndpoint } from "./stack-control";
+import { type ControlDeps, clockMover, controlEndpoint } from "./stack-control";
 import { startLocalProviders } from "./stack-providers";
-import { stackSettle } from "./stack-settle";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
 import { ourApp, pointEventsAt } from "./stack-workspace";
@@ -44,6 +38,9 @@ const LIVE_EVENTS_KEPT = 10_000;
 
 export const TABLE_NAME = "statuspilot-local";
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * Starts the whole stack in this process: dynalite, the emulator (unless `serviceUrl`), the
  * handlers behind a local API Gateway, the minute tick, the poll and the two delay queues.
@@ -52,8 +49,6 @@ export const TABLE_NAME = "statuspilot-local";
 export async function startStack(options: StackOptions): Promise<LocalStack> {
   const log = options.log ?? silentLog;
   const time = options.time ?? { mode: "real" };
-  const clock: Clock = time.mode === "manual" ? time.clock : (time.clock ?? systemClock);
-  const metrics = localMetrics(clock);
   const onTaskError = (error: unknown) =>
     log.error("scheduled task failed", {
       error: error instanceof Error ? error.message : String(error),
@@ -69,12 +64,14 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     }
   };
 
-  let settleHook: (moment: SettleMoment) => Promise<void> = async () => {};
+  let settleHook: () => Promise<void> = async () => {};
   const scheduler: Scheduler =
     time.mode === "manual"
-      ? new ManualScheduler(time.clock, onTaskError, (moment) => settleHook(moment))
-      : new RealTimeScheduler(clock, onTaskError);
+      ? new ManualScheduler(time.clock, onTaskError, () => settleHook())
+      : new RealTimeScheduler(time.clock ?? systemClock, onTaskError);
   closers.push(() => scheduler.close());
+  const clock: Clock = scheduler.clock;
+  const metrics = localMetrics(clock);
 
   try {
     // Secrets of the local stack: generated per run unless given.
@@ -212,16 +209,6 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       queues.sync.close();
     });
 
-    // Manual time: what a scheduled task set off is waited for before the next one.
-    const waiting = stackSettle({
-      clock,
-      scheduler,
-      gateway,
-      emulator,
-      queues: [queues.transition, queues.sync],
-      sweepExpiries: time.mode === "manual",
-    });
-
     const providers = oauthClient
       ? await startLocalProviders(options, {
           publicBaseUrl: gateway.url,
@@ -265,7 +252,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         ...frozenAfterReturn(runtime, {
           transitionQueue: queues.transition,
           syncQueue: queues.sync,
-          fetch: waiting.countedFetch(options.wrapFetch?.(globalThis.fetch) ?? globalThis.fetch),
+          fetch: options.wrapFetch?.(globalThis.fetch) ?? globalThis.fetch,
         }),
         // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
         allowPrivateSourceAddresses: true,
@@ -285,7 +272,38 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       },
     );
 
-    const { settle } = waiting;
+    // Manual time: sweep the emulator at each status's expiry instant, as its timer would.
+    const sweepsAt = new Set<number>();
+    const scheduleExpirySweeps = () => {
+      if (!emulator || time.mode !== "manual") return;
+      for (const profile of Object.values(emulator.state().profiles)) {
+        const at = profile.status_expiration * 1000;
+        if (profile.status_expiration <= 0 || at <= clock.now() || sweepsAt.has(at)) continue;
+        sweepsAt.add(at);
+        const running = emulator;
+        scheduler.at(at, async () => {
+          sweepsAt.delete(at);
+          await running.sweepExpired();
+        });
+      }
+    };
+
+    const settle = async () => {
+      // Quiet twice in a row, a loop turn apart: each delivery counts from when it is made.
+      let quietRounds = 0;
+      for (let i = 0; i < 2000 && quietRounds < 2; i++) {
+        const busy =
+          gateway.inFlight() +
+          (emulator?.pendingDeliveries() ?? 0) +
+          (google?.emulator?.control.pushesUnderway() ?? 0) +
+          (microsoft?.emulator?.notificationsUnderway() ?? 0) +
+          queues.transition.stats().inFlight +
+          queues.sync.stats().inFlight;
+        quietRounds = busy === 0 ? quietRounds + 1 : 0;
+        await (busy === 0 ? nextTurn() : sleep(2));
+      }
+      scheduleExpirySweeps();
+    };
     settleHook = settle;
 
     const settleAll = async () => {
@@ -303,7 +321,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     control = {
       clock,
       mode: time.mode,
-      scheduler,
+      moveClock: clockMover(scheduler, time.mode === "real" && time.skippable === true),
       settle: settleAll,
       hooks: () => hookList,
       url: gateway.url,
