@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { systemClock } from "#lib/app/compose/system-clock";
 import type { Clock } from "#lib/core/clock";
 import { type Log, silentLog } from "#lib/core/ports";
+import { HOST_NOT_LOOPBACK, isLoopbackHost } from "#lib/http/loopback-host";
 import { MANIFEST_METHODS } from "./app-manifests";
 import { type CallRecord, ParamRedactor, redactToken } from "./call-log";
 import { dndMethods } from "./dnd";
@@ -496,7 +497,11 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     let work: Promise<void>;
-    if (path.startsWith("/api/")) {
+    if (path.startsWith("/_emulator/") && !isLoopbackHost(req.headers.host)) {
+      // Its state, call log, faults and uninstall are for this machine only (DNS rebinding).
+      const nosniff = { "x-content-type-options": "nosniff" };
+      work = Promise.resolve(send(res, 403, { ok: false, ...HOST_NOT_LOOPBACK }, nosniff));
+    } else if (path.startsWith("/api/")) {
       // `/api/users/profile.set` is the raw example's spelling of `users.profile.set`.
       const method = path.slice("/api/".length).replaceAll("/", ".");
       work = handleApi(req, res, method);

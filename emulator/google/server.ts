@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { systemClock } from "#lib/app/compose/system-clock";
 import { type Clock, ManualClock } from "#lib/core/clock";
 import { type Log, silentLog } from "#lib/core/ports";
+import { HOST_NOT_LOOPBACK, isLoopbackHost } from "#lib/http/loopback-host";
 import { handleApi, isApiPath } from "./api-routes";
 import { CalendarModel, type GoogleUser } from "./calendar-model";
 import { ChannelRegistry } from "./channels";
@@ -114,7 +115,13 @@ export async function startGoogleEmulator(
       body,
     };
     if (isApiPath(r.path)) return handleApi(r, res, apiDeps);
-    if (r.path.startsWith("/_control/")) return handleControl(r, res, control, setNow);
+    if (r.path.startsWith("/_control/")) {
+      // For this machine only: a page rebinding its name to 127.0.0.1 names itself (DNS rebinding).
+      if (!isLoopbackHost(req.headers.host)) {
+        return sendJson(res, 403, HOST_NOT_LOOPBACK, { "x-content-type-options": "nosniff" });
+      }
+      return handleControl(r, res, control, setNow);
+    }
     const key = `${r.method} ${r.path}`;
     if (key === `GET ${AUTH_PATH}`) return authorizeGet(r, res, oauthDeps);
     if (key === `POST ${AUTH_PATH}`) return authorizePost(r, res, oauthDeps);

@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { systemClock } from "#lib/app/compose/system-clock";
+import { HOST_NOT_LOOPBACK, isLoopbackHost } from "#lib/http/loopback-host";
 import { seededRandom } from "../faults";
 import { type ControlActions, controlRequest } from "./control";
 import { EventsApi } from "./events-api";
@@ -282,7 +283,14 @@ export async function startMicrosoftEmulator(
       answer = await graph(req, path, url.searchParams);
       callLog.push({ at: now(), method: req.method ?? "GET", path, status: answer.status });
     } else if (path.startsWith("/_control/")) {
-      answer = await control(req, path);
+      // For this machine only: a page rebinding its name to 127.0.0.1 names itself (DNS rebinding).
+      answer = isLoopbackHost(req.headers.host)
+        ? await control(req, path)
+        : {
+            status: 403,
+            body: HOST_NOT_LOOPBACK,
+            headers: { "x-content-type-options": "nosniff" },
+          };
     } else {
       answer = { status: 404, body: { error: { code: "NotFound", message: path } } };
     }

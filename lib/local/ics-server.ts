@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isAddressInUse, PortInUseError } from "#devstack/errors";
 import type { Clock } from "#lib/core/clock";
+import { HOST_NOT_LOOPBACK, isLoopbackHost } from "#lib/http/loopback-host";
 
 interface Feed {
   body: string;
@@ -59,6 +60,15 @@ export async function startIcsServer(options: {
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     if (req.method === "PUT") {
+      // Replacing a feed is for this machine only (DNS rebinding); reading one is for any Host.
+      if (!isLoopbackHost(req.headers.host)) {
+        res.writeHead(403, {
+          "content-type": "application/json",
+          "x-content-type-options": "nosniff",
+        });
+        res.end(JSON.stringify(HOST_NOT_LOOPBACK));
+        return;
+      }
       readText(req).then(
         (body) => {
           if (body === undefined || !body.includes("BEGIN:VCALENDAR")) {

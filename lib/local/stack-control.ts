@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import * as z from "zod";
 import type { DelayQueue } from "#devstack/queue";
 import { ManualScheduler, RealTimeScheduler, type Scheduler } from "#devstack/scheduler";
+import type { ScheduleRule } from "#devstack/schedules";
 import type { RunningEmulator } from "#emulator/server";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import type { Clock } from "#lib/core/clock";
@@ -26,6 +27,9 @@ const clockMove = z.union([
   z.object({ to: z.number().int().min(0) }).strict(),
 ]);
 
+/** `POST /_local/schedules`: enable or disable the tick's and the poll's rules. */
+const schedulesSwitch = z.object({ enabled: z.boolean() }).strict();
+
 type LocalAnswer = { status: number; body: unknown };
 
 const badRequest = (message: string): LocalAnswer => ({
@@ -44,6 +48,8 @@ export interface ControlDeps {
   moveClock: ((epochMs: number) => Promise<void>) | undefined;
   /** Waits until nothing is in flight and the scheduler is idle. */
   settle(): Promise<void>;
+  /** The tick's and the poll's schedule rules. */
+  schedules: readonly ScheduleRule[];
   /** The generic hooks of every registered source. */
   hooks(): ReadonlyArray<{
     team: string;
@@ -147,6 +153,20 @@ export function controlEndpoint(deps: ControlDeps): LocalEndpoint {
     if (url.pathname === "/_local/settle" && req.method === "POST") {
       await deps.settle();
       return { status: 200, body: { now: clock.now() } };
+    }
+    if (url.pathname === "/_local/schedules" && req.method === "POST") {
+      // As EventBridge's DisableRule / EnableRule: a test crosses idle days of a manual clock
+      // without thousands of ticks that find nothing, then ticks again before what it checks.
+      let parsed: ReturnType<typeof schedulesSwitch.safeParse> | undefined;
+      try {
+        parsed = schedulesSwitch.safeParse(JSON.parse(rawBody));
+      } catch {}
+      if (!parsed?.success) return badRequest('body must be {"enabled": true|false}, nothing else');
+      for (const rule of deps.schedules) {
+        if (parsed.data.enabled) rule.enable();
+        else rule.disable();
+      }
+      return { status: 200, body: { enabled: parsed.data.enabled } };
     }
     if (url.pathname === "/_local/hooks" && req.method === "GET") {
       // The generic hooks' secrets, for tools on this machine that push calendar changes.

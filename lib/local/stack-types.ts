@@ -98,6 +98,8 @@ export interface StackOptions {
   pushTtlMs?: number;
   /** Puts something around each function's handler (the cost bench's meters). */
   wrapHandler?: HandlerWrapper;
+  /** Puts something around the handlers' outbound `fetch` (a test's faults on the wire). */
+  wrapFetch?: (fetch: typeof globalThis.fetch) => typeof globalThis.fetch;
   /**
    * The app's token vault made of the KMS stand-in (the cost bench's per-instance KMS meter);
    * without it, the stand-in behind one cache of opened values, as a container has.

@@ -252,7 +252,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         ...frozenAfterReturn(runtime, {
           transitionQueue: queues.transition,
           syncQueue: queues.sync,
-          fetch: globalThis.fetch,
+          fetch: options.wrapFetch?.(globalThis.fetch) ?? globalThis.fetch,
         }),
         // Local feeds live on 127.0.0.1 (the ICS server, a file server on the LAN): fetch them.
         allowPrivateSourceAddresses: true,
@@ -317,11 +317,23 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       stateDir,
       syncQueue: queues.sync,
     });
+    // The minute tick and the poll, as EventBridge schedules; the first tick right away.
+    const tick = lambdas.background<ReturnType<typeof scheduledEvent>>("tick");
+    const poll = lambdas.background<ReturnType<typeof scheduledEvent>>("poll");
+    // Each a rate rule from its first period on; `/_local/schedules` disables them.
+    const rate = (ms: number, rule: string, fn: typeof tick) =>
+      every(scheduler, { ms, firstAt: clock.now() + ms, rule }, fn);
+    const schedules = [
+      rate(options.tickEveryMs ?? 60_000, "statuspilot-local-tick", tick),
+      rate(options.pollEveryMs ?? 5 * 60_000, "statuspilot-local-poll", poll),
+    ];
+
     control = {
       clock,
       mode: time.mode,
       moveClock: clockMover(scheduler, time.mode === "real" && time.skippable === true),
       settle: settleAll,
+      schedules,
       hooks: () => hookList,
       url: gateway.url,
       liveEvents: () => liveEvents,
@@ -331,22 +343,6 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       emulator,
       queues,
     };
-
-    // The minute tick and the poll, as EventBridge schedules; the first tick right away.
-    const tick = lambdas.background<ReturnType<typeof scheduledEvent>>("tick");
-    const poll = lambdas.background<ReturnType<typeof scheduledEvent>>("poll");
-    const tickEveryMs = options.tickEveryMs ?? 60_000;
-    const pollEveryMs = options.pollEveryMs ?? 5 * 60_000;
-    every(
-      scheduler,
-      { ms: tickEveryMs, firstAt: clock.now() + tickEveryMs, rule: "statuspilot-local-tick" },
-      tick,
-    );
-    every(
-      scheduler,
-      { ms: pollEveryMs, firstAt: clock.now() + pollEveryMs, rule: "statuspilot-local-poll" },
-      poll,
-    );
 
     if (time.mode === "manual") {
       await (scheduler as ManualScheduler).advanceTo(clock.now());

@@ -27,7 +27,7 @@ export interface GoogleE2e extends E2e {
 export async function startGoogleE2e(
   opts: { manualAt?: number; pushTtlMs?: number } & Pick<
     StackOptions,
-    "tickEveryMs" | "tickHorizonMs" | "pollEveryMs"
+    "tickEveryMs" | "tickHorizonMs" | "pollEveryMs" | "wrapHandler" | "wrapFetch"
   > = {},
 ): Promise<GoogleE2e> {
   const workspace = loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json"));
@@ -45,6 +45,8 @@ export async function startGoogleE2e(
     ...(opts.tickEveryMs !== undefined ? { tickEveryMs: opts.tickEveryMs } : {}),
     ...(opts.tickHorizonMs !== undefined ? { tickHorizonMs: opts.tickHorizonMs } : {}),
     ...(opts.pollEveryMs !== undefined ? { pollEveryMs: opts.pollEveryMs } : {}),
+    ...(opts.wrapHandler !== undefined ? { wrapHandler: opts.wrapHandler } : {}),
+    ...(opts.wrapFetch !== undefined ? { wrapFetch: opts.wrapFetch } : {}),
   });
   const googleUrl = stack.google?.emulator?.url;
   if (googleUrl === undefined) throw new Error("the stack runs no Google emulator");

@@ -1,11 +1,12 @@
 import { expect } from "vitest";
 import { DEMO_USERS, type RunningMicrosoftEmulator } from "#emulator/microsoft/server";
-import { visit } from "../integration/web/support";
+import { CookieJar, visit } from "../integration/web/support";
 import {
   addGoogleEvent,
   connectGoogle,
   type GoogleE2e,
   googleChannels,
+  googleFaults,
   installAs,
   startGoogleE2e,
 } from "./google-support";
@@ -60,6 +61,10 @@ export interface ProviderUnderTest {
   counts(e: GoogleE2e): Promise<Record<string, number>>;
   /** Adds a meeting happening now; lets its push arrive. */
   addMeetingNow(e: GoogleE2e, summary: string): Promise<void>;
+  /** Makes the provider refuse its next API call, as a rate limit does (a transient fault). */
+  refuseNextCall(e: GoogleE2e): Promise<void>;
+  /** Whether an outbound call is this provider's renewal (Google's events.watch, Graph's PATCH). */
+  isRenewalCall(method: string, url: URL): boolean;
 }
 
 async function postJson(url: string, body: unknown): Promise<void> {
@@ -128,6 +133,8 @@ export const google: ProviderUnderTest = {
     await addGoogleEvent(e, { summary, start: now - MIN, end: now + 30 * MIN });
     await deliverGoogle(e);
   },
+  refuseNextCall: (e) => googleFaults(e, { rateLimit: { status: 429, times: 1 } }).then(() => {}),
+  isRenewalCall: (method, url) => method === "POST" && url.pathname.endsWith("/events/watch"),
 };
 
 const graphOf = (e: GoogleE2e): RunningMicrosoftEmulator => {
@@ -192,12 +199,25 @@ export const graph: ProviderUnderTest = {
     graphOf(e).createEvent(MS_USER, { subject: summary, start: now - MIN, end: now + 30 * MIN });
     await deliverGraph(e);
   },
+  // Longer than the client waits in place (5 s), so the call fails as a rate limit.
+  refuseNextCall: (e) =>
+    postJson(`${graphOf(e).url}/_control/faults`, { throttleNext: 1, retryAfterS: 6 }),
+  isRenewalCall: (method, url) =>
+    method === "PATCH" && url.pathname.startsWith("/v1.0/subscriptions/"),
 };
 
 /** Moves the stack's clock to `to` a simulated day per request, each well inside HTTP's timeouts. */
 async function advanceInDays(e: GoogleE2e, to: number): Promise<void> {
   for (let at = await nowOf(e); at < to; at = Math.min(to, at + DAY)) await advanceTo(e, at);
   await advanceTo(e, to);
+}
+
+/**
+ * Turns the stack's tick and poll rules off or on (`/_local/schedules`, as EventBridge's
+ * DisableRule / EnableRule): days of a manual clock then pass without a tick per minute.
+ */
+async function setSchedules(e: GoogleE2e, enabled: boolean): Promise<void> {
+  await postJson(`${e.url}/_local/schedules`, { enabled });
 }
 
 /** One renewal as measured: when it was due by the rule, when the provider saw it, how late. */
@@ -210,61 +230,110 @@ export interface MeasuredRenewal {
   lifetimeMs: number;
 }
 
+/** A provider connected by its own user, through that user's own browser, on a shared stack. */
+export interface Seat {
+  provider: ProviderUnderTest;
+  user: string;
+  /** The stack as this user's browser sees it (its own cookies). */
+  e: GoogleE2e;
+  timeline: MeasuredRenewal[];
+}
+
+/** How far apart the providers are connected: their renewals never fall within seconds. */
+const SEAT_SPACING_MS = 17_600;
+
 /**
- * A stack whose `provider` grants `grantedS` seconds, with U001 installed and connected; then
- * `renewals` renewals, each checked at its second: nothing before it is due (a second earlier the
- * grant in force is the same), the renewal 0-2 s after it, before the old grant expired.
+ * One stack whose `providers` each grant `grantedS` seconds; U001 installs and connects the
+ * first, U002 the second (SEAT_SPACING_MS later), …; then `renewals` renewals of each, in the
+ * order they fall due, each checked at its second: a second before it is due no provider's
+ * grant has changed, 2 s after it this provider's has (0-2 s after its second, before the old
+ * grant expired) and no other's. One stack for all: the minute ticks between the renewals, the
+ * bulk of the run, are run once for every provider.
  */
 export async function measureRenewals(
-  provider: ProviderUnderTest,
+  providers: ProviderUnderTest[],
   opts: {
     start: number;
     grantedS: number;
     renewals: number;
+    /**
+     * With this, the tick and the poll are off from each renewal (or the connect) until this
+     * long before the next one is due, and on again from then: the stack crosses days without
+     * their runs. Any renewal that fell due in the gap is overdue to the first tick after it
+     * (the tick looks back to 0), so it is renewed then, before the second checked below, and
+     * the check fails; the renewal itself still comes through the tick's look-ahead.
+     */
+    ticksFromBeforeDueMs?: number;
     stack?: Omit<Parameters<typeof startGoogleE2e>[0], "manualAt">;
   },
-): Promise<{ e: GoogleE2e; timeline: MeasuredRenewal[] }> {
+): Promise<{ e: GoogleE2e; seats: Seat[] }> {
   const e = await startGoogleE2e({ ...opts.stack, manualAt: opts.start });
   try {
-    await provider.grantLifetime(e, opts.grantedS);
-    await installAs(e, "U001");
-    // Connected at an instant off the minute tick's, so that renewals fall between ticks.
-    await advance(e, CONNECT_OFFSET_MS);
-    await provider.connect(e);
-    let current = await provider.current(e);
-    // The provider granted what its knob says, not what was asked.
-    expect(current.expiresAt - current.at).toBeLessThanOrEqual(opts.grantedS * 1000);
-    const timeline: MeasuredRenewal[] = [];
-    for (let i = 0; i < opts.renewals; i++) {
-      const due = renewalDueOf(current);
-      await advanceInDays(e, due - 1000);
-      expect(await provider.current(e)).toEqual(current);
-      await advanceTo(e, due + 2000);
-      const next = await provider.current(e);
-      expect(next).not.toEqual(current);
-      await provider.checkRenewal(e, current, next);
-      timeline.push({
-        due,
-        at: next.at,
-        lateMs: next.at - due,
-        marginMs: current.expiresAt - next.at,
-        lifetimeMs: current.expiresAt - current.at,
-      });
-      current = next;
+    const seats: Seat[] = providers.map((provider, i) => ({
+      provider,
+      user: `U00${i + 1}`,
+      e: { ...e, jar: new CookieJar() },
+      timeline: [],
+    }));
+    const current = new Map<Seat, Grant>();
+    for (const [i, seat] of seats.entries()) {
+      await seat.provider.grantLifetime(e, opts.grantedS);
+      await installAs(seat.e, seat.user);
+      // Connected at an instant off the minute tick's, so that renewals fall between ticks.
+      await advance(e, i === 0 ? CONNECT_OFFSET_MS : SEAT_SPACING_MS);
+      await seat.provider.connect(seat.e);
+      const grant = await seat.provider.current(e);
+      // The provider granted what its knob says, not what was asked.
+      expect(grant.expiresAt - grant.at).toBeLessThanOrEqual(opts.grantedS * 1000);
+      current.set(seat, grant);
     }
-    return { e, timeline };
+    const grantsNow = async () => {
+      const now = new Map<Seat, Grant>();
+      for (const seat of seats) now.set(seat, await seat.provider.current(e));
+      return now;
+    };
+    for (;;) {
+      const next = seats
+        .filter((seat) => seat.timeline.length < opts.renewals)
+        .map((seat) => ({ seat, due: renewalDueOf(current.get(seat) as Grant) }))
+        .sort((a, b) => a.due - b.due)[0];
+      if (next === undefined) break;
+      const { seat, due } = next;
+      const before = current.get(seat) as Grant;
+      const ticksFrom = due - (opts.ticksFromBeforeDueMs ?? Number.POSITIVE_INFINITY);
+      if (ticksFrom > (await nowOf(e))) {
+        await setSchedules(e, false);
+        await advanceInDays(e, ticksFrom);
+        await setSchedules(e, true);
+      }
+      await advanceInDays(e, due - 1000);
+      expect(await grantsNow()).toEqual(current);
+      await advanceTo(e, due + 2000);
+      const after = await seat.provider.current(e);
+      expect(after).not.toEqual(before);
+      await seat.provider.checkRenewal(e, before, after);
+      current.set(seat, after);
+      expect(await grantsNow()).toEqual(current);
+      seat.timeline.push({
+        due,
+        at: after.at,
+        lateMs: after.at - due,
+        marginMs: before.expiresAt - after.at,
+        lifetimeMs: before.expiresAt - before.at,
+      });
+    }
+    return { e, seats };
   } catch (error: unknown) {
     await e.close();
     throw error;
   }
 }
 
-/** The user's status after a meeting that starts now was added: pushes still arrive. */
+/** The status of the seat's user after a meeting that starts now was added: pushes still arrive. */
 export async function statusAfterMeeting(
-  provider: ProviderUnderTest,
-  e: GoogleE2e,
+  seat: Pick<Seat, "provider" | "user" | "e">,
   summary: string,
 ): Promise<string> {
-  await provider.addMeetingNow(e, summary);
-  return (await profileOf(e, "U001")).status_text;
+  await seat.provider.addMeetingNow(seat.e, summary);
+  return (await profileOf(seat.e, seat.user)).status_text;
 }

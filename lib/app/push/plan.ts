@@ -18,7 +18,8 @@ import type { UserKey } from "#lib/core/types";
  *   `reauthorizationRequired` renews now.
  * - Past RENEW_AT of the lifetime the provider granted (measured from its creation; earlier for
  *   a short one, to leave MIN_RENEW_MARGIN_MS): renew it. A failed upkeep is
- *   retried after UPKEEP_RETRY_MS (nextUpkeepAt) until it succeeds or the channel lapses.
+ *   retried after UPKEEP_RETRY_MS, or sooner when the channel has little life left
+ *   (nextUpkeepAt), until it succeeds or the channel lapses.
  *
  * Each upkeep runs when the source's entry in the due index says (nextUpkeepAt, written after
  * every upkeep; lib/app/push/schedule.ts runs them).
@@ -40,6 +41,18 @@ export const DEFAULT_PUSH_TTL_MS = 7 * 86_400_000 - 3_600_000;
 
 /** How long the next upkeep waits after 1, 2, 3 or more failed upkeeps in a row. */
 export const UPKEEP_RETRY_MS = [15 * 60_000, 3_600_000, 3 * 3_600_000] as const;
+/**
+ * The share of a live channel's remaining life that a retry waits at most, and that a claim on
+ * its upkeep lasts at most: a channel granted 90 s, renewed 30 s before its expiry, is retried
+ * (or taken over from a worker that died) 10 s later, and again, before it lapses.
+ */
+export const LIFE_LEFT_SHARE = 1 / 3;
+/** The shortest wait before a retry, so that a failing provider is not asked again at once. */
+export const MIN_UPKEEP_RETRY_MS = 5_000;
+/** A claim on an upkeep lapses after this at most (a worker that died mid-upkeep). */
+export const UPKEEP_LEASE_MS = 5 * 60_000;
+/** ... and at least after this: the timeout of the one provider call that renews a channel. */
+export const MIN_UPKEEP_LEASE_MS = 10_000;
 
 export type LapseReason = "expired" | "renewal_failed" | "silent" | "removed";
 
@@ -85,22 +98,43 @@ export function pushStep(push: SourcePush | undefined, now: number): PushStep {
   return { kind: "none", nextAt: renewAt };
 }
 
+/** LIFE_LEFT_SHARE of the time a live channel has left at `now`, between `least` and `most`. */
+const shareOfLifeLeft = (push: SourcePush, now: number, least: number, most: number): number =>
+  Math.min(most, Math.max(least, Math.floor((push.expiresAt - now) * LIFE_LEFT_SHARE)));
+
 /**
  * When the source's next upkeep is due, after one at `now` that left `push` with `failures`
- * failed upkeeps in a row: after a failure, the retry's wait (UPKEEP_RETRY_MS), but no later
- * than a live channel's expiry (where it lapses, to be recreated at once); a channel already
- * lapsed, or none, is retried after the shortest wait (its source is polled that often anyway).
- * Without a failure, the instant the channel next needs work (its renewal at RENEW_AT), or
- * `now` when it needs work already.
+ * failed upkeeps in a row: after a failure, the retry's wait (UPKEEP_RETRY_MS), shortened to
+ * LIFE_LEFT_SHARE of the time a live channel has left (at least MIN_UPKEEP_RETRY_MS), and no
+ * later than its expiry (where it lapses, to be recreated at once): a channel granted 90 s whose
+ * renewal fails once is retried 10 s later, not at its expiry. A channel already lapsed, or
+ * none, is retried after the shortest wait (its source is polled that often anyway). Without a
+ * failure, the instant the channel next needs work (its renewal at RENEW_AT), or `now` when it
+ * needs work already.
  */
 export function nextUpkeepAt(push: SourcePush | undefined, failures: number, now: number): number {
   if (failures > 0) {
     if (push === undefined || lapseOf(push, now) !== undefined) return now + UPKEEP_RETRY_MS[0];
-    const wait = UPKEEP_RETRY_MS[Math.min(failures, UPKEEP_RETRY_MS.length) - 1] ?? 0;
+    const backoff = UPKEEP_RETRY_MS[Math.min(failures, UPKEEP_RETRY_MS.length) - 1] ?? 0;
+    const wait = shareOfLifeLeft(push, now, MIN_UPKEEP_RETRY_MS, backoff);
     return Math.min(now + wait, push.expiresAt);
   }
   const step = pushStep(push, now);
   return step.kind === "none" ? step.nextAt : now;
+}
+
+/**
+ * How long a worker's claim on the source's upkeep lasts when it starts at `now`: the time a
+ * worker that died mid-upkeep keeps the next one waiting. UPKEEP_LEASE_MS, but for a live
+ * channel at most LIFE_LEFT_SHARE of the time it has left (never under MIN_UPKEEP_LEASE_MS), so
+ * that a channel granted 90 s is taken over before it lapses. A claim that runs out while its
+ * worker is merely slow lets a second worker renew the same channel: the upkeep's record write
+ * keeps that safe (lib/app/push/upkeep.ts: only one of them is recorded, the other's channel is
+ * stopped again).
+ */
+export function upkeepLeaseMs(push: SourcePush | undefined, now: number): number {
+  if (push === undefined || lapseOf(push, now) !== undefined) return UPKEEP_LEASE_MS;
+  return shareOfLifeLeft(push, now, MIN_UPKEEP_LEASE_MS, UPKEEP_LEASE_MS);
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Queue, QueueEntry } from "#lib/core/ports";
+import type { SourceRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { UpkeepDue, UpkeepSchedule } from "#lib/core/upkeep-schedule";
 import type { SyncMessage } from "../contracts";
 import { delaySecondsUntil, sendEntries } from "../queue-sends";
-import { nextUpkeepAt } from "./plan";
+import { lapseOf, nextUpkeepAt, pushStep, upkeepLeaseMs } from "./plan";
 import { requestPushWork } from "./requests";
 import { type PushUpkeepDeps, type UpkeepOutcome, upkeepPush } from "./upkeep";
 
@@ -16,13 +17,11 @@ import { type PushUpkeepDeps, type UpkeepOutcome, upkeepPush } from "./upkeep";
  * delayed to land on its second: a channel granted 90 s is renewed on time, not at the first
  * tick after its renewal fell due. An upkeep that leaves its next instant before the next tick
  * queues that message itself. The sync worker claims the entry (its lease keeps two workers
- * from renewing one channel at once), does what the channel needs, and writes the next instant.
+ * from renewing one channel at once; plan.ts upkeepLeaseMs sizes it to the channel's life),
+ * does what the channel needs, and writes the next instant.
  * Pushes, lifecycle notifications and the poll's safety checks may ask for an upkeep at once
  * with the same message. A message twice is harmless: the second finds the work done.
  */
-
-/** A claim on an upkeep lapses after this (a worker that died mid-upkeep): longer than any run. */
-export const UPKEEP_LEASE_MS = 5 * 60_000;
 
 /** SendMessageBatch requests the tick keeps in flight for upkeeps (as for transitions). */
 export const UPKEEP_SENDS_IN_FLIGHT = 8;
@@ -83,16 +82,21 @@ export const upkeepMessage = (
 
 export type UpkeepRun =
   | UpkeepOutcome
-  /** Another worker holds the source's upkeep; or (a repair) a retry of it is waiting. */
+  /** Another worker holds the source's upkeep; or (no lifecycle request) a retry of it is waiting. */
   | { kind: "busy" }
   /** The source is gone or no longer connected (or went mid-upkeep): its entry was parked. */
   | { kind: "gone" };
 
 /**
- * One source's upkeep, under its entry's claim: a lifecycle request is recorded first; a repair
- * (the poll found the upkeep overdue) runs unless a retry backing off holds a later instant (a
- * later instant without failures is a plain renewal, which the overdue channel cannot wait
- * for); a new channel's first read is queued when `readNewChannel`.
+ * One source's upkeep, under its entry's claim: a lifecycle request is recorded first and runs
+ * at once; any other message (the tick's, a repair: the poll found the upkeep overdue, or one
+ * delivered twice) runs unless a retry backing off holds a later instant, so that a duplicate
+ * never retries a refused renewal early (a later instant without failures is a plain renewal,
+ * which an overdue channel cannot wait for); a new channel's first read is queued when
+ * `readNewChannel`. The claim lasts as long as
+ * the channel's life allows (upkeepLeaseMs); when the channel could lapse before a tick finds
+ * the claim run out, the upkeep first queues its own successor for the claim's end, so that a
+ * worker dying mid-renewal is taken over in time.
  */
 export async function runUpkeep(
   deps: PushScheduleDeps,
@@ -106,9 +110,12 @@ export async function runUpkeep(
     await requestPushWork(ctx, key, sourceId, request, opts.upkeep?.channelId);
   }
   const now = ctx.clock.now();
-  const claimed = await deps.schedule.claim(key, sourceId, now, now + UPKEEP_LEASE_MS);
+  // Read before the claim only to size it; the upkeep reads the record again once it holds it.
+  const before = (await ctx.store.getUser(key))?.sources.find((s) => s.id === sourceId);
+  const lease = upkeepLeaseMs(before?.push, now);
+  const claimed = await deps.schedule.claim(key, sourceId, now, now + lease);
   if (claimed === undefined) return { kind: "busy" };
-  if (opts.upkeep?.repair === true && claimed.dueAt > now && claimed.failures > 0) {
+  if (request === undefined && claimed.dueAt > now && claimed.failures > 0) {
     // A retry waiting: put it back as it was.
     await deps.schedule.set(claimed);
     return { kind: "busy" };
@@ -125,7 +132,12 @@ export async function runUpkeep(
     await deps.schedule.park(key, sourceId);
     return { kind: "gone" };
   }
+  await queueTakeover(deps, key, source, now, lease);
   const outcome = await upkeepPush(deps.upkeep, key, source);
+  if (outcome.kind === "superseded") {
+    // Another worker (this one's claim had run out) recorded its channel: the entry is its.
+    return outcome;
+  }
   if (outcome.kind === "gone") {
     // Removed while its channel was being made (the removal deleted the entry we hold): writing
     // the next instant would bring the entry back.
@@ -154,4 +166,26 @@ export async function runUpkeep(
     await deps.syncQueue.send({ ...key, sourceId, reason: "manual" }, { delaySeconds: 0 });
   }
   return outcome;
+}
+
+/**
+ * Before a channel's upkeep does its work: when the tick could come too late to take over from a
+ * worker that dies meanwhile (the claim's end, plus the tick's period, passes the channel's
+ * expiry: a channel granted minutes), an upkeep message for the claim's end. It finds the work
+ * done (and the entry no longer claimed) when this worker lived, and does nothing then.
+ */
+async function queueTakeover(
+  deps: PushScheduleDeps,
+  key: UserKey,
+  source: SourceRecord,
+  now: number,
+  lease: number,
+): Promise<void> {
+  const push = source.push;
+  // No channel, or a lapsed one: nothing left to lose by waiting for the tick.
+  if (push === undefined || lapseOf(push, now) !== undefined) return;
+  if (pushStep(push, now).kind === "none") return;
+  if (push.expiresAt > now + lease + deps.upkeep.ctx.options.tickHorizonMs) return;
+  const { message, ...send } = upkeepEntry({ key, sourceId: source.id, dueAt: now + lease }, now);
+  await deps.syncQueue.send(message, send);
 }

@@ -19,7 +19,10 @@ import { DEFAULT_PUSH_TTL_MS, pushStep } from "./plan";
  * when): creates it, renews it (Google: a new channel first, then channels.stop of the old one
  * once the record names the new; Graph: PATCH), recreates a lapsed one, and stops it when the
  * source goes. Only the channel the source's record names stays open: a new channel whose
- * record could not be written, or whose source went meanwhile, is stopped again. Each channel id is
+ * record could not be written, or whose source went meanwhile, is stopped again; so is one whose
+ * record no longer names the channel this upkeep started from (another worker renewed it after
+ * this one's claim ran out: plan.ts upkeepLeaseMs), which keeps two upkeeps at once from leaving
+ * two channels open. Each channel id is
  * new and unguessable, and its token is the HMAC channel token, so the hook authenticates a push
  * before any read. A binding no longer in use is retired: after CHANNEL_RETIRE_GRACE_MS when the
  * channel it named may still have pushes in flight (a renewal, a recreate), at once otherwise.
@@ -51,7 +54,13 @@ export type UpkeepOutcome =
     }
   | { kind: "failed"; code: string }
   /** The source went while its channel was made: that channel was stopped again. */
-  | { kind: "gone" };
+  | { kind: "gone" }
+  /**
+   * Another upkeep changed the source's channel while this one made its own, or failed to (this
+   * one's claim had run out): the record keeps the other's, and a channel made here was stopped
+   * again.
+   */
+  | { kind: "superseded" };
 
 /** What the channel needs now, done. Failures are recorded and retried at the next upkeep. */
 export async function upkeepPush(
@@ -68,9 +77,15 @@ export async function upkeepPush(
   if (step.kind === "none") return { kind: "none" };
   try {
     const push = await openChannel(deps, key, source, step.kind === "renew");
-    if (push === undefined) {
-      ctx.log.info("push channel upkeep found its source gone", { ...key, sourceId: source.id });
-      return { kind: "gone" };
+    if (push === "gone" || push === "superseded") {
+      ctx.log.info(
+        `push channel upkeep found its ${push === "gone" ? "source gone" : "channel changed"}`,
+        {
+          ...key,
+          sourceId: source.id,
+        },
+      );
+      return { kind: push };
     }
     const kind =
       step.kind === "create" ? "created" : step.kind === "renew" ? "renewed" : "recreated";
@@ -87,7 +102,15 @@ export async function upkeepPush(
     if (error instanceof ProviderError && error.code === "invalid_grant") {
       await deps.access.flagReconnect(key, source.id);
     } else if (source.push !== undefined) {
-      await updatePush(ctx, key, source.id, (p) => ({ ...p, failures: (p.failures ?? 0) + 1 }));
+      // Counted against the channel it was about; when another upkeep made a new one meanwhile
+      // (this one's claim had run out), that one's record and schedule stand.
+      const about = source.push;
+      let counted = false;
+      await updatePush(ctx, key, source.id, (p) => {
+        counted = sameGrant(p, about);
+        return counted ? { ...p, failures: (p.failures ?? 0) + 1 } : p;
+      });
+      if (!counted) return { kind: "superseded" };
     }
     ctx.log.warn("push channel upkeep failed", { ...key, sourceId: source.id, code });
     return { kind: "failed", code };
@@ -100,14 +123,15 @@ export async function upkeepPush(
  * provider kept the old subscription (Graph's PATCH: its clientState, so its binding, stays), in
  * which case the new binding, never used, is retired at once. A replaced channel is stopped only
  * once the record names the new one; a new channel the record does not name (its write failed,
- * or the source went meanwhile: answers undefined) is stopped and its binding retired at once.
+ * the source went meanwhile: "gone", or its record names another channel than `source` did:
+ * "superseded") is stopped and its binding retired at once.
  */
 async function openChannel(
   deps: PushUpkeepDeps,
   key: UserKey,
   source: SourceRecord,
   renew: boolean,
-): Promise<SourcePush | undefined> {
+): Promise<SourcePush | "gone" | "superseded"> {
   const { ctx } = deps;
   const provider = connectProviderOfKind(source.kind);
   if (provider === undefined) throw new Error(`no push for sources of kind ${source.kind}`);
@@ -149,14 +173,15 @@ async function openChannel(
     if (stop) await lifecycle.unsubscribe(created, api).catch(() => undefined);
     await retireChannel(ctx, channelId, ctx.clock.now()).catch(() => undefined);
   };
-  const recorded = await setPush(ctx, key, source.id, push).catch(async (error: unknown) => {
+  const recorded = await setPush(ctx, key, source.id, old, push).catch(async (error: unknown) => {
     // The record still names the old channel (kept by a PATCH, it is the same one).
     await abandon(!kept);
     throw error;
   });
-  if (!recorded) {
-    await abandon(true);
-    return undefined;
+  if (recorded !== "written") {
+    // A subscription kept by a PATCH is the one the record names still: it stays open.
+    await abandon(recorded === "gone" || !kept);
+    return recorded;
   }
   if (kept) await retireChannel(ctx, channelId, createdAt);
   else if (old !== undefined) {
@@ -242,23 +267,38 @@ export async function updatePush(
 }
 
 /**
- * Sets the source's push record (a new channel). Answers false, writing nothing, when the user
- * or the source is gone (removed while the channel was being made).
+ * The same grant of a channel: the same channel made (or renewed) at the same instant, or no
+ * channel at all. Other fields (failures, requests, silence) change without a new grant.
+ */
+const sameGrant = (a: SourcePush | undefined, b: SourcePush | undefined): boolean =>
+  a === undefined || b === undefined
+    ? a === b
+    : a.channelId === b.channelId && a.createdAt === b.createdAt;
+
+/**
+ * Sets the source's push record (a new channel) if it still holds the grant `expected` (the one
+ * the upkeep started from). Writes nothing and answers "gone" when the user or the source is
+ * gone (removed while the channel was being made), "superseded" when another upkeep recorded a
+ * channel meanwhile.
  */
 async function setPush(
   ctx: UseCaseContext,
   key: UserKey,
   sourceId: string,
+  expected: SourcePush | undefined,
   push: SourcePush,
-): Promise<boolean> {
+): Promise<"written" | "gone" | "superseded"> {
+  let found: "gone" | "superseded" = "gone";
   try {
-    return await mutateUser(ctx, key, (u) =>
-      u.sources.some((s) => s.id === sourceId)
-        ? { ...u, sources: u.sources.map((s) => (s.id === sourceId ? { ...s, push } : s)) }
-        : undefined,
-    );
+    const written = await mutateUser(ctx, key, (u) => {
+      const source = u.sources.find((s) => s.id === sourceId);
+      found = source === undefined ? "gone" : "superseded";
+      if (source === undefined || !sameGrant(source.push, expected)) return undefined;
+      return { ...u, sources: u.sources.map((s) => (s.id === sourceId ? { ...s, push } : s)) };
+    });
+    return written ? "written" : found;
   } catch (error: unknown) {
-    if (error instanceof UnknownUserError) return false;
+    if (error instanceof UnknownUserError) return "gone";
     throw error;
   }
 }

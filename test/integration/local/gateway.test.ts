@@ -1,9 +1,9 @@
-import { type IncomingHttpHeaders, request } from "node:http";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PortInUseError } from "#devstack/errors";
 import { type Gateway, type HttpRoute, startGateway } from "#devstack/http-gateway";
 import { ManualClock } from "#lib/core/clock";
+import { LOOPBACK_HOSTS, REBINDING_HOSTS, requestWithHost } from "../../support/loopback-hosts";
 
 const clock = new ManualClock(Date.parse("2025-03-10T11:00:00Z"));
 const seen: Array<{ event: APIGatewayProxyEventV2; context: Context; remaining: number }> = [];
@@ -43,28 +43,6 @@ const routes: HttpRoute[] = [
 ];
 
 /** GETs `path` on the gateway's loopback socket with `host` as the Host header (fetch sets its own). */
-function getWithHost(
-  port: number,
-  path: string,
-  host: string,
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          body: Buffer.concat(chunks).toString("utf8"),
-        }),
-      );
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
 let gateway: Gateway;
 beforeAll(async () => {
   gateway = await startGateway({
@@ -152,32 +130,22 @@ describe("the local HTTP gateway", () => {
     expect(await res.json()).toEqual({ pong: true });
   });
 
-  it.each(["127.0.0.1", "127.0.0.1:8787", "localhost", "LOCALHOST:3000", "[::1]", "[::1]:8787"])(
+  it.each(LOOPBACK_HOSTS)(
     "answers a /_local/ request that names the loopback host %s",
     async (host) => {
       // Act
-      const res = await getWithHost(gateway.port, "/_local/ping", host);
+      const res = await requestWithHost(gateway.port, "/_local/ping", host);
       // Assess
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body)).toEqual({ pong: true });
     },
   );
 
-  it.each([
-    "rebind.attacker.example",
-    "rebind.attacker.example:8787",
-    "127.0.0.1.attacker.example",
-    "localhost.attacker.example",
-    "evil.localhost.example:80",
-    "127.0.0.2",
-    "0.0.0.0:8787",
-    "[::1].example",
-    "127.0.0.1:8787@evil.example",
-  ])(
+  it.each(REBINDING_HOSTS)(
     "refuses a /_local/ request that names the host %j with 403, as DNS rebinding would",
     async (host) => {
       // Act
-      const res = await getWithHost(gateway.port, "/_local/ping", host);
+      const res = await requestWithHost(gateway.port, "/_local/ping", host);
       // Assess: a clear refusal, and none of the endpoint's answer
       expect(res.status).toBe(403);
       expect(res.headers["x-content-type-options"]).toBe("nosniff");
@@ -190,7 +158,7 @@ describe("the local HTTP gateway", () => {
 
   it("serves the API routes whatever their Host, as API Gateway does", async () => {
     // Act
-    const res = await getWithHost(gateway.port, "/health", "statuspilot.example");
+    const res = await requestWithHost(gateway.port, "/health", "statuspilot.example");
     // Assess
     expect(res.status).toBe(200);
   });

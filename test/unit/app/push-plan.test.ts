@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { nextUpkeepAt, pushStateOf, pushStep, upkeepOverdue } from "#lib/app/push/plan";
+import {
+  nextUpkeepAt,
+  pushStateOf,
+  pushStep,
+  upkeepLeaseMs,
+  upkeepOverdue,
+} from "#lib/app/push/plan";
 
 /**
  * The lifecycle rules, restated: a channel is renewed at 80% of its lifetime (from creation to
@@ -82,8 +88,9 @@ describe("pushStateOf", () => {
  * The upkeep's schedule, restated: after a success (no failure in a row) the next upkeep is the
  * renewal at 80% of the channel's lifetime, or now when the channel needs work already; after
  * 1, 2, 3 or more failures in a row it waits 15 minutes, 1 hour, then 3 hours each time, but
- * never past a live channel's expiry (there it lapses and is recreated); a lapsed channel, or
- * none, is retried every 15 minutes.
+ * no more than a third of the time a live channel has left (yet at least 5 s), and never past
+ * its expiry (there it lapses and is recreated); a lapsed channel, or none, is retried every 15
+ * minutes.
  */
 describe("nextUpkeepAt", () => {
   const M = 60_000;
@@ -102,7 +109,8 @@ describe("nextUpkeepAt", () => {
     ["2 failures: 1 hour later", channel(), 2, T0 + 80 * H, T0 + 81 * H],
     ["3 failures: 3 hours later", channel(), 3, T0 + 80 * H, T0 + 83 * H],
     ["7 failures: still 3 hours later", channel(), 7, T0 + 10 * H, T0 + 13 * H],
-    ["a retry never waits past the expiry", channel(), 3, T0 + 99 * H, T0 + 100 * H],
+    ["an hour before the expiry: a third of it", channel(), 3, T0 + 99 * H, T0 + 99 * H + 20 * M],
+    ["a retry never waits past the expiry", channel(), 1, T0 + 100 * H - 1000, T0 + 100 * H],
     [
       "an expired channel: retried 15 minutes later",
       channel(),
@@ -132,9 +140,37 @@ describe("nextUpkeepAt", () => {
       expect(nextUpkeepAt(push, 0, createdAt)).toBe(renewal);
       const failures = 1 + Math.floor(next() * 5);
       const now = createdAt + Math.floor(next() * lifetime);
-      const wait = [15 * M, H, 3 * H][Math.min(failures, 3) - 1] ?? 0;
+      const backoff = [15 * M, H, 3 * H][Math.min(failures, 3) - 1] ?? 0;
+      const left = createdAt + lifetime - now;
+      const wait = Math.min(backoff, Math.max(5000, Math.floor(left / 3)));
       expect(nextUpkeepAt(push, failures, now)).toBe(Math.min(now + wait, createdAt + lifetime));
     }
+  });
+});
+
+/**
+ * How long a claim on an upkeep lasts, restated: 5 minutes, but no more than a third of the time
+ * a live channel has left, and never under 10 s (a renewal call's timeout); with no channel, or
+ * a lapsed one, 5 minutes.
+ */
+describe("upkeepLeaseMs", () => {
+  const S = 1000;
+  const M = 60 * S;
+  it.each([
+    ["a 7-day channel at its renewal", channel({ expiresAt: T0 + 168 * H }), T0 + 134 * H, 5 * M],
+    ["an hour left", channel(), T0 + 99 * H, 5 * M],
+    ["12 minutes left: 4", channel(), T0 + 100 * H - 12 * M, 4 * M],
+    [
+      "a 90 s channel at its renewal, 30 s left: 10 s",
+      channel({ expiresAt: T0 + 90 * S }),
+      T0 + 60 * S,
+      10 * S,
+    ],
+    ["20 s left: still 10 s", channel({ expiresAt: T0 + 90 * S }), T0 + 70 * S, 10 * S],
+    ["no channel", undefined, T0, 5 * M],
+    ["expired", channel(), T0 + 100 * H, 5 * M],
+  ] as const)("%s", (_name, push, now, lease) => {
+    expect(upkeepLeaseMs(push, now)).toBe(lease);
   });
 });
 
@@ -167,6 +203,19 @@ describe("the renewal of a channel granted a short lifetime", () => {
     expect(pushStep(push, T0)).toEqual({ kind: "none", nextAt: T0 + after });
     expect(nextUpkeepAt(push, 0, T0)).toBe(T0 + after);
     expect(pushStep(push, T0 + after)).toEqual({ kind: "renew" });
+  });
+
+  it("a failed renewal of a 90 s channel is retried within its life, each retry a third of what is left", () => {
+    const push = channel({ expiresAt: T0 + 90 * S });
+    // Renewed 30 s before the expiry; it fails: retried 10 s later, not at the expiry.
+    expect(nextUpkeepAt(push, 1, T0 + 60 * S)).toBe(T0 + 70 * S);
+    // Fails again with 20 s left: a third of them.
+    expect(nextUpkeepAt(push, 2, T0 + 70 * S)).toBe(T0 + 70 * S + Math.floor((20 * S) / 3));
+    // 5 s at least, yet never past the expiry.
+    expect(nextUpkeepAt(push, 2, T0 + 80 * S)).toBe(T0 + 85 * S);
+    expect(nextUpkeepAt(push, 3, T0 + 87 * S)).toBe(T0 + 90 * S);
+    // Once expired, it lapses: recreated after the usual 15 minutes' wait.
+    expect(nextUpkeepAt(push, 1, T0 + 90 * S)).toBe(T0 + 90 * S + 15 * 60 * S);
   });
 
   it("over random lifetimes, the renewal leaves min(30 s, half the life) and is no later than 80%", () => {

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { enqueueDueUpkeeps, runUpkeep, UPKEEP_LEASE_MS } from "#lib/app/push/schedule";
+import { UPKEEP_LEASE_MS } from "#lib/app/push/plan";
+import { enqueueDueUpkeeps, runUpkeep } from "#lib/app/push/schedule";
 import type { SourceRecord } from "#lib/core/records";
 import { KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
  * The upkeep's bookkeeping, without a provider: the tick queues one `upkeep` message per entry
  * due; a worker finding another's claim does nothing; a source no longer connected has its entry
- * parked (no more upkeeps until it connects again); a repair leaves a retry that is waiting.
+ * parked (no more upkeeps until it connects again); a message without a lifecycle request (a
+ * repair, one delivered twice) leaves a retry that is waiting.
  */
 const MIN = 60_000;
 
@@ -61,6 +63,23 @@ describe("push upkeep through the due index", () => {
       sourceId: "google-2",
       dueAt: T0 + 60 * MIN,
       failures: 2,
+    });
+  });
+
+  it("a plain upkeep message delivered twice leaves a waiting retry alone", async () => {
+    // The renewal failed once; the same message (queued by the tick and by the upkeep before
+    // it) comes again a moment later: it must not ask the refusing provider again before the
+    // retry's instant.
+    const { deps, schedule } = await setup([]);
+    await schedule.set({ key: KEY, sourceId: "google-3", dueAt: T0 + 10_000, failures: 1 });
+    expect(await runUpkeep(deps, KEY, "google-3", { readNewChannel: true })).toEqual({
+      kind: "busy",
+    });
+    expect(await schedule.claim(KEY, "google-3", T0, T0 + 1)).toEqual({
+      key: KEY,
+      sourceId: "google-3",
+      dueAt: T0 + 10_000,
+      failures: 1,
     });
   });
 });
