@@ -32,6 +32,7 @@ const admin = () => import("./http/admin");
 const adminUsers = () => import("./http/admin-users");
 const health = () => import("./http/health");
 const web = () => import("./http/web");
+const webCalendars = () => import("./http/web-calendars");
 
 export const routes: Route[] = [
   { method: "POST", path: "/service/events", function: "serviceEvents", load: events },
@@ -70,8 +71,14 @@ export const routes: Route[] = [
   { method: "GET", path: "/connect/google/callback", function: "web", load: web },
   { method: "GET", path: "/connect/microsoft", function: "web", load: web },
   { method: "GET", path: "/connect/microsoft/callback", function: "web", load: web },
+  // Adding a calendar reads and expands it: the one front-door route with the calendar engine.
+  {
+    method: "POST",
+    path: "/settings/calendars/add",
+    function: "webCalendars",
+    load: webCalendars,
+  },
   ...[
-    "/settings/calendars/add",
     "/settings/calendars/remove",
     "/settings/rules",
     "/settings/pause",
@@ -82,6 +89,10 @@ export const routes: Route[] = [
     "/settings/sign-out",
   ].map((path): Route => ({ method: "POST", path, function: "web", load: web })),
 ];
+
+/** The functions that serve the front door (functions/shared/web.ts's routes between them). */
+export const FRONT_DOOR_FUNCTIONS: ReadonlySet<string> = new Set(["web", "webCalendars"]);
+export const isFrontDoorRoute = (r: Route): boolean => FRONT_DOOR_FUNCTIONS.has(r.function);
 
 /** The functions that are not behind HTTP, with their handler modules. */
 export const backgroundFunctions: Record<

@@ -27,6 +27,7 @@ export const functionEntries: Record<string, string> = {
   adminUsers: "functions/http/admin-users.ts",
   health: "functions/http/health.ts",
   web: "functions/http/web.ts",
+  webCalendars: "functions/http/web-calendars.ts",
   tick: "functions/schedule/tick.ts",
   poll: "functions/schedule/poll.ts",
   syncWorker: "functions/queue/sync.ts",

@@ -16,6 +16,7 @@ const RECONCILERS = [
   "AdminOooRole",
   "AdminUsersRole",
   "WebRole",
+  "WebCalendarsRole",
   "SyncWorkerRole",
   "TransitionWorkerRole",
 ];
@@ -102,12 +103,14 @@ export const NOT_CALLED_HERE: Unexercised[] = [
         "the local stack holds the OAuth client secret in clear; on AWS a renewal opens OAUTH_CLIENT_SECRET_SEALED",
     },
   ]),
-  ...["ServiceEventsRole", "AdminOooRole", "TransitionWorkerRole"].map((role) => ({
-    role,
-    action: "kms:Encrypt",
-    on: "access_token",
-    reason: "only renewing a rotating token seals an access token here (rotation is off)",
-  })),
+  ...["ServiceEventsRole", "AdminOooRole", "TransitionWorkerRole", "WebCalendarsRole"].map(
+    (role) => ({
+      role,
+      action: "kms:Encrypt",
+      on: "access_token",
+      reason: "only renewing a rotating token seals an access token here (rotation is off)",
+    }),
+  ),
   {
     role: "SyncWorkerRole",
     action: "kms:Encrypt",

@@ -229,6 +229,7 @@ describe("each function's AWS calls against its role", () => {
         "tick",
         "transitionWorker",
         "web",
+        "webCalendars",
       ].sort(),
     );
   });

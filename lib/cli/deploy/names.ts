@@ -17,6 +17,7 @@ export const FUNCTION_NAMES = [
   "adminOoo",
   "adminUsers",
   "web",
+  "webCalendars",
   "health",
   "tick",
   "poll",

@@ -1,14 +1,14 @@
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
-import { type Route, routes } from "#functions/routes";
+import { isFrontDoorRoute, type Route, routes } from "#functions/routes";
 import type { App } from "#lib/app/compose/app";
 import { frontDoorOf } from "#lib/web/front-door";
 import { installBindingSetCookie, newInstallBinding } from "#lib/web/install-binding";
 import type { ALICE, BOB } from "./stack";
 import type { NoOp } from "./verdict";
 
-/** The front door's routes (routes.ts's `web` function). */
-export const webRoutes: Route[] = routes.filter((r) => r.function === "web");
-export const isWebRoute = (r: Route): boolean => r.function === "web";
+/** The front door's routes (routes.ts's `web` and `webCalendars` functions). */
+export const webRoutes: Route[] = routes.filter((r) => isFrontDoorRoute(r));
+export const isWebRoute = isFrontDoorRoute;
 /** A settings form: every POST of the front door writes when it is let through. */
 export const isMutatingWebRoute = (r: Route): boolean => isWebRoute(r) && r.method === "POST";
 

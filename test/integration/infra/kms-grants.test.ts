@@ -22,12 +22,14 @@ const EXPECTED: Record<string, { encrypt: string[]; decrypt: string[] }> = {
     encrypt: ["access_token", "refresh_token", "source_url", "source_secret", "channel_secret"],
     decrypt: [...RECONCILES.decrypt, "channel_secret"],
   },
-  // Install seals the tokens, adding a calendar seals its address, connecting a calendar seals
-  // the account's refresh token (and disconnecting opens it to stop the push channel).
+  // Install seals the tokens, connecting a calendar seals the account's refresh token (and
+  // disconnecting opens it to stop the push channel).
   WebRole: {
-    encrypt: ["access_token", "refresh_token", "source_url", "calendar_refresh_token"],
+    encrypt: ["access_token", "refresh_token", "calendar_refresh_token"],
     decrypt: [...RECONCILES.decrypt, "calendar_refresh_token"],
   },
+  // Adding a calendar seals its address; its first sync's reconcile is a reconciler's.
+  WebCalendarsRole: { encrypt: [...RECONCILES.encrypt, "source_url"], decrypt: RECONCILES.decrypt },
   // The only reader of calendar addresses; it seals those stored in clear before sealing. It
   // opens a connected account's refresh token to read its calendar, and seals a rotated one.
   SyncWorkerRole: {

@@ -94,6 +94,7 @@ describe("serverless.yml packaged offline with osls", () => {
       "ServiceEventsRole",
       "SyncWorkerRole",
       "TransitionWorkerRole",
+      "WebCalendarsRole",
       "WebRole",
     ]);
     expect(updating.filter(gateOnly).sort()).toEqual(["CalendarHooksRole"]);
@@ -133,6 +134,7 @@ describe("serverless.yml packaged offline with osls", () => {
         "ServiceEventsRole",
         "SyncWorkerRole",
         "TransitionWorkerRole",
+        "WebCalendarsRole",
         "WebRole",
         // The stack seals the app's client secret at deploy (infra/resources/app-secret.yml).
         "SealClientSecretRole",

@@ -6,7 +6,7 @@ import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
 import { loadWorkspace } from "#emulator/workspace";
-import { routes } from "#functions/routes";
+import { isFrontDoorRoute, routes } from "#functions/routes";
 import type { App } from "#lib/app/compose/app";
 import { compose } from "#lib/app/compose/compose";
 import { ALL_MODULES, type AppModules } from "#lib/app/compose/modules";
@@ -148,7 +148,7 @@ export async function startFrontDoor(opts: { modules?: AppModules } = {}): Promi
     const url = new URL(req.url ?? "/", web);
     const method = req.method ?? "GET";
     const route = routes.find(
-      (r) => r.function === "web" && r.path === url.pathname && r.method === method,
+      (r) => isFrontDoorRoute(r) && r.path === url.pathname && r.method === method,
     );
     const headers = Object.fromEntries(
       Object.entries(req.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : [])),

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { routes } from "#functions/routes";
+import { isFrontDoorRoute, routes } from "#functions/routes";
 import { WEB_ROUTES } from "#functions/shared/web";
 import { PATHS, SETTINGS_ACTIONS } from "#lib/web/pages/view-model";
 
 describe("the web function's routes", () => {
-  it("are exactly the routes routes.ts (and so serverless.yml) gives the web function", () => {
+  it("are exactly the routes routes.ts (and so serverless.yml) gives the front door's functions", () => {
     const declared = routes
-      .filter((r) => r.function === "web")
+      .filter((r) => isFrontDoorRoute(r))
       .map((r) => `${r.method} ${r.path}`)
       .sort();
     const served = WEB_ROUTES.map((r) => `${r.method} ${r.path}`).sort();
