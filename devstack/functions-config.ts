@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
@@ -55,9 +55,21 @@ interface QueuesDoc {
   >;
 }
 
-const readYaml = (file: string): unknown =>
+/**
+ * Parsed documents by path and modification time: every stack a process starts reads the same
+ * serverless.yml (a good part of a second of parsing each time); an edited file is read again.
+ */
+const parsed = new Map<string, { mtimeMs: number; doc: unknown }>();
+
+function readYaml(file: string): unknown {
+  const { mtimeMs } = statSync(file);
+  const known = parsed.get(file);
+  if (known?.mtimeMs === mtimeMs) return known.doc;
   // CloudFormation tags (!Ref, !GetAtt) have no meaning here: they read as their plain value.
-  parse(readFileSync(file, "utf8"), { logLevel: "silent" });
+  const doc = parse(readFileSync(file, "utf8"), { logLevel: "silent" });
+  parsed.set(file, { mtimeMs, doc });
+  return doc;
+}
 
 const positive = (value: unknown, fallback: number, pointer: string): number => {
   if (value === undefined) return fallback;
