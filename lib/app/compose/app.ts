@@ -1,6 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { ResolveHost } from "#lib/calendar/feed-fetch";
-import type { Clock } from "#lib/core/clock";
+import type { Clock, WorkTimer } from "#lib/core/clock";
 import type { Queue, TokenVault } from "#lib/core/ports";
 import type { ChannelKind } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
@@ -143,4 +143,9 @@ export interface AppOverrides {
   beforeDynamoCall?: (operation: string) => void;
   /** The lifetime asked for push channels (soaks use short ones); the providers' default else. */
   pushTtlMs?: number;
+  /**
+   * Times each feed's expansion and lets it give way (the system's monotonic timer by default);
+   * the local stack's refuses to resume one whose invocation ended.
+   */
+  workTimer?: WorkTimer;
 }

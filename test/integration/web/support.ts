@@ -41,6 +41,8 @@ class RecordingQueue<M> implements Queue<M> {
 export interface FrontDoorStack {
   web: string;
   calendarUrl: string;
+  /** The calendar server's origin. */
+  calendarBase: string;
   app: App;
   clock: ManualClock;
   dynamo: LocalDynamo;
@@ -81,7 +83,13 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
   return Buffer.concat(chunks).toString("utf8");
 };
 
-export async function startFrontDoor(): Promise<FrontDoorStack> {
+/**
+ * `feeds`: what the calendar server serves at other paths (by path), `gzipFeeds` gzipped bodies
+ * (sent with `content-encoding: gzip`); DEMO_ICS elsewhere.
+ */
+export async function startFrontDoor(
+  opts: { feeds?: Record<string, string>; gzipFeeds?: Record<string, Buffer> } = {},
+): Promise<FrontDoorStack> {
   const clock = new ManualClock(T0);
   const dynamo = await startDynalite();
   const { createHandler } = await import("#functions/http/web");
@@ -105,9 +113,14 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
     },
   };
   const emulator = await startEmulator({ workspace, port: 0, clock, expirySweepMs: 0 });
-  const calendar = createServer((_req, res) => {
+  const calendar = createServer((req, res) => {
+    const gzipped = opts.gzipFeeds?.[req.url ?? ""];
+    if (gzipped !== undefined) {
+      res.writeHead(200, { "content-type": "text/calendar", "content-encoding": "gzip" });
+      return void res.end(gzipped);
+    }
     res.writeHead(200, { "content-type": "text/calendar" });
-    res.end(DEMO_ICS);
+    res.end(opts.feeds?.[req.url ?? ""] ?? DEMO_ICS);
   });
   const calendarBase = await listen(calendar);
   const syncs = new RecordingQueue<SyncMessage>();
@@ -173,6 +186,7 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
   return {
     web,
     calendarUrl: `${calendarBase}/secret-calendar-7f3a/basic.ics`,
+    calendarBase,
     app: built,
     clock,
     dynamo,
@@ -261,3 +275,18 @@ export const csrfOf = (html: string): string => {
   if (!token) throw new Error("no CSRF token on the page");
   return token;
 };
+
+/** /install → the emulator's authorize page with `as` → the callback; the callback's answer. */
+export async function installUser(stack: FrontDoorStack, user: string, jar = new CookieJar()) {
+  const install = await visit(jar, `${stack.web}/install`);
+  if (install.status !== 302) throw new Error(`/install answered ${install.status}`);
+  const authorize = new URL(install.headers.get("location") ?? "");
+  authorize.searchParams.set("as", user);
+  const consent = await visit(jar, authorize.href);
+  if (consent.status !== 302) throw new Error(`the consent answered ${consent.status}`);
+  const callbackUrl = consent.headers.get("location") ?? "";
+  // The browser as it was before the callback: still holding the install's binding cookie.
+  const beforeCallback = jar.copy();
+  const callback = await visit(jar, callbackUrl);
+  return { jar, install, authorize, callbackUrl, callback, beforeCallback };
+}
