@@ -15,7 +15,8 @@ import {
   timeOf,
 } from "./event-time";
 import { normaliseEmail, occurrenceOf, upper } from "./occurrence";
-import { type CalendarWarning, oneLine, parseFeed, type SkippedEvent } from "./parse";
+import { type CalendarWarning, oneLine, type SkippedEvent } from "./parse";
+import { parseInChunks } from "./parse-chunks";
 import { type InstanceSet, instancesOf } from "./recurrence";
 import {
   type ExpansionLimit,
@@ -120,7 +121,7 @@ function* readFeed(
   // Names in messages come from the feed: one line each, and not a page long.
   const warn = (warning: CalendarWarning) =>
     warnings.push({ ...warning, message: oneLineOf(warning.message) });
-  const root = parseFeed(icsText, skipped, warnings);
+  const root = yield* parseInChunks(icsText, skipped, warnings, meter);
   const wrTz = textOf(root, "x-wr-timezone");
   const wrZone = wrTz !== undefined && wrTz.trim() !== "" ? globalZone(wrTz) : undefined;
   if (wrTz !== undefined && wrTz.trim() !== "" && !wrZone) {
@@ -136,7 +137,7 @@ function* readFeed(
     warn,
   };
 
-  // The parse cannot give way (the byte cap bounds it), but its time counts against the budget.
+  // The parse gave way between its pieces; its time counts against the budget.
   if (meter.step()) yield;
   const groups = new Map<string, EventRecord[]>();
   for (const [index, comp] of root.getAllSubcomponents("vevent").entries()) {
