@@ -21,14 +21,24 @@ export const MAX_OCCURRENCES_PER_FEED = 25_000;
 
 /**
  * CPU time one feed's parse and expansion may take. The 20,000-event bench feed (4.4 MB) takes
- * about 1.3 s of it on one core of the bench machine, a real-shaped feed at the sync's 10 MB cap
- * about 3 s. CPU, not wall time: a loaded machine or Lambda's share of a vCPU (0.29 at 512 MB)
+ * 1.4 to 1.9 s of it on one core of the bench machine, a real-shaped feed at the sync's 10 MB cap
+ * (45,000 events) about 2.8 s. CPU, not wall time: a loaded machine or Lambda's share of a vCPU (0.29 at 512 MB)
  * stretches the wall time, not the cost, and the invocation's deadline bounds the wall time.
  */
 export const EXPANSION_CPU_BUDGET_MS = 5_000;
 
-/** The longest the expansion holds the thread before it lets the event loop run. */
-export const EXPANSION_SLICE_MS = 20;
+/**
+ * The longest the expansion holds the thread before it lets the event loop run. A request that
+ * needs a few dozen turns of the loop (each DynamoDB call, each service call is a few) waits this
+ * long at most per turn.
+ */
+export const EXPANSION_SLICE_MS = 2;
+
+/** How many times in a row the expansion gives way while the event loop stays busy. */
+export const EXPANSION_MAX_GIVE_WAYS = 10;
+
+/** A give-way shorter than this found the event loop with nothing else to do. */
+const LOOP_IDLE_MS = 0.5;
 
 /** The caps of one expansion (each a named constant above by default). */
 export interface ExpansionLimits {
@@ -201,14 +211,23 @@ export function runToEnd<T>(work: Work<T>, meter: WorkMeter): T {
   }
 }
 
-/** Runs work, giving way to the event loop whenever it yields; its pauses are not its own time. */
+/**
+ * Runs work, giving way to the event loop whenever it yields; its pauses are not its own time.
+ * It gives way again while the loop comes back busy (others' callbacks ran meanwhile), up to
+ * EXPANSION_MAX_GIVE_WAYS times: a feed's expansion waits for everyone else's requests, not
+ * the other way round, and still moves on when they never stop.
+ */
 export async function runPaced<T>(work: Work<T>, meter: WorkMeter, timer: WorkTimer): Promise<T> {
   for (;;) {
     const next = work.next();
     if (next.done) return next.value;
     meter.paused();
     try {
-      await timer.giveWay();
+      for (let i = 0; i < EXPANSION_MAX_GIVE_WAYS; i++) {
+        const before = timer.elapsedMs();
+        await timer.giveWay();
+        if (timer.elapsedMs() - before < LOOP_IDLE_MS) break;
+      }
     } catch (error: unknown) {
       // The work ends here (its invocation did): the generator's finally blocks run.
       work.return(undefined as T);

@@ -270,6 +270,9 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       },
     );
 
+    // Closed first (closers run last to first): running work stops, so Ctrl-C exits at once.
+    closers.push(() => runtime.close());
+
     // Manual time: sweep the emulator at each status's expiry instant, as its timer would.
     const sweepsAt = new Set<number>();
     const scheduleExpirySweeps = () => {

@@ -3,10 +3,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostileFeed } from "#bench/fixtures/hostile-feed";
 import { createHandler as createSyncHandler } from "#functions/queue/sync";
 import { EXPANSION_CPU_BUDGET_MS } from "#lib/calendar/work-budget";
 import type { UserKey } from "#lib/core/types";
-import { hostileFeed } from "../../support/hostile-feeds";
 import { SteppingWorkTimer } from "../../support/work-timer";
 import { FIXTURE_NOW_MS, fixturePath, lambdaContext, type Stack, startStack } from "./harness";
 

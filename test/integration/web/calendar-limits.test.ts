@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostileFeed } from "#bench/fixtures/hostile-feed";
 import { MAX_OCCURRENCES_PER_EVENT } from "#lib/calendar/work-budget";
-import { hostileFeed } from "../../support/hostile-feeds";
 import { csrfOf, type FrontDoorStack, installUser, startFrontDoor, T0, visit } from "./support";
 
 /**
