@@ -1,6 +1,9 @@
+import { parseArgs } from "node:util";
+import { usageLine } from "#lib/cli/command-specs";
 import type { CliIo } from "#lib/cli/io";
 import { type BundleRow, runBundleBench, TRANSITION_WORKER_ISSUE_12 } from "./bundles";
 import { runCalendarBench } from "./calendar";
+import { BENCH_PARTS, TOOLING_SPECS } from "./cli-specs";
 import { runConvergence } from "./convergence";
 import { costTable, runCostBench } from "./cost";
 import { runFeedBoundsBench } from "./feed-bounds";
@@ -18,9 +21,7 @@ export const SIZES: Record<
   full: { herd: 10_000, adminHerd: 900, costUsers: 100, costDays: 30 },
 };
 
-const usage =
-  "usage: statuspilot bench [--quick|--full] [--only calendar,herd,cost,bundles,convergence] [--seeds N] [--json]";
-const PARTS = ["calendar", "herd", "cost", "bundles", "convergence"] as const;
+const PARTS = BENCH_PARTS;
 type Part = (typeof PARTS)[number];
 
 /**
@@ -29,34 +30,33 @@ type Part = (typeof PARTS)[number];
  * object (its keys are documented in bench/README.md), to compare runs.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  let size: BenchSize = "default";
-  let only: Set<Part> = new Set(PARTS);
+  let values: { quick?: boolean; full?: boolean; only?: string; seeds?: string; json?: boolean };
+  try {
+    ({ values } = parseArgs({ args, options: TOOLING_SPECS.bench.options, strict: true }));
+  } catch (error: unknown) {
+    const message = error instanceof Error ? error.message : String(error);
+    io.err(`bench: ${message}\n${usageLine("bench", TOOLING_SPECS.bench)}`);
+    return 64;
+  }
+  const size: BenchSize = values.full ? "full" : values.quick ? "quick" : "default";
+  const json = values.json === true;
   let seeds: number | undefined;
-  let json = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "--quick") size = "quick";
-    else if (arg === "--json") json = true;
-    else if (arg === "--seeds") {
-      const value = args[++i] ?? "";
-      seeds = Number(value);
-      if (!/^[1-9]\d*$/.test(value)) {
-        io.err(`bench: --seeds takes a positive whole number; got ${value || "nothing"}`);
-        return 64;
-      }
-    } else if (arg === "--full") size = "full";
-    else if (arg === "--only") {
-      const list = (args[++i] ?? "").split(",").filter((p) => p !== "");
-      const unknown = list.filter((p) => !(PARTS as readonly string[]).includes(p));
-      if (list.length === 0 || unknown.length > 0) {
-        io.err(`bench: --only takes ${PARTS.join(",")}; got ${unknown.join(",") || "nothing"}`);
-        return 64;
-      }
-      only = new Set(list as Part[]);
-    } else {
-      io.err(`bench: unknown argument ${arg}\n${usage}`);
+  if (values.seeds !== undefined) {
+    seeds = Number(values.seeds);
+    if (!/^[1-9]\d*$/.test(values.seeds)) {
+      io.err(`bench: --seeds takes a positive whole number; got ${values.seeds || "nothing"}`);
       return 64;
     }
+  }
+  let only: Set<Part> = new Set(PARTS);
+  if (values.only !== undefined) {
+    const list = values.only.split(",").filter((p) => p !== "");
+    const unknown = list.filter((p) => !(PARTS as readonly string[]).includes(p));
+    if (list.length === 0 || unknown.length > 0) {
+      io.err(`bench: --only takes ${PARTS.join(",")}; got ${unknown.join(",") || "nothing"}`);
+      return 64;
+    }
+    only = new Set(list as Part[]);
   }
   const s = SIZES[size];
   const started = performance.now();

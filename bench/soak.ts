@@ -1,10 +1,13 @@
+import { parseArgs } from "node:util";
+import { usageLine } from "#lib/cli/command-specs";
 import type { CliIo } from "#lib/cli/io";
+import { TOOLING_SPECS } from "./cli-specs";
 import { formatRenewalReport, RENEWAL_SHAPE, runRenewalSoak } from "./soak/renewal";
 import { formatGraphRenewalReport, runGraphRenewalSoak } from "./soak/renewal-graph";
 import { formatReport } from "./soak/report";
 import { FULL_SHAPE, QUICK_SHAPE, runSoak } from "./soak/run";
 
-const usage = "usage: statuspilot soak [--quick] [--renewals] [--users N] [--seed N] [--progress]";
+const usage = usageLine("soak", TOOLING_SPECS.soak);
 
 /**
  * `statuspilot soak [--quick]`: a fault-injected simulated day, then the renewal soaks (a month
@@ -12,22 +15,34 @@ const usage = "usage: statuspilot soak [--quick] [--renewals] [--users N] [--see
  * invariant fails.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  let shape = args.includes("--quick") ? { ...QUICK_SHAPE } : { ...FULL_SHAPE };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "--quick" || arg === "--progress" || arg === "--renewals") continue;
-    const value = Number(args[i + 1]);
-    if ((arg === "--users" || arg === "--seed") && Number.isInteger(value) && value > 0) {
-      shape = arg === "--users" ? { ...shape, users: value } : { ...shape, seed: value };
-      i++;
-      continue;
-    }
-    io.err(`${usage}\nunknown or invalid argument: ${arg}`);
+  let values: {
+    quick?: boolean;
+    renewals?: boolean;
+    users?: string;
+    seed?: string;
+    progress?: boolean;
+  };
+  try {
+    ({ values } = parseArgs({ args, options: TOOLING_SPECS.soak.options, strict: true }));
+  } catch (error: unknown) {
+    io.err(`${usage}\n${error instanceof Error ? error.message : String(error)}`);
     return 64;
   }
-  const progress = args.includes("--progress") ? (line: string) => io.err(line) : undefined;
+  const quick = values.quick === true;
+  let shape = quick ? { ...QUICK_SHAPE } : { ...FULL_SHAPE };
+  for (const flag of ["users", "seed"] as const) {
+    const given = values[flag];
+    if (given === undefined) continue;
+    const value = Number(given);
+    if (!Number.isInteger(value) || value <= 0) {
+      io.err(`${usage}\n--${flag} takes a positive whole number; got ${given}`);
+      return 64;
+    }
+    shape = { ...shape, [flag]: value };
+  }
+  const progress = values.progress ? (line: string) => io.err(line) : undefined;
   let dayPassed = true;
-  if (!args.includes("--renewals")) {
+  if (!values.renewals) {
     io.err(
       `soak: ${shape.users} users, seed ${shape.seed}, faults until ${new Date(shape.faultsOffAt).toISOString()}`,
     );
@@ -37,13 +52,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   // Issue 14: a simulated month of Google push channels, renewed and repaired under faults.
   const renewal = await runRenewalSoak(
-    args.includes("--quick") ? { ...RENEWAL_SHAPE, days: 3 } : RENEWAL_SHAPE,
+    quick ? { ...RENEWAL_SHAPE, days: 3 } : RENEWAL_SHAPE,
     progress,
   );
   io.out(formatRenewalReport(renewal));
   // …and of Microsoft Graph subscriptions (one day in --quick, whose test has a time budget).
   const graphRenewal = await runGraphRenewalSoak(
-    args.includes("--quick") ? { ...RENEWAL_SHAPE, days: 1 } : RENEWAL_SHAPE,
+    quick ? { ...RENEWAL_SHAPE, days: 1 } : RENEWAL_SHAPE,
     progress,
   );
   io.out(formatGraphRenewalReport(graphRenewal));

@@ -8,8 +8,5 @@ register();
 const { main } = await import("../lib/cli/main.ts");
 const { processIo } = await import("../lib/cli/io.ts");
 // The benchmarks and the soak sit above the CLI (they drive the whole stack): handed in here.
-const tooling = {
-  bench: async () => (await import("../bench/run.ts")).run,
-  soak: async () => (await import("../bench/soak.ts")).run,
-};
-process.exitCode = await main(process.argv.slice(2), processIo, tooling);
+const { toolingCommands } = await import("../bench/tooling.ts");
+process.exitCode = await main(process.argv.slice(2), processIo, toolingCommands);

@@ -1,16 +1,19 @@
-import { type Decision, decideForState, decisionStatus } from "#lib/core/decide";
-import { applyRead } from "#lib/core/profile-read";
+import { decide, type Situation, type WriteStep } from "#lib/core/reconcile/decision";
 import {
-  applyObservation,
   claimWrite,
-  effectiveStatus,
   initialStatusState,
   recordWrite,
   releaseWrite,
   type StatusState,
+} from "#lib/core/reconcile/state";
+import { applyObservation } from "#lib/core/reconcile/user-change";
+import {
+  type Block,
+  effectiveStatus,
+  isEmptyStatus,
+  type StatusValue,
   sameStatus,
-} from "#lib/core/status-state";
-import { type Block, isEmptyStatus, type StatusValue } from "#lib/core/types";
+} from "#lib/core/types";
 import type { Command } from "./commands";
 
 /*
@@ -26,8 +29,9 @@ import type { Command } from "./commands";
  * our write. The echo of a write whose outcome we could not record (the call failed, or the
  * record step did) is delayed but never lost.
  *
- * The reconciler reads the profile when its decision asks for it (`readFirst`: an override
- * stands, or a tie), and with `verify` before every write too. The oracle here is the
+ * The reconciler takes the steps of the one decision (lib/core/reconcile/decision.ts `decide`):
+ * it reads the profile when the decision asks (an override stands, or a tie; with `verify`,
+ * before every write too) and decides again with what the read showed. The oracle here is the
  * service's own state and the rules restated, never the reconciler's beliefs.
  */
 
@@ -144,27 +148,33 @@ export class Simulation {
   }
 
   reconcile(): void {
-    const { decision, inFlight, recheck, readFirst } = decideForState(
-      this.state,
-      this.desiredNow(),
-      this.now,
-      LEASE_MS,
-    );
-    if (inFlight !== undefined) {
-      if (recheck === true) this.recheck = true;
+    const situation: Situation = {
+      record: { key: { team: "T1", user: "U1" }, state: this.state, version: 1, updatedAt: 0 },
+      timeline: this.timeline,
+      now: this.now,
+      policy: {
+        paused: false,
+        leaseMs: LEASE_MS,
+        verifyBeforeWrite: this.options.verify,
+        inFlightRecheckMs: 1_000,
+      },
+    };
+    let next = decide(situation);
+    // Something else is due once the write in flight lands: a reconcile comes back for it.
+    if (next.status.kind === "wait") {
+      this.recheck = true;
       return;
     }
     if (this.inFlight !== undefined) return;
-    let write = decision;
-    let status = decisionStatus(decision);
-    if (readFirst === true || (this.options.verify && status !== undefined)) {
+    if (next.status.kind === "read") {
       // The read shows the service's profile as it is now, lost events or not.
       this.reads++;
-      this.state = applyRead(this.state, this.service, this.now).state;
-      write = decideForState(this.state, this.desiredNow(), this.now, LEASE_MS).decision;
-      status = decisionStatus(write);
+      next = decide({ ...situation, read: { kind: "shown", status: this.service, at: this.now } });
+      this.state = next.record.state;
     }
-    if (status === undefined) return;
+    const write = next.status;
+    if (write.kind !== "set" && write.kind !== "clear") return;
+    const status = write.status;
     this.check(write, status);
     this.writes++;
     const second = Math.floor(this.now / 1000);
@@ -206,7 +216,7 @@ export class Simulation {
     this.recheck = true;
   }
 
-  private check(decision: Decision, status: StatusValue): void {
+  private check(decision: WriteStep, status: StatusValue): void {
     if (
       decision.kind === "clear" &&
       (status.text !== "" || status.emoji !== "" || status.expiration !== 0)

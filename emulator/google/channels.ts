@@ -23,6 +23,8 @@ export interface Channel {
   createdAt: number;
   messageNumber: number;
   stopped: boolean;
+  /** When channels.stop (or the calendar's removal) ended it, epoch ms. */
+  stoppedAt?: number;
   /** Fault: the channel stays "live" but sends nothing (Google ended it without a word). */
   silent: boolean;
 }
@@ -31,7 +33,7 @@ export type ChannelView = Channel & { live: boolean };
 
 /** Google's default `params.ttl`: 7 days. */
 export const DEFAULT_TTL_S = 604_800;
-/** The longest ttl granted here (Google's limit for Calendar is not public). */
+/** The longest ttl granted here by default (Google's limit for Calendar is not public). */
 export const MAX_TTL_S = 30 * 86_400;
 const CHANNEL_ID = /^[A-Za-z0-9\-_+/=]{1,64}$/;
 
@@ -49,11 +51,25 @@ function webhookAddressOk(address: string): boolean {
 
 export class ChannelRegistry {
   private readonly channels = new Map<string, Channel>();
+  /**
+   * The longest lifetime granted to a new channel (seconds). Google may grant less than a watch
+   * asks for: the answer's `expiration` is the one that holds.
+   */
+  private grantedMaxS = MAX_TTL_S;
 
   constructor(
     private readonly clock: () => Clock,
     private readonly sender: PushSender,
   ) {}
+
+  /** Grants new channels at most `maxS` seconds; undefined: back to the default (MAX_TTL_S). */
+  setGrantedLifetime(maxS: number | undefined): void {
+    this.grantedMaxS = maxS ?? MAX_TTL_S;
+  }
+
+  grantedLifetimeS(): number {
+    return this.grantedMaxS;
+  }
 
   private live(c: Channel): boolean {
     return !c.stopped && c.expiresAt > this.clock().now();
@@ -97,7 +113,7 @@ export class ChannelRegistry {
         throw badRequest("invalid", `Invalid value for: params.ttl`, "params.ttl");
       }
     }
-    let expiresAt = now + Math.min(ttlS, MAX_TTL_S) * 1000;
+    let expiresAt = now + Math.min(ttlS, this.grantedMaxS) * 1000;
     if (expiration !== undefined) {
       const requested = Number(expiration);
       if (Number.isFinite(requested) && requested > now) expiresAt = Math.min(expiresAt, requested);
@@ -142,6 +158,7 @@ export class ChannelRegistry {
       });
     }
     c.stopped = true;
+    c.stoppedAt = this.clock().now();
   }
 
   /** A change of the calendar: `exists` to every live channel on it. */
@@ -157,6 +174,7 @@ export class ChannelRegistry {
       if (c.calendarId === cal.id && this.live(c)) {
         this.notify(c, "not_exists");
         c.stopped = true;
+        c.stoppedAt = this.clock().now();
       }
     }
   }

@@ -45,6 +45,10 @@ export const FaultsIn = z
 
 export const ConsentIn = z.object({ autoApprove: z.string().nullable() }).strict();
 export const ClockIn = z.object({ now: z.number().nullable() }).strict();
+/** The longest channel lifetime granted (seconds); null: back to the default. */
+export const GrantedLifetimeIn = z
+  .object({ maxS: z.number().int().positive().nullable() })
+  .strict();
 
 /** The body as the schema's type, or the first problem's message and JSON pointer. */
 export function readInput<T>(

@@ -7,7 +7,15 @@ import {
   type StoredEvent,
 } from "./calendar-model";
 import type { ChannelRegistry, ChannelView } from "./channels";
-import { ClientIn, ClockIn, ConsentIn, FaultsIn, readInput, UserIn } from "./control-input";
+import {
+  ClientIn,
+  ClockIn,
+  ConsentIn,
+  FaultsIn,
+  GrantedLifetimeIn,
+  readInput,
+  UserIn,
+} from "./control-input";
 import type { ApiFaults, RateLimitFault } from "./faults";
 import { type GoogleRequest, jsonObject, sendJson } from "./http";
 import type { GoogleOAuth, OAuthClient } from "./oauth";
@@ -88,12 +96,27 @@ export class GoogleControl {
     return this.d.channels.list();
   }
 
+  /**
+   * New channels are granted at most `maxS` seconds, whatever the watch asks (Google may grant
+   * less than asked; its answer's `expiration` says how long); null: back to the default.
+   */
+  setGrantedLifetime(request: { maxS: number | null }): { grantedLifetimeS: number } {
+    const { maxS } = input(GrantedLifetimeIn, request);
+    this.d.channels.setGrantedLifetime(maxS ?? undefined);
+    return { grantedLifetimeS: this.d.channels.grantedLifetimeS() };
+  }
+
   pushes(): PushRecord[] {
     return [...this.d.sender.records];
   }
 
   flushPushes(): Promise<void> {
     return this.d.sender.flush();
+  }
+
+  /** Pushes on their way (not between a failed attempt and its retry), for "wait until quiet". */
+  pushesUnderway(): number {
+    return this.d.sender.underway();
   }
 
   faults(request: FaultRequest): Record<string, unknown> {
@@ -137,6 +160,7 @@ export class GoogleControl {
         resourceId: c.resourceId,
       })),
       channels: this.channels(),
+      grantedLifetimeS: this.d.channels.grantedLifetimeS(),
       faults: this.d.faults.describe(),
       pendingPushes: this.d.sender.pendingCount(),
     };
@@ -202,6 +226,8 @@ export async function handleControl(
         return ok({ ok: true });
       case "POST /_control/faults":
         return ok(control.faults(body as FaultRequest));
+      case "POST /_control/granted-lifetime":
+        return ok(control.setGrantedLifetime(body as { maxS: number | null }));
       case "POST /_control/clock":
         setNow(input(ClockIn, body).now);
         return ok({ ok: true });

@@ -34,6 +34,8 @@ export interface GoogleEmulatorOptions {
   /** Approve the consent step at once as this account (id or address), for automation. */
   autoApprove?: string;
   push?: Partial<PushOptions>;
+  /** The longest lifetime granted to a channel, in seconds (30 days by default). */
+  grantedLifetimeS?: number;
 }
 
 export interface RunningGoogleEmulator {
@@ -61,6 +63,7 @@ export async function startGoogleEmulator(
   const oauth = new GoogleOAuth(clockNow);
   const sender = new PushSender({ ...DEFAULT_PUSH, ...opts.push }, log, () => clock.now());
   const channels = new ChannelRegistry(clockNow, sender);
+  channels.setGrantedLifetime(opts.grantedLifetimeS);
   model.onChange((cal, kind) =>
     kind === "changed" ? channels.changed(cal) : channels.removed(cal),
   );

@@ -15,6 +15,8 @@ export interface ControlActions {
   /** `remove`, `reauthorize`, `missed`, `silence`: false when no such subscription. */
   subscriptionAction(action: string, id: string): boolean;
   setFaults(faults: Record<string, unknown>): Record<string, unknown>;
+  /** The longest lifetime granted (seconds); undefined: what is asked. */
+  setGrantedLifetime(maxS: number | undefined): void;
   sweep(): number;
 }
 
@@ -64,6 +66,25 @@ export function controlRequest(
     if (path === "/_control/faults" && method === "POST")
       return ok({ faults: actions.setFaults(doc) });
     if (path === "/_control/sweep" && method === "POST") return ok({ expired: actions.sweep() });
+    if (path === "/_control/granted-lifetime" && method === "POST") {
+      const maxS = doc.maxS;
+      const keys = Object.keys(doc);
+      if (
+        keys.length !== 1 ||
+        (maxS !== null && !(typeof maxS === "number" && Number.isInteger(maxS) && maxS > 0))
+      ) {
+        return {
+          status: 400,
+          body: {
+            ok: false,
+            error: "body must be {maxS: a positive integer, or null}",
+            pointer: "/maxS",
+          },
+        };
+      }
+      actions.setGrantedLifetime(maxS ?? undefined);
+      return ok({ grantedLifetimeS: maxS });
+    }
   } catch (err: unknown) {
     if (err instanceof EventInputError) {
       return { status: 400, body: { ok: false, error: err.message, pointer: err.pointer } };

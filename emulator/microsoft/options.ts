@@ -31,6 +31,11 @@ export interface MicrosoftEmulatorOptions {
   notificationRetryDelaysMs?: number[];
   /** Real-time interval of the subscription expiry sweep; 0 disables it (every request sweeps too). */
   expirySweepMs?: number;
+  /**
+   * The longest lifetime granted to a subscription, in seconds: a POST or PATCH asking for more
+   * is granted this (Graph may shorten a lifetime). By default what is asked, up to 10,080 min.
+   */
+  grantedLifetimeS?: number;
 }
 
 export const DEMO_TENANT_ID = "9188040d-6c67-4c5b-b112-36a304b66dad";
@@ -62,6 +67,8 @@ export interface RunningMicrosoftEmulator {
   updateEvent(userId: string, eventId: string, input: EventInput): void;
   deleteEvent(userId: string, eventId: string): void;
   setFaults(f: MsFaults): void;
+  /** Grants subscriptions at most `maxS` seconds from now on; undefined: what is asked. */
+  setGrantedLifetime(maxS: number | undefined): void;
   subscriptions(): StoredSubscription[];
   /** Removes a subscription as Outlook may, with a `subscriptionRemoved` lifecycle notification. */
   removeSubscription(id: string): boolean;
@@ -79,6 +86,8 @@ export interface RunningMicrosoftEmulator {
   sweepExpired(): number;
   deliveries(): DeliveryRecord[];
   flushNotifications(): Promise<void>;
+  /** Notifications on their way (not between a failed attempt and its retry). */
+  notificationsUnderway(): number;
   /** Graph calls answered, by path (without query), for poll counting. */
   calls(): { at: number; method: string; path: string; status: number }[];
 }

@@ -57,10 +57,15 @@ export async function startMicrosoftEmulator(
     retryDelaysMs: opts.notificationRetryDelaysMs ?? [60_000, 300_000, 900_000],
   });
   const events = new EventsApi(model, () => baseUrl);
+  let grantedLifetimeS = opts.grantedLifetimeS;
+  const setGrantedLifetime = (maxS: number | undefined) => {
+    grantedLifetimeS = maxS;
+  };
   const subscriptions = new SubscriptionsApi({
     model,
     notifier,
     baseUrl: () => baseUrl,
+    grantedLifetimeMs: () => (grantedLifetimeS === undefined ? undefined : grantedLifetimeS * 1000),
     validate: (url) =>
       validateEndpoint(
         url,
@@ -237,6 +242,7 @@ export async function startMicrosoftEmulator(
       subscriptions: [...model.subscriptions.values()],
       deliveries: notifier.deliveries(),
       faults,
+      grantedLifetimeS: grantedLifetimeS ?? null,
     }),
     ...api,
     revokeRefreshTokens: (userId) => identity.revokeRefreshTokens(userId),
@@ -245,6 +251,7 @@ export async function startMicrosoftEmulator(
       faults = { ...(doc as MsFaults) };
       return { ...faults };
     },
+    setGrantedLifetime,
     sweep,
   };
 
@@ -326,12 +333,14 @@ export async function startMicrosoftEmulator(
     setFaults(f: MsFaults) {
       faults = { ...f };
     },
+    setGrantedLifetime,
     subscriptions: () => [...model.subscriptions.values()].map((s) => ({ ...s })),
     revokeRefreshTokens: (userId) => identity.revokeRefreshTokens(userId),
     issueTokens: (clientId, userId, scopes) => identity.issueTokens(clientId, userId, scopes),
     sweepExpired: sweep,
     deliveries: () => notifier.deliveries(),
     flushNotifications: () => notifier.flush(),
+    notificationsUnderway: () => notifier.underway(),
     calls: () => callLog.map((c) => ({ ...c })),
   };
 }

@@ -2,7 +2,7 @@
  * Graph's subscriptions on a user's events: `POST /v1.0/subscriptions` (validated, then the
  * endpoints' validation handshake, then 201), `GET`, `PATCH` (a new expirationDateTime),
  * `DELETE`, and `POST /v1.0/subscriptions/{id}/reauthorize`. Outlook events allow at most 10,080
- * minutes of lifetime.
+ * minutes of lifetime; a shorter granted lifetime may be set (`grantedLifetimeMs`).
  */
 import { randomUUID } from "node:crypto";
 import { type Answer, graphError, graphInstant } from "./http";
@@ -25,6 +25,11 @@ export interface SubscriptionsApiDeps {
   baseUrl(): string;
   /** Runs the validation handshake against one endpoint. */
   validate(url: string): Promise<boolean>;
+  /**
+   * The longest lifetime granted (ms), when shorter than the documented maximum: a POST or PATCH
+   * asking for a later expiration is granted this, and its answer's expirationDateTime says so.
+   */
+  grantedLifetimeMs(): number | undefined;
 }
 
 /** https, or plain http on loopback (the local stack has no TLS). */
@@ -77,7 +82,9 @@ export class SubscriptionsApi {
         problem: `Subscription expiration can only be ${MAX_SUBSCRIPTION_MINUTES} minutes in the future.`,
       };
     }
-    return { at };
+    // Graph may grant less than asked: the answer's expirationDateTime is the one that holds.
+    const granted = this.deps.grantedLifetimeMs();
+    return { at: granted === undefined ? at : Math.min(at, now + granted) };
   }
 
   async create(caller: Caller, doc: Record<string, unknown>, now: number): Promise<Answer> {

@@ -4,13 +4,13 @@ import {
   IdempotencyConfig,
   makeIdempotent,
 } from "@aws-lambda-powertools/idempotency";
-import { DynamoDBPersistenceLayer } from "@aws-lambda-powertools/idempotency/dynamodb";
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
 import type { App } from "#lib/app/compose/app";
-import { TTL_ATTRIBUTE } from "#lib/store/table";
+import type { Clock } from "#lib/core/clock";
 import { EVERY_TIME, type EventOnce } from "../../lib/webhooks/event-once";
 import { invocationOf } from "./app-context";
+import { ClockedPersistenceLayer } from "./clocked-persistence";
 
 /**
  * How long a handled event id is remembered, in seconds. The service retries an event within
@@ -21,36 +21,40 @@ export const EVENT_ONCE_TTL_S = 3600;
 /** The credentials dynalite is given, so the SDK never looks for real ones (as root.ts does). */
 const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" };
 
+/** What a gate runs on: the app's clock, its invocation (for the deadline), its client. */
+export interface GateOptions {
+  clock: Clock;
+  invocation?: () => Context | undefined;
+  /** The app's own client when there is one: configured, and guarded locally, like its store. */
+  client?: DynamoDBClient;
+}
+
 /**
  * An EventOnce over Powertools Idempotency, on our single table: items `PK = IDEMPOTENCY#<gate>`,
- * `SK = <key prefix>#<hash of the event id>`, expiring through the table's TTL attribute.
- * `gate` names what is done once (the events endpoint's recording, the worker's), so two gates
- * never answer for each other.
+ * `SK = <key prefix>#<hash of the event id>`, expiring through the table's TTL attribute on the
+ * app's clock. `gate` names what is done once (the events endpoint's recording, the worker's),
+ * so two gates never answer for each other.
  */
 export function powertoolsEventOnce(
   config: Pick<App["config"], "TABLE_NAME" | "AWS_REGION" | "DYNAMODB_ENDPOINT">,
   gate: string,
-  invocation: () => Context | undefined = () => undefined,
-  client?: DynamoDBClient,
+  { clock, invocation = () => undefined, client }: GateOptions,
 ): EventOnce {
-  const persistenceStore = new DynamoDBPersistenceLayer({
-    tableName: config.TABLE_NAME,
-    keyAttr: "PK",
-    sortKeyAttr: "SK",
-    staticPkValue: `IDEMPOTENCY#${gate}`,
-    expiryAttr: TTL_ATTRIBUTE,
-    // The app's own client when there is one: configured, and guarded locally, like its store.
-    ...(client
-      ? { awsSdkV3Client: client }
-      : {
-          clientConfig: {
-            region: config.AWS_REGION,
-            ...(config.DYNAMODB_ENDPOINT
-              ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: LOCAL_CREDENTIALS }
-              : {}),
-          },
+  const persistenceStore = new ClockedPersistenceLayer(
+    {
+      tableName: config.TABLE_NAME,
+      partition: `IDEMPOTENCY#${gate}`,
+      client:
+        client ??
+        new DynamoDBClient({
+          region: config.AWS_REGION,
+          ...(config.DYNAMODB_ENDPOINT
+            ? { endpoint: config.DYNAMODB_ENDPOINT, credentials: LOCAL_CREDENTIALS }
+            : {}),
         }),
-  });
+    },
+    clock,
+  );
   const idempotencyConfig = new IdempotencyConfig({
     eventKeyJmesPath: "eventId",
     expiresAfterSeconds: EVENT_ONCE_TTL_S,
@@ -98,7 +102,11 @@ export function eventOnceOf(app: App, gate: string): EventOnce {
   }
   let once = byName.get(gate);
   if (once === undefined) {
-    once = powertoolsEventOnce(app.config, gate, () => invocationOf(app), app.dynamoClient);
+    once = powertoolsEventOnce(app.config, gate, {
+      clock: app.clock,
+      invocation: () => invocationOf(app),
+      client: app.dynamoClient,
+    });
     byName.set(gate, once);
   }
   return once;

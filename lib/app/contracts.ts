@@ -1,3 +1,4 @@
+import type { StatusState } from "#lib/core/reconcile/state";
 import type {
   ChannelKind,
   OutOfOfficeEntry,
@@ -8,7 +9,6 @@ import type {
   UserMode,
 } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
-import type { StatusState } from "#lib/core/status-state";
 import type { Block, StatusValue, UserChange, UserKey } from "#lib/core/types";
 
 /**
@@ -124,7 +124,8 @@ export interface UserView {
   mode: UserMode;
   adminTokenUser?: string;
   emails: string[];
-  sources: Array<{ id: string; kind: SourceKind; syncedAt?: number }>;
+  /** `name`: the calendar's display name, once a read found one. */
+  sources: Array<{ id: string; kind: SourceKind; syncedAt?: number; name?: string }>;
   rules: UserRules;
   needsReauth?: { code: string; at: number; deleteAt?: number };
 }
@@ -138,7 +139,7 @@ export interface StatusView {
   needsReauth?: { code: string; at: number; deleteAt?: number };
   pending?: StatusState["pending"];
   /** The user's calendars, each address redacted (scheme, host, a hint): never whole. */
-  calendars: Array<{ id: string; kind: SourceKind; address: string }>;
+  calendars: Array<{ id: string; kind: SourceKind; address: string; name?: string }>;
 }
 
 export interface ChannelView {
@@ -196,6 +197,8 @@ export interface SourceSyncInput {
   cursor?: string;
   /** The cap the read reached; null: read in full, so a mark from before goes; absent: kept. */
   tooLarge?: TooLargeMark | null;
+  /** The calendar's display name, when the read found one. */
+  name?: string;
 }
 
 export interface StatusUseCases {
@@ -225,6 +228,8 @@ export interface UserAdministration {
   upsertUser(input: UpsertUserInput): Promise<UserView>;
   getUser(key: UserKey): Promise<UserView | undefined>;
   getStatusView(key: UserKey): Promise<StatusView | undefined>;
+  /** The teams in which this user id has a profile (a full read of the table: rare lookups). */
+  teamsOfUser(user: string): Promise<string[]>;
   userZone(key: UserKey): Promise<string | undefined>;
   putChannel(channelId: string, binding: ChannelBindingInput): Promise<void>;
   findChannel(channelId: string, lookup?: ChannelLookup): Promise<ChannelView | undefined>;

@@ -1,5 +1,15 @@
 import { QUEUE_BATCH_MAX, type Queue, type QueueEntry } from "#lib/core/ports";
 
+/** SQS DelaySeconds maximum. */
+export const MAX_DELAY_S = 900;
+
+/**
+ * The delay that lands a message sent at `now` on the second of `at` (never before it, at most
+ * MAX_DELAY_S): what the tick gives each transition and each upkeep due before the next tick.
+ */
+export const delaySecondsUntil = (at: number, now: number): number =>
+  Math.min(MAX_DELAY_S, Math.max(0, Math.ceil((at - now) / 1000)));
+
 /** Runs `fn` over `items`, at most `limit` at once, each started in the items' order. */
 export async function forEachBounded<T>(
   items: readonly T[],

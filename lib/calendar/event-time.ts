@@ -1,9 +1,9 @@
 import ICAL from "ical.js";
+import { RfcTimezone } from "./ical-zones";
 import type { CalendarWarning } from "./parse";
 import type { ZoneResolver } from "./zone-resolver";
 import {
   DAY_MS,
-  RfcTimezone,
   UTC_ZONE,
   utcToWall,
   wallMs,

@@ -14,6 +14,7 @@ import {
   textOf,
   timeOf,
 } from "./event-time";
+import { RfcTimezone } from "./ical-zones";
 import { normaliseEmail, occurrenceOf, upper } from "./occurrence";
 import { type CalendarWarning, oneLine, type SkippedEvent } from "./parse";
 import { parseInChunks } from "./parse-chunks";
@@ -32,7 +33,7 @@ import {
 } from "./work-budget";
 import { globalZone } from "./zone-names";
 import { ZoneResolver } from "./zone-resolver";
-import { RfcTimezone, utcToWall, wallToUtc, type ZoneRules } from "./zones";
+import { utcToWall, wallToUtc, type ZoneRules } from "./zones";
 
 export interface ExpandOptions {
   /** Window start, epoch ms (inclusive). */
@@ -132,7 +133,7 @@ function* readFeed(
     to: opts.to,
     userZone,
     floating: new RfcTimezone(wrZone ?? userZone),
-    zones: new ZoneResolver(root, { calendar: wrZone, user: userZone }, warn),
+    zones: new ZoneResolver(root, { calendar: wrZone, user: userZone, asOf: opts.from }, warn),
     emails: new Set((opts.userEmails ?? []).map(normaliseEmail)),
     warn,
   };

@@ -225,22 +225,23 @@ function matchDateness(t: ICAL.Time, dtstart: ICAL.Time): ICAL.Time {
 
 /**
  * UNTIL in local form is read in DTSTART's zone, and a DATE UNTIL of a timed series means the
- * end of that day (RFC 5545 requires UTC there, but producers write both).
+ * end of that day (RFC 5545 requires UTC there, but producers write both). Either is then
+ * written as the UTC instant it stands for: ical.js clones a rule through its text, where a
+ * zoned UNTIL comes back floating and would be compared as if it were UTC, hours off.
  */
 function normaliseUntil(rule: ICAL.Recur, dtstart: ICAL.Time): ICAL.Recur {
   const until = rule.until;
-  if (!until || dtstart.isDate) return rule;
+  const zone = dtstart.zone;
+  if (!until || dtstart.isDate || !zone || until.zone === ICAL.Timezone.utcTimezone) return rule;
+  const local = until.isDate
+    ? new ICAL.Time(
+        { year: until.year, month: until.month, day: until.day, hour: 23, minute: 59, second: 59 },
+        zone,
+      )
+    : until.clone();
+  local.zone = zone;
   const copy = rule.clone();
-  if (until.isDate) {
-    copy.until = new ICAL.Time(
-      { year: until.year, month: until.month, day: until.day, hour: 23, minute: 59, second: 59 },
-      dtstart.zone ?? undefined,
-    );
-  } else if (until.zone !== ICAL.Timezone.utcTimezone && dtstart.zone) {
-    const u = until.clone();
-    u.zone = dtstart.zone;
-    copy.until = u;
-  }
+  copy.until = ICAL.Time.fromJSDate(new Date(local.toUnixTime() * 1000), true);
   return copy;
 }
 

@@ -158,9 +158,18 @@ const DISPLAY_NAMES: ReadonlyArray<readonly [display: string, windowsId: string]
  */
 const OFFSET_PREFIX = /^\(\s*(?:UTC|GMT)\s*(?:[+-]\s*\d{1,2}(?:[:.]?\d{2})?)?\s*\)\s*/i;
 
-/** Place text of a display name, in the form the table is keyed by. */
+/**
+ * Place text of a display name, in the form the table is keyed by. Older producers separate
+ * places with " / " ("Amsterdam / Berlin / Bern"), and some escape the commas ("Berlin\, Bern").
+ */
 const placeKey = (display: string): string =>
-  display.replace(OFFSET_PREFIX, "").replace(/\s+/g, " ").trim().toLowerCase();
+  display
+    .replace(OFFSET_PREFIX, "")
+    .replace(/\\,/g, ",")
+    .replace(/\s*\/\s*/g, ", ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .toLowerCase();
 
 const BY_PLACE = new Map(DISPLAY_NAMES.map(([display, id]) => [placeKey(display), id]));
 

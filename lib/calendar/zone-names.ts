@@ -19,7 +19,8 @@ export const cleanTzid = (raw: string): string =>
 export function globalZone(raw: string): ZoneRules | undefined {
   const id = cleanTzid(raw);
   if (id === "") return undefined;
-  if (/^(utc|gmt|z)$/i.test(id)) return UTC_ZONE;
+  // Exchange writes its own name for UTC ("tzone://Microsoft/Utc"; Graph does too).
+  if (/^(utc|gmt|z|tzone:\/\/microsoft\/utc)$/i.test(id)) return UTC_ZONE;
   // Windows names first: "Pacific Standard Time" is not an IANA id, but "UTC" is both.
   const windows = ianaOfWindowsId(id);
   if (windows) return ianaZone(windows);
@@ -38,17 +39,22 @@ export function globalZone(raw: string): ZoneRules | undefined {
   return offset === undefined ? undefined : fixedOffsetZone(offset);
 }
 
+/** Exchange numbers variants of a Windows zone: "Eastern Standard Time 1" is that zone. */
+const VERSIONED_WINDOWS_ID = /^(.+ Time) \d{1,2}$/i;
+
 function ianaOfWindowsId(name: string): string | undefined {
+  const versioned = VERSIONED_WINDOWS_ID.exec(name)?.[1];
   try {
-    return findIana(name)[0];
+    return findIana(name)[0] ?? (versioned ? findIana(versioned)[0] : undefined);
   } catch {
     return undefined;
   }
 }
 
 /**
- * "UTC+01", "GMT+0100", "GMT-05.00/-04.00" (Lotus Notes: standard/daylight, read as the
- * first), "(GMT +01:00)", "(UTC+05:30) Some place", "+02:00". A bare "(UTC)" is offset zero.
+ * "UTC+01", "GMT+0100", "(GMT +01:00)", "(UTC+05:30) Some place", "+02:00". A bare "(UTC)" is
+ * offset zero. A standard/daylight pair ("GMT-05.00/-04.00") is read as its first offset here;
+ * event TZIDs meet offset-pairs.ts first, which knows the person reading them.
  */
 const FIXED_OFFSET =
   /^\(?\s*(?:UTC|GMT)?\s*(?:([+-])\s*(\d{1,2})(?:[:.]?(\d{2}))?)?(?:\s*\/\s*[+-]?\s*\d{1,2}(?:[:.]?\d{2})?)?\s*\)?(?:\s.*)?$/i;

@@ -1,22 +1,33 @@
 import ICAL from "ical.js";
+import { RfcTimezone, vtimezoneZone } from "./ical-zones";
+import { describePair, hasOffsets, offsetPairOf, zoneWithOffsets } from "./offset-pairs";
 import { type CalendarWarning, oneLine } from "./parse";
 import { cleanTzid, globalZone } from "./zone-names";
-import { RfcTimezone, vtimezoneZone, type ZoneRules } from "./zones";
+import { fixedOffsetZone, type ZoneRules } from "./zones";
 
 /** The zones an unreadable TZID falls back to: the calendar's X-WR-TIMEZONE, then the user's. */
 export interface ZoneFallbacks {
   calendar?: ZoneRules;
   user: ZoneRules;
+  /**
+   * An instant near the events read (the window's start): a zone "has" the offsets that a
+   * TZID such as "GMT-05.00/-04.00" names if it uses exactly those in the year from here.
+   */
+  asOf: number;
 }
 
 /**
  * Per-feed TZID resolver. An event is never lost to its zone name; the policy, in order:
  *  1. the feed's own VTIMEZONE, or an IANA id (offsets from Node's tzdata);
- *  2. a Windows zone id or an Outlook display name (CLDR mapping);
- *  3. a fixed-offset spelling ("UTC+01", "GMT-05.00/-04.00"), read as that offset;
- *  4. the calendar's X-WR-TIMEZONE;
- *  5. the user's zone.
- * Steps 4 and 5 are guesses, so each such TZID is reported once through `warn`, by name.
+ *  2. a standard/daylight pair ("GMT-05.00/-04.00"): the user's zone if it has exactly those
+ *     offsets, else the calendar's X-WR-TIMEZONE if it has, else the most populous zone that has
+ *     (see offset-pairs.ts), else the standard offset alone;
+ *  3. a Windows zone id or an Outlook display name (CLDR mapping);
+ *  4. a fixed-offset spelling ("UTC+01"), read as that offset;
+ *  5. the calendar's X-WR-TIMEZONE;
+ *  6. the user's zone.
+ * A pair read in another zone than the user's and steps 5 and 6 are guesses, so each such TZID
+ * is reported once through `warn`, by name.
  */
 export class ZoneResolver {
   private readonly cache = new Map<string, RfcTimezone>();
@@ -53,10 +64,33 @@ export class ZoneResolver {
       }
     }
     // A broken definition of a zone that tzdata knows loses nothing: tzdata has the rules.
-    rules ??= globalZone(tzid) ?? this.fallback(tzid, problem);
+    rules ??= this.offsetPairZone(tzid) ?? globalZone(tzid) ?? this.fallback(tzid, problem);
     const zone = new RfcTimezone(rules);
     this.cache.set(tzid, zone);
     return zone;
+  }
+
+  /** The zone for a TZID that names only a standard and a daylight offset (policy step 2). */
+  private offsetPairZone(tzid: string): ZoneRules | undefined {
+    const pair = offsetPairOf(cleanTzid(tzid));
+    if (!pair) return undefined;
+    // Equal offsets ("GMT +0100 (Standard) / GMT +0100 (Daylight)") are a zone without DST.
+    if (pair.standard === pair.daylight) return fixedOffsetZone(pair.standard);
+    const { calendar, user, asOf } = this.fallbacks;
+    if (hasOffsets(user, pair, asOf)) return user;
+    const calendarFits = calendar !== undefined && hasOffsets(calendar, pair, asOf);
+    const populous = calendarFits ? undefined : zoneWithOffsets(pair, asOf);
+    const rules = (calendarFits ? calendar : populous) ?? fixedOffsetZone(pair.standard);
+    const where = calendarFits
+      ? `${rules.id}, the calendar's X-WR-TIMEZONE`
+      : populous
+        ? `${rules.id}, the most populous zone with those offsets`
+        : `${rules.id}, as no zone has those offsets`;
+    this.warn({
+      tzid,
+      message: `time zone "${tzid}" names ${describePair(pair)}; read in ${where}`,
+    });
+    return rules;
   }
 
   private fallback(tzid: string, problem: string | undefined): ZoneRules {

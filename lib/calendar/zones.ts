@@ -1,5 +1,3 @@
-import ICAL from "ical.js";
-
 /**
  * Offsets of one zone as a function of the UTC instant. Everything else (wall time → instant,
  * DST gaps and overlaps) is derived from this, so VTIMEZONE and tzdata zones behave the same.
@@ -113,70 +111,6 @@ export function ianaZone(id: string): ZoneRules | undefined {
   };
   intlCache.set(id, rules);
   return rules;
-}
-
-interface IcalChange {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  utcOffset: number;
-  prevUtcOffset: number;
-}
-/** The parts of ical.js's Timezone that are not in its type declarations. */
-interface IcalTimezoneInternals {
-  changes: IcalChange[];
-  _ensureCoverage(year: number): void;
-}
-
-/**
- * A zone defined by a VTIMEZONE of the feed. ical.js expands the observances (including
- * year-0001 starts and many eras); we only read its transition list, stored in UTC.
- */
-export function vtimezoneZone(component: ICAL.Component, id: string): ZoneRules {
-  const inner = new ICAL.Timezone({ component, tzid: id }) as unknown as IcalTimezoneInternals;
-  let coveredYear = Number.NEGATIVE_INFINITY;
-  let instants: number[] = [];
-  const ensure = (year: number) => {
-    if (year <= coveredYear) return;
-    inner._ensureCoverage(year + 1);
-    coveredYear = year + 1;
-    instants = inner.changes.map((c) => wallMs(c.year, c.month, c.day, c.hour, c.minute, c.second));
-  };
-  return {
-    id,
-    offsetAt(utcMs) {
-      ensure(new Date(utcMs).getUTCFullYear());
-      const changes = inner.changes;
-      if (changes.length === 0) return 0;
-      let lo = 0;
-      let hi = instants.length - 1;
-      let found = -1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if ((instants[mid] ?? 0) <= utcMs) {
-          found = mid;
-          lo = mid + 1;
-        } else hi = mid - 1;
-      }
-      const change = found >= 0 ? changes[found] : changes[0];
-      if (!change) return 0;
-      return (found >= 0 ? change.utcOffset : change.prevUtcOffset) * 1000;
-    },
-  };
-}
-
-/** An ical.js Timezone whose wall-time arithmetic follows RFC 5545 via `wallToUtc`. */
-export class RfcTimezone extends ICAL.Timezone {
-  constructor(readonly rules: ZoneRules) {
-    super({ tzid: rules.id });
-  }
-  override utcOffset(tt: ICAL.Time): number {
-    const wall = wallMs(tt.year, tt.month, tt.day, tt.hour, tt.minute, tt.second);
-    return (wall - wallToUtc(wall, this.rules)) / 1000;
-  }
 }
 
 /** Midnight of a calendar date in a zone, as an instant. */

@@ -5,6 +5,7 @@ import { expand } from "#lib/calendar/expand";
 import { DEFAULT_RULES } from "#lib/core/rules";
 import { buildTimeline } from "#lib/core/timeline";
 import type { Occurrence } from "#lib/core/types";
+import { CLI_SPECS, cliUsage } from "./command-specs";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const EXIT_USAGE = 64;
@@ -17,7 +18,11 @@ interface Inputs {
 }
 
 /** Reads FILE and the window flags; on failure writes one line and returns the exit code. */
-async function load(args: string[], io: CliIo, command: string): Promise<Inputs | number> {
+async function load(
+  args: string[],
+  io: CliIo,
+  command: "expand" | "timeline",
+): Promise<Inputs | number> {
   let parsed: ReturnType<typeof parseCliArgs>;
   try {
     parsed = parseCliArgs(args);
@@ -28,9 +33,7 @@ async function load(args: string[], io: CliIo, command: string): Promise<Inputs 
   const { values, positionals } = parsed;
   const file = positionals[0];
   if (!file || !values.from || !values.to) {
-    io.err(
-      `usage: statuspilot calendar ${command} FILE --from ISO --to ISO [--tz ZONE] [--email ADDR]`,
-    );
+    io.err(cliUsage(`calendar ${command}`));
     return EXIT_USAGE;
   }
   const from = Date.parse(values.from);
@@ -73,12 +76,8 @@ const parseCliArgs = (args: string[]) =>
   parseArgs({
     args,
     allowPositionals: true,
-    options: {
-      from: { type: "string" },
-      to: { type: "string" },
-      tz: { type: "string" },
-      email: { type: "string", multiple: true },
-    },
+    // Both subcommands take the same options.
+    options: CLI_SPECS["calendar expand"].options,
   });
 
 const iso = (ms: number): string => new Date(ms).toISOString();

@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
 import { systemClock } from "#lib/app/compose/system-clock";
 import type { Log } from "#lib/core/ports";
+import { CLI_SPECS, cliUsage } from "./command-specs";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
-const USAGE =
-  "usage: statuspilot emulator --port P --workspace FILE [--faults SPEC] [--seed N] [--body-timeout-ms MS]";
+const USAGE = cliUsage("emulator");
 
 /** One JSON line per record; the emulator already redacts tokens in what it logs. */
 function lineLog(io: CliIo): Log {
@@ -24,13 +24,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   try {
     ({ values } = parseArgs({
       args,
-      options: {
-        port: { type: "string" },
-        workspace: { type: "string" },
-        faults: { type: "string" },
-        seed: { type: "string" },
-        "body-timeout-ms": { type: "string" },
-      },
+      options: CLI_SPECS.emulator.options,
       strict: true,
     }));
   } catch (err: unknown) {

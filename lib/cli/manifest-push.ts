@@ -4,12 +4,13 @@ import { systemClock } from "#lib/app/compose/system-clock";
 import { ManifestParseError, parseManifestText, validateManifest } from "#lib/schema/manifest";
 import { ServiceError } from "#lib/service/errors";
 import { ManifestClient } from "#lib/service/manifest-client";
+import { CLI_SPECS, CONFIG_TOKEN_ENV, cliUsage } from "./command-specs";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const EXIT_USAGE = 64;
 /** The app configuration token may come from here instead of argv (argv shows in `ps`). */
-export const TOKEN_ENV = "STATUSPILOT_CONFIG_TOKEN";
-const USAGE = `usage: statuspilot manifest push --app-id A --request-url URL [--token T | ${TOKEN_ENV}=T] [--base-url URL] [--file infra/manifest.yaml]`;
+export const TOKEN_ENV = CONFIG_TOKEN_ENV;
+const USAGE = cliUsage("manifest push");
 const DEFAULT_BASE_URL = "http://127.0.0.1:4010/api";
 export const EVENTS_PATH = "/service/events";
 export const OOO_COMMAND_PATH = "/service/commands/ooo";
@@ -78,13 +79,7 @@ export async function run(
   try {
     ({ values } = parseArgs({
       args,
-      options: {
-        "app-id": { type: "string" },
-        token: { type: "string" },
-        "base-url": { type: "string" },
-        "request-url": { type: "string" },
-        file: { type: "string" },
-      },
+      options: CLI_SPECS["manifest push"].options,
       strict: true,
       allowPositionals: false,
     }));

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { ManifestParseError, parseManifestText, validateManifest } from "#lib/schema/manifest";
+import { cliUsage } from "./command-specs";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
 const EXIT_USAGE = 64;
@@ -11,7 +12,7 @@ const EXIT_USAGE = 64;
 export async function run(args: string[], io: CliIo): Promise<number> {
   const [file, ...rest] = args;
   if (file === undefined || rest.length > 0) {
-    io.err("usage: statuspilot manifest validate FILE");
+    io.err(cliUsage("manifest validate"));
     return EXIT_USAGE;
   }
   let text: string;

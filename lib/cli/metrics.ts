@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
+import { CLI_SPECS, cliUsage } from "./command-specs";
 import type { CliIo } from "./io";
 
-const USAGE = "usage: statuspilot metrics [--port 3000] [--json]";
+const USAGE = cliUsage("metrics");
 const EXIT_UNAVAILABLE = 69;
 
 interface Series {
@@ -47,7 +48,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   try {
     parsed = parseArgs({
       args,
-      options: { port: { type: "string" }, json: { type: "boolean" } },
+      options: CLI_SPECS.metrics.options,
       allowPositionals: true,
       strict: true,
     });

@@ -7,14 +7,14 @@ import type { SealReadingVault } from "#lib/app/secrets/legacy-seals";
 import { describeSealMigration, migrateSealsInTable } from "#lib/app/secrets/sealed-items-scan";
 import type { Clock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
+import { CLI_SPECS, cliUsage } from "./command-specs";
 import type { CliIo } from "./io";
 
 const EXIT_USAGE = 64;
 /** Some old-format values or clear addresses are still stored: run again. */
 const EXIT_LEGACY_LEFT = 1;
 const EXIT_FAILED = 70;
-const USAGE =
-  "usage: statuspilot migrate-seals --stage S [--region R] [--table NAME] [--key-id KEY] [--dry-run]";
+const USAGE = cliUsage("migrate-seals");
 
 /** What the command builds its clients from: AWS by default, injected in tests. */
 export interface MigrateSealsDeps {
@@ -58,15 +58,7 @@ export async function runWith(args: string[], io: CliIo, deps: MigrateSealsDeps)
   try {
     ({ values } = parseArgs({
       args,
-      options: {
-        stage: { type: "string" },
-        region: { type: "string" },
-        table: { type: "string" },
-        "key-id": { type: "string" },
-        // A DynamoDB endpoint other than AWS's (a local copy of the table).
-        endpoint: { type: "string" },
-        "dry-run": { type: "boolean" },
-      },
+      options: CLI_SPECS["migrate-seals"].options,
       strict: true,
     }));
   } catch (error: unknown) {

@@ -2,10 +2,11 @@ import { parseArgs } from "node:util";
 import { systemClock } from "#lib/app/compose/system-clock";
 import type { LocalGoogleSettings } from "#lib/local/google";
 import type { MicrosoftLocalConfig } from "#lib/local/microsoft-config";
+import { CLI_SPECS, cliUsage } from "./command-specs";
 import { type CliIo, EXIT_UNREADABLE } from "./io";
 
-const USAGE =
-  "usage: statuspilot start [--workspace FILE --config FILE] [--port 3000] [--emulator-port 4010] [--service-url URL] [--state-dir .statuspilot] [--fresh]\n(with --service-url: SIGNING_SECRET, and OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET for /install, in the environment)";
+const USAGE = `${cliUsage("start")}
+${CLI_SPECS.start.notes}`;
 
 /** Where `npm start` keeps DynamoDB, the generated secrets and the hook ids between runs. */
 const DEFAULT_STATE_DIR = ".statuspilot";
@@ -38,15 +39,7 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   try {
     ({ values } = parseArgs({
       args,
-      options: {
-        workspace: { type: "string" },
-        config: { type: "string" },
-        port: { type: "string" },
-        "emulator-port": { type: "string" },
-        "service-url": { type: "string" },
-        "state-dir": { type: "string" },
-        fresh: { type: "boolean" },
-      },
+      options: CLI_SPECS.start.options,
       strict: true,
     }));
   } catch (error: unknown) {

@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
+import { CLI_SPECS, cliUsage } from "./command-specs";
 import type { CliIo } from "./io";
 
-const USAGE = "usage: statuspilot status USER [--team T] [--port 3000]";
+const USAGE = cliUsage("status");
 const EXIT_UNAVAILABLE = 69;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -57,7 +58,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   try {
     parsed = parseArgs({
       args,
-      options: { team: { type: "string" }, port: { type: "string" } },
+      options: CLI_SPECS.status.options,
       allowPositionals: true,
       strict: true,
     });
@@ -85,6 +86,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     const message =
       isRecord(body) && typeof body.message === "string" ? body.message : `HTTP ${response.status}`;
     io.err(message);
+    // 409: the user id is in more than one team, and `--team` must say which.
+    if (response.status === 409) return 64;
     return response.status === 404 ? 1 : EXIT_UNAVAILABLE;
   }
   const view = body.view;

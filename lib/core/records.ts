@@ -1,5 +1,5 @@
+import type { StatusState } from "./reconcile/state";
 import type { ChannelKind, SourceKind } from "./source-kinds";
-import type { StatusState } from "./status-state";
 import type { Block, UserKey } from "./types";
 
 export type { ChannelKind, SourceKind };
@@ -45,6 +45,11 @@ export interface SourceRecord {
   syncedAt?: number;
   /** The last read reached a cap and used the calendar only up to it (cleared by a full read). */
   tooLarge?: TooLargeMark;
+  /**
+   * The calendar's display name as last read (an ICS feed's X-WR-CALNAME, else its host and file
+   * name; a connected calendar's title and account). Absent until a read that found one.
+   */
+  name?: string;
   // --- Sources connected through a provider's API (issue 14) ---
   /** The connected account's OAuth refresh token, sealed. */
   refreshTokenSealed?: string;

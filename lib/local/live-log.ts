@@ -1,5 +1,12 @@
 /** The human-readable live log of the local stack: one line per thing the automation did. */
 import { redactSecrets } from "#lib/app/compose/logger";
+import type { ReconcileOutcome } from "#lib/app/contracts";
+
+/** A reconcile's outcome that changed nothing on the profile (and was no retry). */
+export type UnchangedOutcome = Exclude<
+  ReconcileOutcome,
+  { kind: "set" | "clear" | "nothing" | "rescheduled" }
+>;
 
 export type LiveEvent =
   | {
@@ -14,9 +21,9 @@ export type LiveEvent =
   | { kind: "clear"; at: number; user: string; calls: number }
   /** Our status reached its `status_expiration` and the service cleared it; we sent `calls`. */
   | { kind: "expired"; at: number; user: string; calls: number }
-  | { kind: "leave"; at: number; user: string }
+  /** The reconcile left the profile as it was, for the reason its outcome gives. */
+  | { kind: "unchanged"; at: number; user: string; outcome: UnchangedOutcome }
   | { kind: "retry"; at: number; user: string; code: string; retryAt: number }
-  | { kind: "failed"; at: number; user: string; code: string }
   | { kind: "note"; at: number; text: string };
 
 /** What the live log reads of a call the service recorded (the emulator's call log). */
@@ -92,6 +99,38 @@ const until = (at: number, expirationS: number, timeZone: string): string => {
   return end.date === now.date ? end.time : `${end.date} ${end.time}`;
 };
 
+/**
+ * The words for each outcome that leaves the profile as it is, by the outcome's `kind` and its
+ * `reason` (or `code`), as lib/app/contracts.ts's ReconcileOutcome gives them: `kind:reason`,
+ * or `kind` alone for any reason not listed. A reason that ends in a code in parentheses ("the
+ * service refused this status (invalid_emoji)") is listed without it; the code follows the words.
+ */
+export const UNCHANGED_WORDS: Readonly<Record<string, string>> = {
+  "leave:manual override": "user set their own status — leaving it",
+  "leave:manual status": "manual status: left alone",
+  "leave:paused": "paused: leaving the status alone",
+  "leave:unknown user": "unknown user: nothing to update",
+  "leave:deleted": "data deleted: nothing to update",
+  "leave:the service refused this status": "the service refused this status: not sending it again",
+  "leave:the profile could not be read": "could not read the profile: leaving it",
+  leave: "left alone",
+  "needs_reauth:token_revoked": "token revoked: reconnect",
+  "needs_reauth:app_uninstalled": "app uninstalled: the data will be deleted",
+  needs_reauth: "token refused: reconnect",
+  conflict_retried_out: "could not update the status: too many conflicting writes",
+};
+
+/** What the live log says of an outcome that left the profile as it was. */
+export function unchangedWords(outcome: UnchangedOutcome): string {
+  const said = "reason" in outcome ? outcome.reason : "code" in outcome ? outcome.code : undefined;
+  if (said === undefined) return UNCHANGED_WORDS[outcome.kind] ?? outcome.kind;
+  const [, reason = said, code] = /^(.*) \(([^()]+)\)$/.exec(said) ?? [];
+  const exact = UNCHANGED_WORDS[`${outcome.kind}:${reason}`];
+  if (exact !== undefined) return code === undefined ? exact : `${exact} (${code})`;
+  const general = UNCHANGED_WORDS[outcome.kind];
+  return general === undefined ? `${outcome.kind}: ${said}` : `${general} (${said})`;
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 export function formatLiveEvent(event: LiveEvent, format: LiveLogFormat): string {
@@ -107,12 +146,10 @@ export function formatLiveEvent(event: LiveEvent, format: LiveLogFormat): string
       return `${t} ${event.user} cleared the status (${plural(event.calls, "call")})`;
     case "expired":
       return `${t} ${event.user} expired (service cleared it, ${plural(event.calls, "call")})`;
-    case "leave":
-      return `${t} ${event.user} user set their own status — leaving it`;
+    case "unchanged":
+      return `${t} ${event.user} ${unchangedWords(event.outcome)}`;
     case "retry":
       return `${t} ${event.user} service said ${event.code} — retrying at ${clockTime(event.retryAt, format.timeZone)}`;
-    case "failed":
-      return `${t} ${event.user} could not update the status: ${event.code}`;
     case "note":
       return `${t} ${event.text}`;
   }

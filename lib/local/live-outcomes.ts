@@ -86,19 +86,16 @@ function observeOutcomes(
         emit({ kind: "clear", at, user, calls: callsSince(user) }, "clear");
         break;
       case "leave":
-        emit({ kind: "leave", at, user }, "leave");
+      case "needs_reauth":
+      case "conflict_retried_out":
+        // A repeated outcome with the same reason is not news; a new reason is.
+        emit({ kind: "unchanged", at, user, outcome }, JSON.stringify(outcome));
         break;
       case "rescheduled":
         emit(
           { kind: "retry", at, user, code: outcome.code, retryAt: outcome.at },
           `retry:${outcome.code}`,
         );
-        break;
-      case "needs_reauth":
-        emit({ kind: "failed", at, user, code: outcome.code }, `failed:${outcome.code}`);
-        break;
-      case "conflict_retried_out":
-        emit({ kind: "failed", at, user, code: "conflict" }, "failed:conflict");
         break;
       case "nothing":
         break;

@@ -1,4 +1,4 @@
-import { type DynamoDBClient, QueryCommand, type ScanCommand } from "@aws-sdk/client-dynamodb";
+import { type DynamoDBClient, QueryCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { VersionConflict } from "#lib/core/ports";
 import { StoreError } from "./errors";
 import { type Item, n } from "./items/codec";
@@ -70,6 +70,30 @@ export function queryIndex(
           ":low": n(range.low),
           ":high": n(range.high),
         },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+  );
+}
+
+/**
+ * The profile items whose `attribute` is `value`. A scan: uninstalling and the CLI's lookup are
+ * rare, and an index by team or by user id would cost a write on every user change.
+ */
+export function scanProfiles(
+  client: DynamoDBClient,
+  tableName: string,
+  attribute: "team" | "user",
+  value: string,
+): Promise<Item[]> {
+  return allPages(
+    client,
+    (start) =>
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: "#sk = :profile AND #attribute = :value",
+        ExpressionAttributeNames: { "#sk": "SK", "#attribute": attribute },
+        ExpressionAttributeValues: { ":profile": { S: "PROFILE" }, ":value": { S: value } },
+        ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
   );

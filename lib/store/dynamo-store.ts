@@ -5,7 +5,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
-  ScanCommand,
+  type ScanCommand,
 } from "@aws-sdk/client-dynamodb";
 import type { DueTransition, PolledUser, StatusStore } from "#lib/core/ports";
 import type {
@@ -18,7 +18,13 @@ import type {
 } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { getItemsOf } from "./dynamo-batch-get";
-import { allPages, type IndexRange, queryIndex, wrapStoreError as wrap } from "./dynamo-query";
+import {
+  allPages,
+  type IndexRange,
+  queryIndex,
+  scanProfiles,
+  wrapStoreError as wrap,
+} from "./dynamo-query";
 import { ConflictError } from "./errors";
 import { budgetUsersKeys } from "./items/budget";
 import {
@@ -313,19 +319,11 @@ export class DynamoStore implements StatusStore {
   }
 
   async usersOfTeam(team: string): Promise<UserRecord[]> {
-    // A scan: uninstalling is rare, and a team index would cost a write on every user change.
-    const items = await this.allPages(
-      (start) =>
-        new ScanCommand({
-          TableName: this.tableName,
-          FilterExpression: "#sk = :profile AND #team = :team",
-          ExpressionAttributeNames: { "#sk": "SK", "#team": "team" },
-          ExpressionAttributeValues: { ":profile": { S: "PROFILE" }, ":team": { S: team } },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-    );
-    return items.map(userFromItem);
+    return (await scanProfiles(this.client, this.tableName, "team", team)).map(userFromItem);
+  }
+
+  async usersWithId(user: string): Promise<UserRecord[]> {
+    return (await scanProfiles(this.client, this.tableName, "user", user)).map(userFromItem);
   }
 
   private queryIndex(index: string, hash: string, range: IndexRange): Promise<Item[]> {

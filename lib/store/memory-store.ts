@@ -177,9 +177,17 @@ export class MemoryStore implements StatusStore {
   }
 
   async usersOfTeam(team: string): Promise<UserRecord[]> {
+    return this.profilesWhere((key) => key.team === team);
+  }
+
+  async usersWithId(user: string): Promise<UserRecord[]> {
+    return this.profilesWhere((key) => key.user === user);
+  }
+
+  private profilesWhere(test: (key: UserKey) => boolean): UserRecord[] {
     const found: UserRecord[] = [];
     for (const { profile } of this.users.values()) {
-      if (profile?.key.team === team) found.push(copy(profile));
+      if (profile !== undefined && test(profile.key)) found.push(copy(profile));
     }
     return found;
   }

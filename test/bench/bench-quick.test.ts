@@ -77,6 +77,6 @@ describe("statuspilot bench --quick", () => {
 
     // Assess
     expect(code).toBe(64);
-    expect(err).toContain("unknown argument --fast");
+    expect(err).toContain("Unknown option '--fast'");
   }, 60_000);
 });

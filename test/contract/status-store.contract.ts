@@ -547,5 +547,24 @@ export function describeStatusStoreContract(
         expect(nobody).toEqual([]);
       });
     });
+
+    describe("usersWithId", () => {
+      it("finds the user's profile in every team that has one, and no one else", async () => {
+        // Prepare: Alice in two teams, Bob with only a status (no profile) in a third.
+        await store.putUser(aUser(ALICE, { sources: [ics], mode: "paused" }), undefined);
+        await store.putUser(aUser(ALICE_ELSEWHERE), undefined);
+        await store.putUser(aUser(BOB), undefined);
+        await store.putStatus(aStatus({ team: "T3", user: BOB.user }), undefined);
+        // Act
+        const alice = await store.usersWithId(ALICE.user);
+        const bob = await store.usersWithId(BOB.user);
+        const nobody = await store.usersWithId("U0NOBODY");
+        // Assess
+        expect(alice.sort(byKey).map((u) => u.key)).toEqual([ALICE, ALICE_ELSEWHERE]);
+        expect(alice.find((u) => u.key.team === ALICE.team)?.mode).toBe("paused");
+        expect(bob.map((u) => u.key)).toEqual([BOB]);
+        expect(nobody).toEqual([]);
+      });
+    });
   });
 }

@@ -1,4 +1,5 @@
 import type { DueTransition, StatusStore } from "#lib/core/ports";
+import { initialStatusState } from "#lib/core/reconcile/state";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -6,7 +7,6 @@ import type {
   TimelineRecord,
   UserRecord,
 } from "#lib/core/records";
-import { initialStatusState } from "#lib/core/status-state";
 import type { UserKey } from "#lib/core/types";
 
 /** Records and helpers for the StatusStore contract (status-store.contract.ts). */

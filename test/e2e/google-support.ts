@@ -5,6 +5,7 @@ import { systemClock } from "#lib/app/compose/system-clock";
 import { ManualClock } from "#lib/core/clock";
 import { DEMO_GOOGLE_ACCOUNT } from "#lib/local/google";
 import { type LocalStack, startStack } from "#lib/local/stack";
+import type { StackOptions } from "#lib/local/stack-types";
 import { CookieJar, csrfOf, visit } from "../integration/web/support";
 import { advance, type E2e, settle } from "./support";
 
@@ -24,7 +25,10 @@ export interface GoogleE2e extends E2e {
 }
 
 export async function startGoogleE2e(
-  opts: { manualAt?: number; pushTtlMs?: number } = {},
+  opts: { manualAt?: number; pushTtlMs?: number } & Pick<
+    StackOptions,
+    "tickEveryMs" | "tickHorizonMs" | "pollEveryMs"
+  > = {},
 ): Promise<GoogleE2e> {
   const workspace = loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json"));
   const stack = await startStack({
@@ -34,10 +38,13 @@ export async function startGoogleE2e(
     emulatorPort: 0,
     time:
       opts.manualAt === undefined
-        ? { mode: "real" }
+        ? { mode: "real", skippable: true }
         : { mode: "manual", clock: new ManualClock(opts.manualAt) },
     google: { emulator: { autoApprove: true } },
     ...(opts.pushTtlMs !== undefined ? { pushTtlMs: opts.pushTtlMs } : {}),
+    ...(opts.tickEveryMs !== undefined ? { tickEveryMs: opts.tickEveryMs } : {}),
+    ...(opts.tickHorizonMs !== undefined ? { tickHorizonMs: opts.tickHorizonMs } : {}),
+    ...(opts.pollEveryMs !== undefined ? { pollEveryMs: opts.pollEveryMs } : {}),
   });
   const googleUrl = stack.google?.emulator?.url;
   if (googleUrl === undefined) throw new Error("the stack runs no Google emulator");

@@ -9,6 +9,7 @@ import {
   advanceTo,
   type E2e,
   event,
+  liveLog,
   nowOf,
   profileOf,
   STATUSPILOT_APP,
@@ -128,6 +129,11 @@ describe("/statuspilot with the service answering each call after 2 s", () => {
     expect((await profileOf(e, "U001")).status_text).toBe("");
     expect((await statuspilot("status")).text).toContain("Mode: paused");
     expect((await statuspilot("pause")).text).toBe("Already paused.");
+    // The live log says why the stand-up's status was not written (issue 28).
+    expect(await liveLog(e)).toContainEqual(
+      expect.stringMatching(/^\d\d:\d\d:\d\d U001 paused: leaving the status alone$/),
+    );
+    expect((await liveLog(e)).join("\n")).not.toContain("user set their own status");
   });
 
   it("resumes at once, and the meeting's status follows from the queue", async () => {
@@ -213,6 +219,9 @@ describe("tokens_revoked", () => {
     expect(status.text).not.toContain("Next change");
     expect([paused.status, resumed.status]).toEqual([200, 200]);
     expect(await setCalls(e, "U001")).toHaveLength(calls);
+    expect(await liveLog(e)).toContainEqual(
+      expect.stringMatching(/^\d\d:\d\d:\d\d U001 token revoked: reconnect$/),
+    );
   });
 });
 

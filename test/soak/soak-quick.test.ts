@@ -37,6 +37,6 @@ describe("statuspilot soak --quick", () => {
     const code = await run(["--fast"], { out: () => {}, err: (t) => err.push(t) });
     // Assess
     expect(code).toBe(64);
-    expect(err.join("\n")).toContain("unknown or invalid argument: --fast");
+    expect(err.join("\n")).toContain("Unknown option '--fast'");
   });
 });

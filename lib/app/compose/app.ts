@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { ResolveHost } from "#lib/calendar/feed-fetch";
+import type { PinnedFetch } from "#lib/calendar/pinned-connection";
 import type { Clock, WorkTimer } from "#lib/core/clock";
 import type { Queue, TokenVault } from "#lib/core/ports";
 import type { ChannelKind } from "#lib/core/records";
@@ -131,6 +132,8 @@ export interface AppOverrides {
   allowPrivateSourceAddresses?: boolean;
   /** How feed host names are resolved for the address check (tests); DNS by default. */
   resolveHost?: ResolveHost;
+  /** How a checked feed address is requested (tests record it); node:http(s) by default. */
+  fetchPinned?: PinnedFetch;
   /**
    * Wraps every reconcile the use cases run (the handlers' and their own internal ones), e.g.
    * the local stack's live log reporting each outcome.
@@ -148,4 +151,10 @@ export interface AppOverrides {
    * the local stack's refuses to resume one whose invocation ended.
    */
   workTimer?: WorkTimer;
+  /**
+   * How far the tick looks ahead (70 s by default: the minute between ticks plus a margin); a
+   * local stack that ticks less often looks ahead as far, so that what falls due between its
+   * ticks is still queued to its second.
+   */
+  tickHorizonMs?: number;
 }

@@ -27,6 +27,7 @@ import { OpenedValueCache } from "../secrets/opened-values";
 import { openAddress } from "../secrets/source-address";
 import { ServiceStatusGateway } from "../status/service-gateway";
 import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "../sync/coalescing";
+import { createFirstSync } from "../sync/feed-probe";
 import type { ExpandFn, Expansion, SyncDeps } from "../sync/sync";
 import { syncSource } from "../sync/sync";
 import type { App, AppOverrides, AppSource } from "./app";
@@ -115,7 +116,10 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
   const allowPrivateSourceAddresses = parts.allowPrivateSourceAddresses === true;
   // Counted at the ports: profile sets, ratelimited answers, lost races (lib/app/metrics/counted-ports).
   const pilotDeps: UseCaseDeps = withCountedPorts({
-    options: { allowPrivateSourceAddresses },
+    options: {
+      allowPrivateSourceAddresses,
+      ...(parts.tickHorizonMs !== undefined ? { tickHorizonMs: parts.tickHorizonMs } : {}),
+    },
     store,
     gateway,
     transitionQueue,
@@ -159,6 +163,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
   const feedGuard = {
     policy: { allowPrivate: allowPrivateSourceAddresses },
     resolveHost: parts.resolveHost ?? resolveWithDns,
+    ...(parts.fetchPinned ? { fetchPinned: parts.fetchPinned } : {}),
   };
   const syncDeps: SyncDeps = {
     clock,
@@ -215,6 +220,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       reconcile: (key) => pilot.reconcileUser(key),
       fetch: fetchFn,
       feedGuard,
+      firstSync: createFirstSync(syncDeps),
       marks: new DynamoOneTimeMarks(dynamo, config.TABLE_NAME),
       readParameter,
     }),

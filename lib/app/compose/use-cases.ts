@@ -3,7 +3,7 @@ import { contextOf, type UseCaseDeps } from "../context";
 import type { ReconcileOutcome, StatusUseCases, UserAdministration } from "../contracts";
 import { outOfOfficeUseCases } from "../people/out-of-office";
 import { upsertUser } from "../people/users";
-import { getStatusView, getUser, userZone } from "../people/views";
+import { getStatusView, getUser, teamsOfUser, userZone } from "../people/views";
 import { findChannel, putChannel } from "../push/channels";
 import { recordAppUninstalled, recordTokensRevoked } from "../status/app-removal";
 import { reconcileUser } from "../status/reconcile";
@@ -47,6 +47,7 @@ export function createUseCases(
     upsertUser: (input) => upsertUser(ctx, input),
     getUser: (key) => getUser(ctx, key),
     getStatusView: (key) => getStatusView(ctx, key),
+    teamsOfUser: (user) => teamsOfUser(ctx, user),
     userZone: (key) => userZone(ctx, key),
     putChannel: (channelId, binding) => putChannel(ctx, channelId, binding),
     findChannel: (channelId, lookup) => findChannel(ctx, channelId, lookup),

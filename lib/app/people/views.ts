@@ -1,5 +1,5 @@
+import { overrideActive } from "#lib/core/reconcile/state";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
-import { overrideActive } from "#lib/core/status-state";
 import { desiredAt } from "#lib/core/timeline";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
@@ -26,6 +26,7 @@ export function viewOf(
       id: s.id,
       kind: s.kind,
       ...(s.syncedAt !== undefined ? { syncedAt: s.syncedAt } : {}),
+      ...(s.name !== undefined ? { name: s.name } : {}),
     })),
     rules: rulesOf(ctx.log, user),
     ...(reauth !== undefined ? { needsReauth: reauth } : {}),
@@ -39,6 +40,11 @@ export async function getUser(ctx: UseCaseContext, key: UserKey): Promise<UserVi
 
 export async function userZone(ctx: UseCaseContext, key: UserKey): Promise<string | undefined> {
   return (await ctx.store.getUser(key))?.tz;
+}
+
+/** The teams in which the user id has a profile, sorted (a full read of the table: rare lookups). */
+export async function teamsOfUser(ctx: UseCaseContext, user: string): Promise<string[]> {
+  return (await ctx.store.usersWithId(user)).map((u) => u.key.team).sort();
 }
 
 export async function getStatusView(
@@ -65,6 +71,7 @@ export async function getStatusView(
       id: src.id,
       kind: src.kind,
       address: shownAddress(src),
+      ...(src.name !== undefined ? { name: src.name } : {}),
     })),
   };
 }

@@ -16,7 +16,8 @@ import type { UserKey } from "#lib/core/types";
  *   poll reads its source every time until a renewal works.
  * - A lifecycle notification asked for it (Graph): `subscriptionRemoved` counts as lapsed,
  *   `reauthorizationRequired` renews now.
- * - Past RENEW_AT of its lifetime (measured from its creation): renew it. A failed upkeep is
+ * - Past RENEW_AT of the lifetime the provider granted (measured from its creation; earlier for
+ *   a short one, to leave MIN_RENEW_MARGIN_MS): renew it. A failed upkeep is
  *   retried after UPKEEP_RETRY_MS (nextUpkeepAt) until it succeeds or the channel lapses.
  *
  * Each upkeep runs when the source's entry in the due index says (nextUpkeepAt, written after
@@ -25,6 +26,11 @@ import type { UserKey } from "#lib/core/types";
 
 /** Renew at this fraction of a channel's lifetime, well ahead of its expiry. */
 export const RENEW_AT = 0.8;
+/**
+ * The least time a renewal leaves before the expiry, when the lifetime allows: a provider may
+ * grant a channel far less than asked (90 s), whose 20% would leave the renewal seconds.
+ */
+export const MIN_RENEW_MARGIN_MS = 30_000;
 /** Renewal attempts that fail in a row before the channel counts as lapsed. */
 export const MAX_RENEW_FAILURES = 3;
 /** A push-backed source is read by the poll only this often: the push does the rest. */
@@ -43,9 +49,18 @@ export type PushStep =
   | { kind: "renew" }
   | { kind: "recreate"; reason: LapseReason };
 
-/** When a channel created at `createdAt` and ending at `expiresAt` is renewed. */
-export const renewAtOf = (push: Pick<SourcePush, "createdAt" | "expiresAt">): number =>
-  push.createdAt + Math.floor((push.expiresAt - push.createdAt) * RENEW_AT);
+/**
+ * When a channel created at `createdAt` and ending at `expiresAt` (the lifetime the provider
+ * granted, whatever was asked) is renewed: at RENEW_AT of that lifetime, or earlier so as to
+ * leave MIN_RENEW_MARGIN_MS before the expiry, but never in the first half of its life (a
+ * channel granted seconds is not renewed the instant it is made).
+ */
+export function renewAtOf(push: Pick<SourcePush, "createdAt" | "expiresAt">): number {
+  const lifetime = push.expiresAt - push.createdAt;
+  const byFraction = Math.floor(lifetime * RENEW_AT);
+  const byMargin = lifetime - MIN_RENEW_MARGIN_MS;
+  return push.createdAt + Math.max(Math.floor(lifetime / 2), Math.min(byFraction, byMargin));
+}
 
 /** Why the channel counts as lapsed at `now`, or undefined while it is alive. */
 export function lapseOf(push: SourcePush, now: number): LapseReason | undefined {

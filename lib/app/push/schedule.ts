@@ -1,23 +1,31 @@
-import type { Queue } from "#lib/core/ports";
+import type { Queue, QueueEntry } from "#lib/core/ports";
 import type { UserKey } from "#lib/core/types";
-import type { UpkeepSchedule } from "#lib/core/upkeep-schedule";
+import type { UpkeepDue, UpkeepSchedule } from "#lib/core/upkeep-schedule";
 import type { SyncMessage } from "../contracts";
+import { delaySecondsUntil, sendEntries } from "../queue-sends";
 import { nextUpkeepAt } from "./plan";
 import { requestPushWork } from "./requests";
 import { type PushUpkeepDeps, type UpkeepOutcome, upkeepPush } from "./upkeep";
 
 /**
  * Push upkeep through the due index. Each connected source has an upkeep entry (lib/core's
- * UpkeepSchedule) holding when its channel next needs work: its renewal at RENEW_AT of the
- * lifetime, or the retry after a failure (plan.ts nextUpkeepAt). The minute tick finds the
- * entries due and queues one sync-queue message (reason "upkeep") for each; the sync worker
- * claims the entry (its lease keeps two workers from renewing one channel at once), does what
- * the channel needs, and writes the next instant. Pushes, lifecycle notifications and the
- * poll's safety checks may ask for an upkeep at once with the same message.
+ * UpkeepSchedule) holding when its channel next needs work: its renewal (plan.ts renewAtOf, from
+ * the lifetime the provider granted), or the retry after a failure (plan.ts nextUpkeepAt). As for
+ * status transitions, the minute tick looks ahead to the next tick (the context's
+ * tickHorizonMs) and queues one sync-queue message (reason "upkeep") for each entry due by then,
+ * delayed to land on its second: a channel granted 90 s is renewed on time, not at the first
+ * tick after its renewal fell due. An upkeep that leaves its next instant before the next tick
+ * queues that message itself. The sync worker claims the entry (its lease keeps two workers
+ * from renewing one channel at once), does what the channel needs, and writes the next instant.
+ * Pushes, lifecycle notifications and the poll's safety checks may ask for an upkeep at once
+ * with the same message. A message twice is harmless: the second finds the work done.
  */
 
 /** A claim on an upkeep lapses after this (a worker that died mid-upkeep): longer than any run. */
 export const UPKEEP_LEASE_MS = 5 * 60_000;
+
+/** SendMessageBatch requests the tick keeps in flight for upkeeps (as for transitions). */
+export const UPKEEP_SENDS_IN_FLIGHT = 8;
 
 export interface PushScheduleDeps {
   upkeep: PushUpkeepDeps;
@@ -26,15 +34,40 @@ export interface PushScheduleDeps {
   syncQueue: Queue<SyncMessage>;
 }
 
-/** The tick's part: one upkeep message per entry due now. Answers how many were queued. */
+/**
+ * How far each schedule's ticks have queued upkeeps (epoch ms), kept in the worker's memory as
+ * the tick's transitions are (lib/app/sync/timelines.ts): an entry due after it is new to the
+ * tick; one due before it was queued already, unless it is overdue now.
+ */
+const enqueuedUntil = new WeakMap<PushScheduleDeps, number>();
+
+/**
+ * The tick's part: one upkeep message for each entry due before the next tick, delayed to its
+ * second, that no earlier tick queued, and again for each entry overdue now (its message lost,
+ * or its upkeep still running: the claim answers the duplicate "busy"). Answers how many.
+ */
 export async function enqueueDueUpkeeps(deps: PushScheduleDeps): Promise<number> {
-  const due = await deps.schedule.dueBy(deps.upkeep.ctx.clock.now());
-  // One message each: a source's upkeep falls due about once per channel lifetime.
-  for (const d of due) {
-    await deps.syncQueue.send(upkeepMessage(d.key, d.sourceId), { delaySeconds: 0 });
-  }
-  return due.length;
+  const { clock, options } = deps.upkeep.ctx;
+  const now = clock.now();
+  const until = now + options.tickHorizonMs;
+  const from = enqueuedUntil.get(deps) ?? 0;
+  const due = await deps.schedule.dueBy(until);
+  const todo = due.filter((d) => d.dueAt <= now || d.dueAt > from);
+  await sendEntries(
+    deps.syncQueue,
+    todo.map((d) => upkeepEntry(d, now)),
+    UPKEEP_SENDS_IN_FLIGHT,
+  );
+  // Only once all went out: a tick that failed half-way is retried whole.
+  enqueuedUntil.set(deps, Math.max(from, until));
+  return todo.length;
 }
+
+/** The upkeep message of an entry, delayed to land on the second it is due. */
+const upkeepEntry = (d: UpkeepDue, now: number): QueueEntry<SyncMessage> => ({
+  message: upkeepMessage(d.key, d.sourceId),
+  delaySeconds: delaySecondsUntil(d.dueAt, now),
+});
 
 export const upkeepMessage = (
   key: UserKey,
@@ -107,7 +140,15 @@ export async function runUpkeep(
     return outcome;
   }
   const after = ctx.clock.now();
-  await deps.schedule.set({ key, sourceId, dueAt: nextUpkeepAt(push, failures, after), failures });
+  const next = { key, sourceId, dueAt: nextUpkeepAt(push, failures, after), failures };
+  await deps.schedule.set(next);
+  // Due before the next tick may look (a channel granted a short lifetime): the tick's window
+  // may have passed it already. Only when the instant moved, so that a duplicate adds nothing.
+  const soon = next.dueAt > after && next.dueAt < after + ctx.options.tickHorizonMs;
+  if (soon && next.dueAt !== claimed.dueAt) {
+    const { message, ...send } = upkeepEntry(next, after);
+    await deps.syncQueue.send(message, send);
+  }
   if (opts.readNewChannel && (outcome.kind === "created" || outcome.kind === "recreated")) {
     // Changes made before the channel existed were never pushed: read the calendar in full.
     await deps.syncQueue.send({ ...key, sourceId, reason: "manual" }, { delaySeconds: 0 });

@@ -1,17 +1,14 @@
 import { type QueueEntry, VersionConflict } from "#lib/core/ports";
+import { initialStatusState } from "#lib/core/reconcile/state";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
-import { initialStatusState } from "#lib/core/status-state";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { TransitionMessage } from "../contracts";
 import { UnknownUserError } from "../errors";
-import { sendEntries } from "../queue-sends";
+import { delaySecondsUntil, MAX_DELAY_S, sendEntries } from "../queue-sends";
 import { retryOnConflict } from "../version-retry";
 
 /** Reading and writing a user's status and profile records, and queueing their transitions. */
-
-/** SQS DelaySeconds maximum. */
-export const MAX_DELAY_S = 900;
 
 export const newStatusRecord = (key: UserKey, now: number): StatusRecord => ({
   key,
@@ -39,7 +36,7 @@ function transitionEntry(send: TransitionSend, now: number): QueueEntry<Transiti
   const { key, at, reason } = send;
   return {
     message: { team: key.team, user: key.user, at, reason },
-    delaySeconds: Math.min(MAX_DELAY_S, Math.max(0, Math.ceil((at - now) / 1000))),
+    delaySeconds: delaySecondsUntil(at, now),
     dedupeKey: `${key.team}#${key.user}#${at}`,
   };
 }

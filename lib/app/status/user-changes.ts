@@ -1,7 +1,10 @@
-import { nothingNewIn } from "#lib/core/echo";
+import {
+  applyObservation,
+  nothingNewIn,
+  type ObservationResult,
+} from "#lib/core/reconcile/user-change";
+import { withSchedule } from "#lib/core/reconcile/wake-up";
 import type { UserRecord } from "#lib/core/records";
-import { withSchedule } from "#lib/core/schedule";
-import { applyObservation, type ObservationResult } from "#lib/core/status-state";
 import type { UserChange } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { isZone } from "../inputs";
@@ -49,12 +52,13 @@ export async function recordUserChange(ctx: UseCaseContext, change: UserChange):
 }
 
 /**
- * Whether `change` tells nothing new (lib/core/echo.ts: a `duplicate` already recorded, or an
- * `echo` of ours: of a write recorded or claimed, or an expiry we planned), with one small read
- * of the user's profile and status. Such an event needs no recording, no reconcile and no
- * once-only gate: handling it is a no-op. Undefined when it must be recorded. The read is
- * strongly consistent: the echo of our own write comes right after we record it, when an
- * eventually consistent read could miss the record and make the echo cost a full recording.
+ * Whether `change` tells nothing new (lib/core/reconcile/user-change.ts: a `duplicate` already
+ * recorded, or an `echo` of ours: of a write recorded or claimed, or an expiry we planned),
+ * with one small read of the user's profile and status. Such an event needs no recording, no
+ * reconcile and no once-only gate: handling it is a no-op. Undefined when it must be recorded.
+ * The read is strongly consistent: the echo of our own write comes right after we record it,
+ * when an eventually consistent read could miss the record and make the echo cost a full
+ * recording.
  */
 export async function isNothingNew(
   ctx: UseCaseContext,

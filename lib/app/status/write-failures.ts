@@ -1,12 +1,13 @@
 import { backoffDelayMs } from "#lib/core/backoff";
 import { type GatewayError, VersionConflict } from "#lib/core/ports";
+import { releaseWrite, type StatusState } from "#lib/core/reconcile/state";
 import type { StatusRecord } from "#lib/core/records";
-import { releaseWrite, type StatusState } from "#lib/core/status-state";
 import type { StatusValue, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";
 import { countUserNeedingReauth } from "../metrics/catalog";
-import { enqueueRetry, MAX_DELAY_S, mutateStatus } from "./records";
+import { MAX_DELAY_S } from "../queue-sends";
+import { enqueueRetry, mutateStatus } from "./records";
 
 /** What becomes of a status write (or the read before it) that did not go through. */
 

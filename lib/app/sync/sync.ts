@@ -55,6 +55,8 @@ export interface SourceSyncRecord {
   cursor?: string;
   /** The cap the read reached; null: it was read in full (a mark left from before goes). */
   tooLarge?: TooLargeMark | null;
+  /** The calendar's display name, when the read found one. */
+  name?: string;
 }
 
 export type BuildTimelineFn = (
@@ -344,7 +346,9 @@ export async function syncSource(
     deps.log.info("calendar item skipped", { ...logData, item });
   for (const item of warnings.slice(0, 20))
     deps.log.warn("calendar feed problem worked around", { ...logData, item });
-  const blocks = deps.buildTimeline(occurrences, {
+  // The rules' calendar conditions (`calendars`, `skipCalendars`) read which source it is.
+  const stamped = occurrences.map((o) => ({ ...o, sourceId: msg.sourceId }));
+  const blocks = deps.buildTimeline(stamped, {
     rules: owner.rules,
     tz: owner.tz,
     from,
@@ -360,6 +364,7 @@ export async function syncSource(
     ...read.validators,
     ...(cursor !== undefined ? { cursor } : {}),
     tooLarge: truncated !== undefined ? { ...truncated, at: now } : null,
+    ...(read.name !== undefined ? { name: read.name } : {}),
   });
   deps.log.info("timeline applied", {
     ...logData,

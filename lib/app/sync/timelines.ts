@@ -50,7 +50,7 @@ export async function applyTimeline(
       );
     },
   );
-  // Reconcile at once: plan() does nothing unless the block showing now changed.
+  // Reconcile at once: the decision (decide) does nothing unless the block showing now changed.
   if (stored) await ctx.reconcile(key);
 }
 

@@ -61,3 +61,40 @@ describe("concurrent reconciles of one user", () => {
     expect(snap.status?.state.pending).toBeUndefined();
   });
 });
+
+describe("concurrent reconciles after a user's own change", () => {
+  it("send the block's status once when the user clears theirs mid-block", async () => {
+    // Prepare: the meeting shows; the user set a status of their own, then clears it. The clear
+    // is recorded with its wake-up and no read comes first, so the reconciles that follow have
+    // nothing to store but their claim; the set takes long enough for all of them to decide.
+    const h = harness(dynamo, { verifyBeforeWrite: false });
+    h.gateway.latencyMs = 300;
+    const key = await h.addUser("U-clears");
+    const meeting = block(T0 + 10 * MIN, T0 + 40 * MIN);
+    await h.pilot.applyTimeline(key, [meeting], { sourceId: "work" });
+    h.clock.set(meeting.start);
+    await h.pilot.reconcileUser(key);
+    const lunch = { text: "Lunch", emoji: ":taco:", expiration: 0 };
+    h.clock.set(meeting.start + 5 * MIN);
+    h.gateway.userSets(key, lunch);
+    const nowS = Math.floor(h.clock.now() / 1000);
+    await h.pilot.recordUserChange({ eventId: "lunch", eventTime: nowS, key, status: lunch });
+    h.clock.set(meeting.start + 6 * MIN);
+    h.gateway.userSets(key, EMPTY);
+    // Act: the clear's own reconcile, and 20 more from the moment the clear is stored.
+    const recording = h.pilot.recordUserChange({
+      eventId: "clear",
+      eventTime: nowS + 60,
+      key,
+      status: EMPTY,
+    });
+    const cleared = (nowS + 60) * 1000;
+    while (((await h.store.getStatus(key))?.state.actual.observedAt ?? 0) < cleared) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all([recording, ...Array.from({ length: 20 }, () => h.pilot.reconcileUser(key))]);
+    // Assess
+    expect(h.gateway.calls.map((c) => c.status.text)).toEqual(["In a meeting", "In a meeting"]);
+    expect(h.gateway.shown(key).text).toBe("In a meeting");
+  });
+});

@@ -144,6 +144,41 @@ describe("Google emulator: watch channels and push", () => {
     ]);
   });
 
+  it("may grant less than asked: the answer's expiration says how long, and the channel ends then", async () => {
+    const { emu, clock, receiver, watch } = await watched();
+    const knob = (maxS: unknown) =>
+      fetch(`${emu.url}/_control/granted-lifetime`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ maxS }),
+      });
+    expect((await knob(0)).status).toBe(400);
+    expect((await knob(90)).status).toBe(200);
+    // Asked for the default 7 days: granted 90 s.
+    const ch = await watch("chan-short");
+    expect(ch.body.expiration).toBe(String(T0 + 90_000));
+    clock.advance(90_000);
+    emu.control.addEvent(USER, event("After 90 s"));
+    await emu.control.flushPushes();
+    expect(receiver.received.map((p) => p.headers["x-goog-resource-state"])).toEqual(["sync"]);
+    expect(emu.control.channels()[0]).toMatchObject({ live: false, stopped: false });
+    // Back to the default: what is asked, up to 30 days.
+    expect((await knob(null)).status).toBe(200);
+    expect((await watch("chan-long")).body.expiration).toBe(String(T0 + 90_000 + 604_800_000));
+  });
+
+  it("records when a channel was stopped", async () => {
+    const { emu, clock, accessToken, watch } = await watched();
+    const ch = await watch("chan-when");
+    clock.advance(5_000);
+    const stopped = await api(emu, accessToken, "/channels/stop", {
+      method: "POST",
+      body: { id: "chan-when", resourceId: ch.body.resourceId },
+    });
+    expect(stopped.status).toBe(204);
+    expect(emu.control.channels()[0]).toMatchObject({ stopped: true, stoppedAt: T0 + 5_000 });
+  });
+
   it("a silenced channel sends nothing more while it still looks live", async () => {
     const { emu, receiver, watch } = await watched();
     await watch("chan-quiet");

@@ -82,7 +82,7 @@ describe("Microsoft Graph emulator: subscriptions", () => {
   it("refuses an expiration past 10,080 minutes, and accepts exactly 10,080", async () => {
     const { subscribe } = await setup();
     const over = await subscribe({
-      expirationDateTime: new Date(T0 + 10_081 * MINUTE).toISOString(),
+      expirationDateTime: new Date(T0 + 10_090 * MINUTE).toISOString(),
     });
     expect(over.status).toBe(400);
     expect(((await over.json()) as { error: { code: string } }).error.code).toBeTypeOf("string");
@@ -220,5 +220,39 @@ describe("Microsoft Graph emulator: subscriptions", () => {
       "updated",
       "deleted",
     ]);
+  });
+  it("may grant less than asked: POST and PATCH answer the shorter expiration, which holds", async () => {
+    const { emu, clock, call, subscribe } = await setup();
+    const knob = (body: unknown) =>
+      fetch(`${emu.url}/_control/granted-lifetime`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect((await knob({ maxS: -1 })).status).toBe(400);
+    expect((await knob({ maxS: 90, more: 1 })).status).toBe(400);
+    expect((await knob({ maxS: 90 })).status).toBe(200);
+    // Asked for 3 days: granted 90 s.
+    const created = await subscribe();
+    expect(created.status).toBe(201);
+    const sub = (await created.json()) as { id: string; expirationDateTime: string };
+    expect(Date.parse(sub.expirationDateTime)).toBe(T0 + 90_000);
+    clock.advance(60_000);
+    const renewed = await call("PATCH", `/subscriptions/${sub.id}`, {
+      expirationDateTime: new Date(T0 + 24 * 60 * MINUTE).toISOString(),
+    });
+    expect(renewed.status).toBe(200);
+    const after = (await renewed.json()) as { expirationDateTime: string };
+    expect(Date.parse(after.expirationDateTime)).toBe(T0 + 150_000);
+    // Still refused past the documented maximum, knob or not.
+    const tooLong = await call("PATCH", `/subscriptions/${sub.id}`, {
+      expirationDateTime: new Date(T0 + 10_090 * MINUTE).toISOString(),
+    });
+    expect(tooLong.status).toBe(400);
+    clock.advance(90_000);
+    expect((await call("GET", `/subscriptions/${sub.id}`)).status).toBe(404);
+    expect((await knob({ maxS: null })).status).toBe(200);
+    const asked = (await (await subscribe()).json()) as { expirationDateTime: string };
+    expect(Date.parse(asked.expirationDateTime)).toBe(T0 + 3 * 24 * 60 * MINUTE);
   });
 });

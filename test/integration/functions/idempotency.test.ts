@@ -3,14 +3,23 @@ import type { Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_ONCE_TTL_S, powertoolsEventOnce } from "#functions/shared/idempotency";
 import { systemClock } from "#lib/app/compose/system-clock";
+import { type Clock, ManualClock } from "#lib/core/clock";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 
 let dynamo: LocalDynamo;
-const gateOf = (gate: string) =>
-  powertoolsEventOnce(
-    { TABLE_NAME: dynamo.tableName, AWS_REGION: "us-east-1", DYNAMODB_ENDPOINT: dynamo.endpoint },
-    gate,
-  );
+const tableConfig = () => ({
+  TABLE_NAME: dynamo.tableName,
+  AWS_REGION: "us-east-1",
+  DYNAMODB_ENDPOINT: dynamo.endpoint,
+});
+const gateOf = (gate: string, clock: Clock = systemClock, invocation?: () => Context) =>
+  powertoolsEventOnce(tableConfig(), gate, { clock, ...(invocation ? { invocation } : {}) });
+/** An instant long before any machine running this: Powertools' own Date.now() cannot pass for it. */
+const LONG_AGO = Date.UTC(2020, 2, 2, 9, 0, 0);
+const recordOf = async (partition: string) => {
+  const items = await dynamo.client.send(new ScanCommand({ TableName: dynamo.tableName }));
+  return (items.Items ?? []).find((item) => item.PK?.S === partition);
+};
 
 describe("Powertools idempotency on our table, against dynalite", () => {
   beforeAll(async () => {
@@ -91,26 +100,64 @@ describe("Powertools idempotency on our table, against dynalite", () => {
     }
   });
 
-  it("gives an in-progress record the invocation's deadline, so a crashed invocation's redelivery runs", async () => {
+  it("gives an in-progress record the invocation's deadline on the app's clock", async () => {
     // Prepare: an invocation with 5 s left; the record is read while its work runs.
+    const clock = new ManualClock(LONG_AGO);
     const remainingMs = 5_000;
     const context = { getRemainingTimeInMillis: () => remainingMs } as unknown as Context;
-    const once = powertoolsEventOnce(
-      { TABLE_NAME: dynamo.tableName, AWS_REGION: "us-east-1", DYNAMODB_ENDPOINT: dynamo.endpoint },
-      "test-deadline",
-      () => context,
-    );
-    let inProgressExpiry: number | undefined;
+    const once = gateOf("test-deadline", clock, () => context);
+    let inProgress: Awaited<ReturnType<typeof recordOf>>;
     // Act
-    const before = systemClock.now();
     await once.run("Ev0009", async () => {
-      const items = await dynamo.client.send(new ScanCommand({ TableName: dynamo.tableName }));
-      const record = (items.Items ?? []).find((i) => i.PK?.S === "IDEMPOTENCY#test-deadline");
-      inProgressExpiry = Number(record?.in_progress_expiration?.N);
+      inProgress = await recordOf("IDEMPOTENCY#test-deadline");
       return "recorded";
     });
     // Assess: the deadline is now + the invocation's remaining time (ms), not the record's hour.
-    expect(inProgressExpiry).toBeGreaterThanOrEqual(before + remainingMs - 1_000);
-    expect(inProgressExpiry).toBeLessThanOrEqual(systemClock.now() + remainingMs + 1_000);
+    expect(inProgress?.status?.S).toBe("INPROGRESS");
+    expect(Number(inProgress?.in_progress_expiration?.N)).toBe(LONG_AGO + remainingMs);
+    expect(Number(inProgress?.expiresAt?.N)).toBe(LONG_AGO / 1000 + EVENT_ONCE_TTL_S);
+  });
+
+  it("remembers an event for an hour of the app's clock, then runs it again", async () => {
+    // Prepare: a clock an hour's worth of seconds can be moved through.
+    const clock = new ManualClock(LONG_AGO);
+    const once = gateOf("test-expiry", clock);
+    let runs = 0;
+    const work = async () => ++runs;
+    // Act
+    const first = await once.run("Ev0010", work);
+    const stored = await recordOf("IDEMPOTENCY#test-expiry");
+    clock.advance((EVENT_ONCE_TTL_S - 1) * 1000);
+    const withinTheHour = await once.run("Ev0010", work);
+    clock.advance(2_000);
+    const afterTheHour = await once.run("Ev0010", work);
+    // Assess
+    expect(first).toEqual({ value: 1 });
+    expect(stored?.status?.S).toBe("COMPLETED");
+    expect(Number(stored?.expiresAt?.N)).toBe(LONG_AGO / 1000 + EVENT_ONCE_TTL_S);
+    expect(withinTheHour).toBeUndefined();
+    expect(afterTheHour).toEqual({ value: 2 });
+  });
+
+  it("runs a redelivery once the crashed invocation's deadline has passed on the app's clock", async () => {
+    // Prepare: the first invocation (5 s left) never finishes its work.
+    const clock = new ManualClock(LONG_AGO);
+    const context = { getRemainingTimeInMillis: () => 5_000 } as unknown as Context;
+    const once = gateOf("test-crash", clock, () => context);
+    let release: () => void = () => undefined;
+    const stuck = once.run(
+      "Ev0011",
+      () => new Promise<string>((resolve) => (release = () => resolve("late"))),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Act
+    const beforeDeadline = await once.run("Ev0011", async () => "early");
+    clock.advance(6_000);
+    const afterDeadline = await once.run("Ev0011", async () => "redelivered");
+    release();
+    await stuck.catch(() => undefined);
+    // Assess
+    expect(beforeDeadline).toBeUndefined();
+    expect(afterDeadline).toEqual({ value: "redelivered" });
   });
 });

@@ -1,8 +1,8 @@
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POLL_INTERVAL_MS } from "#lib/core/poll";
+import { initialStatusState } from "#lib/core/reconcile/state";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
-import { initialStatusState } from "#lib/core/status-state";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { ConflictError } from "#lib/store/errors";
 import { pollPhase } from "#lib/store/items/user";

@@ -9,7 +9,7 @@ import { loadWorkspace } from "#emulator/workspace";
 import { routes } from "#functions/routes";
 import type { App } from "#lib/app/compose/app";
 import { compose } from "#lib/app/compose/compose";
-import { ALL_MODULES } from "#lib/app/compose/modules";
+import { ALL_MODULES, type AppModules } from "#lib/app/compose/modules";
 import { loadConfig } from "#lib/app/config";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import { LocalTokenVault } from "#lib/app/secrets/local-vault";
@@ -48,6 +48,8 @@ export interface FrontDoorStack {
   dynamo: LocalDynamo;
   emulator: RunningEmulator;
   syncs: RecordingQueue<SyncMessage>;
+  /** How many times the calendar server answered. */
+  calendarReads(): number;
   /** Runs the queued syncs, as the sync worker would (each applies and reconciles inline). */
   drainSyncs(): Promise<void>;
   /** Every item of the table. */
@@ -55,6 +57,9 @@ export interface FrontDoorStack {
   tokenOf(team: string, user: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
+
+/** The calendar server's ETag (it answers every request in full, as many feeds do). */
+export const DEMO_ICS_ETAG = '"demo-ics-1"';
 
 /** A calendar with one meeting from 10 minutes before T0 to 50 minutes after. */
 export const DEMO_ICS = [
@@ -85,10 +90,15 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
 
 /**
  * `feeds`: what the calendar server serves at other paths (by path), `gzipFeeds` gzipped bodies
- * (sent with `content-encoding: gzip`); DEMO_ICS elsewhere.
+ * (sent with `content-encoding: gzip`); DEMO_ICS elsewhere. `modules`: what the web function was
+ * given (every module unless told otherwise).
  */
 export async function startFrontDoor(
-  opts: { feeds?: Record<string, string>; gzipFeeds?: Record<string, Buffer> } = {},
+  opts: {
+    feeds?: Record<string, string>;
+    gzipFeeds?: Record<string, Buffer>;
+    modules?: AppModules;
+  } = {},
 ): Promise<FrontDoorStack> {
   const clock = new ManualClock(T0);
   const dynamo = await startDynalite();
@@ -113,14 +123,21 @@ export async function startFrontDoor(
     },
   };
   const emulator = await startEmulator({ workspace, port: 0, clock, expirySweepMs: 0 });
+  let calendarReads = 0;
   const calendar = createServer((req, res) => {
+    calendarReads += 1;
     const gzipped = opts.gzipFeeds?.[req.url ?? ""];
     if (gzipped !== undefined) {
       res.writeHead(200, { "content-type": "text/calendar", "content-encoding": "gzip" });
       return void res.end(gzipped);
     }
-    res.writeHead(200, { "content-type": "text/calendar" });
-    res.end(opts.feeds?.[req.url ?? ""] ?? DEMO_ICS);
+    const feed = opts.feeds?.[req.url ?? ""];
+    if (feed !== undefined) {
+      res.writeHead(200, { "content-type": "text/calendar" });
+      return void res.end(feed);
+    }
+    res.writeHead(200, { "content-type": "text/calendar", etag: DEMO_ICS_ETAG });
+    res.end(DEMO_ICS);
   });
   const calendarBase = await listen(calendar);
   const syncs = new RecordingQueue<SyncMessage>();
@@ -138,7 +155,7 @@ export async function startFrontDoor(
       PUBLIC_BASE_URL: web,
     }),
     {
-      modules: ALL_MODULES,
+      modules: opts.modules ?? ALL_MODULES,
       clock,
       syncQueue: syncs,
       transitionQueue: new RecordingQueue<TransitionMessage>(),
@@ -187,6 +204,7 @@ export async function startFrontDoor(
     web,
     calendarUrl: `${calendarBase}/secret-calendar-7f3a/basic.ics`,
     calendarBase,
+    calendarReads: () => calendarReads,
     app: built,
     clock,
     dynamo,
@@ -249,11 +267,14 @@ export class CookieJar {
   }
 }
 
-/** A request as a browser without redirects-following sends it, the jar's cookies kept. */
+/**
+ * A request as a browser without redirects-following sends it, the jar's cookies kept, with
+ * `headers` as a browser adds them (Origin, Sec-Fetch-Site, Referer).
+ */
 export async function visit(
   jar: CookieJar,
   url: string,
-  init: { method?: string; form?: Record<string, string> } = {},
+  init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const res = await fetch(url, {
     method: init.method ?? (init.form ? "POST" : "GET"),
@@ -261,6 +282,7 @@ export async function visit(
     headers: {
       ...(jar.header() ? { cookie: jar.header() } : {}),
       ...(init.form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+      ...init.headers,
     },
     ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
   });
@@ -289,4 +311,9 @@ export async function installUser(stack: FrontDoorStack, user: string, jar = new
   const beforeCallback = jar.copy();
   const callback = await visit(jar, callbackUrl);
   return { jar, install, authorize, callbackUrl, callback, beforeCallback };
+}
+
+/** `user` installs Statuspilot: /install, the emulator's consent as them, the callback. */
+export async function signedInAs(stack: FrontDoorStack, user: string): Promise<CookieJar> {
+  return (await installUser(stack, user)).jar;
 }

@@ -9,6 +9,14 @@ import { nextUpkeepAt, pushStateOf, pushStep, upkeepOverdue } from "#lib/app/pus
  */
 const H = 3_600_000;
 const T0 = 1_000 * H;
+/** A seeded Lehmer generator: the same draws every run. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 48271) % 2147483647;
+    return state / 2147483647;
+  };
+}
 const channel = (over = {}) => ({
   channelId: "c",
   createdAt: T0,
@@ -115,11 +123,7 @@ describe("nextUpkeepAt", () => {
   });
 
   it("over random channels, a success schedules the renewal at 80%, a retry within its wait", () => {
-    let seed = 7;
-    const next = () => {
-      seed = (seed * 48271) % 2147483647;
-      return seed / 2147483647;
-    };
+    const next = seeded(7);
     for (let i = 0; i < 500; i++) {
       const lifetime = Math.floor(1 + next() * 200) * H;
       const createdAt = T0 + Math.floor(next() * 100) * H;
@@ -144,5 +148,36 @@ describe("upkeepOverdue (the poll's safety check)", () => {
     expect(upkeepOverdue(channel(), T0 + 80 * H)).toBe(false);
     expect(upkeepOverdue(channel(), T0 + 90 * H - 1)).toBe(false);
     expect(upkeepOverdue(channel(), T0 + 90 * H)).toBe(true);
+  });
+});
+
+/**
+ * A lifetime the provider granted shorter than asked, restated: the renewal comes at 80% of it,
+ * or earlier to leave 30 s before the expiry, but never in the first half of its life.
+ */
+describe("the renewal of a channel granted a short lifetime", () => {
+  const S = 1000;
+  it.each([
+    ["7 days: at 80%", 7 * 24 * H, Math.floor(7 * 24 * H * 0.8)],
+    ["150 s: at 80%, 30 s before the expiry", 150 * S, 120 * S],
+    ["90 s: 30 s before the expiry, not at 72 s", 90 * S, 60 * S],
+    ["40 s: halfway, not at once", 40 * S, 20 * S],
+  ] as const)("%s", (_name, lifetime, after) => {
+    const push = channel({ expiresAt: T0 + lifetime });
+    expect(pushStep(push, T0)).toEqual({ kind: "none", nextAt: T0 + after });
+    expect(nextUpkeepAt(push, 0, T0)).toBe(T0 + after);
+    expect(pushStep(push, T0 + after)).toEqual({ kind: "renew" });
+  });
+
+  it("over random lifetimes, the renewal leaves min(30 s, half the life) and is no later than 80%", () => {
+    const next = seeded(11);
+    for (let i = 0; i < 500; i++) {
+      const lifetime = 1 + Math.floor(next() * 10 * 60 * S);
+      const push = channel({ expiresAt: T0 + lifetime });
+      const renewal = nextUpkeepAt(push, 0, T0) - T0;
+      expect(renewal).toBeLessThanOrEqual(lifetime * 0.8);
+      expect(renewal).toBeGreaterThanOrEqual(Math.floor(lifetime / 2));
+      expect(lifetime - renewal).toBeGreaterThanOrEqual(Math.min(30 * S, Math.ceil(lifetime / 2)));
+    }
   });
 });

@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Command, days, daysWithoutTheUser, lossyDays } from "#bench/reconcile/commands";
 import { type Simulation, simulate } from "#bench/reconcile/simulation";
-import { applyObservation, initialStatusState, recordWrite } from "#lib/core/status-state";
+import { initialStatusState, recordWrite } from "#lib/core/reconcile/state";
+import { applyObservation } from "#lib/core/reconcile/user-change";
 import type { StatusValue } from "#lib/core/types";
 
 /*

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { formatLiveEvent, formatLogLine, ourProfileSets } from "#lib/local/live-log";
+import {
+  formatLiveEvent,
+  formatLogLine,
+  ourProfileSets,
+  type UnchangedOutcome,
+} from "#lib/local/live-log";
 
 const at = (iso: string) => Date.parse(iso);
 const berlin = { timeZone: "Europe/Berlin" };
@@ -44,10 +49,35 @@ describe("formatLiveEvent", () => {
     );
   });
 
-  it("says when it leaves a status the user set themselves", () => {
+  it.each<[UnchangedOutcome, string]>([
+    [{ kind: "leave", reason: "manual override" }, "user set their own status — leaving it"],
+    [{ kind: "leave", reason: "manual status" }, "manual status: left alone"],
+    [{ kind: "leave", reason: "paused" }, "paused: leaving the status alone"],
+    [{ kind: "leave", reason: "unknown user" }, "unknown user: nothing to update"],
+    [{ kind: "leave", reason: "deleted" }, "data deleted: nothing to update"],
+    [
+      { kind: "leave", reason: "the service refused this status (invalid_emoji)" },
+      "the service refused this status: not sending it again (invalid_emoji)",
+    ],
+    [
+      { kind: "leave", reason: "the profile could not be read (user_not_found)" },
+      "could not read the profile: leaving it (user_not_found)",
+    ],
+    [{ kind: "leave", reason: "a reason not listed" }, "left alone (a reason not listed)"],
+    [{ kind: "needs_reauth", code: "token_revoked" }, "token revoked: reconnect"],
+    [
+      { kind: "needs_reauth", code: "app_uninstalled" },
+      "app uninstalled: the data will be deleted",
+    ],
+    [{ kind: "needs_reauth", code: "invalid_auth" }, "token refused: reconnect (invalid_auth)"],
+    [{ kind: "conflict_retried_out" }, "could not update the status: too many conflicting writes"],
+  ])("words an outcome that changes nothing by its reason: %j", (outcome, words) => {
     expect(
-      formatLiveEvent({ kind: "leave", at: at("2025-03-10T11:03:02Z"), user: "U001" }, berlin),
-    ).toBe("12:03:02 U001 user set their own status — leaving it");
+      formatLiveEvent(
+        { kind: "unchanged", at: at("2025-03-10T11:03:02Z"), user: "U001", outcome },
+        berlin,
+      ),
+    ).toBe(`12:03:02 U001 ${words}`);
   });
 
   it("prints clears and retries with the service's code", () => {

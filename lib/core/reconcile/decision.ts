@@ -1,0 +1,375 @@
+import type { StatusRecord } from "../records";
+import { desiredAt } from "../timeline";
+import {
+  type Block,
+  EMPTY_STATUS,
+  effectiveStatus,
+  isEmptyStatus,
+  type StatusValue,
+  sameStatus,
+} from "../types";
+import {
+  type AttemptedWrite,
+  applyRead,
+  findingOf,
+  fromUserEvent,
+  overrideActive,
+  type PendingWrite,
+  type ProfileRead,
+  type ReadFinding,
+  type RecentWrite,
+  type StatusState,
+  secondOf,
+} from "./state";
+import { withSchedule } from "./wake-up";
+
+/*
+ * The reconcile decision, whole: one pure function, `decide`. In: the status record as stored
+ * (what was observed of the profile and the records of our own writes: ./state.ts), what a read
+ * of the profile showed just now (only after a `read` step), the desired timeline and the
+ * clock. Out: the block due now, the record to keep (with its next wake-up) and the one step for
+ * the status, with its reason. The loop around it (lib/app/status/reconcile.ts) loads, reads
+ * when asked, claims, sends, records and reschedules; it decides nothing.
+ *
+ * Top to bottom: the input and output; `decide` and the step (`statusStep`); the table of the
+ * design (`rule`); what the stored state adds to the table (`dueNow`: a write in flight, a
+ * same-second tie, a write whose outcome is unknown, an override that is only a belief).
+ */
+
+/** How the user and the deployment shape the decision. */
+export interface ReconcilePolicy {
+  /** The user paused automatic statuses: nothing is ever written. */
+  paused: boolean;
+  /** How long a claimed write blocks other writes of the same user. */
+  leaseMs: number;
+  /** Read the profile before every write, not only when the decision rests on a belief. */
+  verifyBeforeWrite: boolean;
+  /** While a write is in flight, a different decision is looked at again after this long. */
+  inFlightRecheckMs: number;
+}
+
+/** What the decision is made from. */
+export interface Situation {
+  /** The status record as stored: its `state` holds what was observed and what we wrote. */
+  record: StatusRecord;
+  /** What reading the profile showed just now: only after a `read` step. */
+  read?: ProfileRead;
+  /** The desired timeline: the block due now is the one showing at `now`. */
+  timeline: Block[];
+  /** Epoch ms. */
+  now: number;
+  policy: ReconcilePolicy;
+}
+
+/** A write: a set (expiring at its block's end), or a clear (text, emoji, expiration emptied). */
+export type WriteStep = { kind: "set" | "clear"; status: StatusValue; reason: string };
+
+/** What the table of the design says of the profile right now. */
+export type Verdict =
+  | WriteStep
+  | { kind: "leave"; reason: string }
+  | { kind: "nothing"; reason: string };
+
+/** The next step for the status. `found`: what a read found that changes what we believed. */
+export type StatusStep =
+  /** Claim the write on the record (a versioned write), then send it. */
+  | (WriteStep & { found?: ReadFinding })
+  /** Nothing is sent: a manual status stands, the user paused, or the service refused it. */
+  | { kind: "leave"; reason: string; found?: ReadFinding }
+  /** Nothing is due: the profile shows what it should, or a write in flight covers it. */
+  | { kind: "nothing"; reason: string; found?: ReadFinding }
+  /** Read the profile, then decide again with what it showed (that decision never reads). */
+  | { kind: "read"; reason: string }
+  /** Come back at `at`; `enqueue` when the loop must put a message on the queue for it. */
+  | { kind: "wait"; at: number; code: string; enqueue: boolean }
+  /** A final auth error stopped this user's service calls until they authorise again. */
+  | { kind: "needs_reauth"; code: string };
+
+/** What the decision gives. */
+export interface Decision {
+  /** The block due now, if any. */
+  desired: Block | undefined;
+  /**
+   * The record the step acts on, with its next wake-up: its state has the read applied, a
+   * passed retry dropped (unless a write goes: its count paces the backoff) or the write in
+   * flight marked for a recheck.
+   */
+  record: StatusRecord;
+  /** Whether `record` differs from the stored one: store it (a write stores it with its claim). */
+  changed: boolean;
+  status: StatusStep;
+}
+
+/** The next step, from the situation as a whole. */
+export function decide(situation: Situation): Decision {
+  const record = situation.record;
+  const desired = desiredAt(situation.timeline, situation.now);
+  const step = statusStep(record.state, desired, situation);
+  const status = step.status;
+  if (status.kind === "read" || status.kind === "needs_reauth") {
+    return { desired, record, changed: false, status };
+  }
+  const next = withSchedule({ ...record, state: step.state }, situation.timeline, situation.now);
+  const changed = step.state !== record.state || next.changed;
+  return { desired, record: next.rec, changed, status };
+}
+
+type Stepped = { state: StatusState; status: StatusStep };
+
+const VERIFY = "every write reads the profile first";
+
+/** The status's step, and the state it acts on. */
+function statusStep(
+  state: StatusState,
+  desired: Block | undefined,
+  { read, now, policy }: Situation,
+): Stepped {
+  const stopped = state.needsReauth;
+  if (stopped !== undefined) return { state, status: { kind: "needs_reauth", code: stopped.code } };
+  if (policy.paused) return settle(state, { kind: "leave", reason: "paused" }, now, undefined);
+  const due = dueNow(state, desired, now, policy.leaseMs);
+  const pending = due.pending;
+  if (pending !== undefined) {
+    // The write in flight is what this reconcile would send: it is its sender's job.
+    if (due.recheck !== true) return { state, status: whileInFlight(due.verdict) };
+    // Something else is due once the write in flight lands: its sender decides again right
+    // after recording it, and a message a moment later covers a sender that died.
+    const marked =
+      pending.recheck === true ? state : { ...state, pending: { ...pending, recheck: true } };
+    const at = now + policy.inFlightRecheckMs;
+    return { state: marked, status: { kind: "wait", at, code: "write_in_flight", enqueue: true } };
+  }
+  if (!writes(state, due.verdict) && due.readFirst === undefined) {
+    return settle(state, due.verdict, now, undefined);
+  }
+  const retry = state.retry;
+  if (retry !== undefined && retry.at > now) {
+    // Honour Retry-After, backoff and the rate budget even when an event asks for one sooner.
+    return { state, status: { kind: "wait", at: retry.at, code: retry.code, enqueue: false } };
+  }
+  if (read === undefined) {
+    const reason = due.readFirst ?? (policy.verifyBeforeWrite ? VERIFY : undefined);
+    if (reason !== undefined) return { state, status: { kind: "read", reason } };
+  }
+  if (read?.kind === "shown") {
+    // What the read showed is final: a second read would show the same.
+    const applied = applyRead(state, read.status, read.at);
+    const found = findingOf(state, applied.result, now);
+    const after = dueNow(applied.state, desired, now, policy.leaseMs);
+    return act(applied.state, after.verdict, now, found);
+  }
+  return act(state, due.verdict, now, undefined);
+}
+
+/** Whether the verdict writes a status the service has not refused before. */
+const writes = (state: StatusState, verdict: Verdict): verdict is WriteStep =>
+  "status" in verdict &&
+  !(state.rejected !== undefined && sameStatus(state.rejected.status, verdict.status));
+
+/** Writes what the verdict asks; otherwise sends nothing and says why. */
+function act(state: StatusState, verdict: Verdict, now: number, found?: ReadFinding): Stepped {
+  if (!writes(state, verdict)) return settle(state, verdict, now, found);
+  return { state, status: { ...verdict, ...(found ? { found } : {}) } };
+}
+
+/** A step that sends nothing: the state keeps no retry whose time has passed. */
+function settle(state: StatusState, verdict: Verdict, now: number, found?: ReadFinding): Stepped {
+  const { retry, ...rest } = state;
+  const settled = retry === undefined || retry.at > now ? state : rest;
+  const also = found ? { found } : {};
+  // A write was due, but the service refused this very status before.
+  if ("status" in verdict) {
+    const reason = `the service refused this status (${state.rejected?.code})`;
+    return { state: settled, status: { kind: "leave", reason, ...also } };
+  }
+  return { state: settled, status: { ...verdict, ...also } };
+}
+
+/** While a write in flight sends what is due: nothing more (a leave says why). */
+const whileInFlight = (verdict: Verdict): StatusStep =>
+  verdict.kind === "leave"
+    ? verdict
+    : { kind: "nothing", reason: "the write in flight sends what is due" };
+
+// ---- The table of the design ------------------------------------------------------------------
+
+/** What the table is read with: the profile as we believe it, and whose status it is. */
+export interface Belief {
+  /** The status on the profile. */
+  actual: StatusValue;
+  /** What we last wrote; `undefined` when we never wrote. */
+  lastWritten: StatusValue | undefined;
+  /** A manual status the user set; left alone while it is active. */
+  override: StatusValue | undefined;
+}
+
+/**
+ * The reconciliation table of the design. The status is ours only while it equals what we
+ * last wrote; anything else the user set is a manual override we leave until it expires or
+ * is cleared.
+ */
+export function rule(belief: Belief, desired: Block | undefined, now: number): Verdict {
+  if (overrideActive(belief.override, now)) return { kind: "leave", reason: "manual override" };
+  const actual = effectiveStatus(belief.actual, now);
+  const want = desiredStatus(desired, now);
+  if (want !== undefined && sameStatus(actual, want)) {
+    return { kind: "nothing", reason: "the profile shows what is due" };
+  }
+  if (isEmptyStatus(actual)) {
+    return want === undefined
+      ? { kind: "nothing", reason: "nothing is due and nothing shows" }
+      : { kind: "set", status: want, reason: "a block is due on an empty profile" };
+  }
+  if (belief.lastWritten !== undefined && sameStatus(actual, belief.lastWritten)) {
+    return want === undefined
+      ? { kind: "clear", status: { ...EMPTY_STATUS }, reason: "ours shows, nothing is due" }
+      : { kind: "set", status: want, reason: "a block is due over our status" };
+  }
+  return { kind: "leave", reason: "manual status" };
+}
+
+/** The status a block asks for, or `undefined` when it is over or carries nothing to show. */
+function desiredStatus(block: Block | undefined, now: number): StatusValue | undefined {
+  if (block === undefined || block.end <= now) return undefined;
+  const status = { text: block.text, emoji: block.emoji, expiration: Math.floor(block.end / 1000) };
+  // A block ending within the current second would expire on arrival.
+  if (status.expiration * 1000 <= now || isEmptyStatus(status)) return undefined;
+  return status;
+}
+
+// ---- What the stored state adds to the table --------------------------------------------------
+
+/** The table's verdict over the whole stored state. */
+export interface Due {
+  verdict: Verdict;
+  /** The write in flight (claimed, inside its lease): `verdict` assumed it lands. */
+  pending?: PendingWrite;
+  /** Decide again once the write in flight is recorded: it may not be the last word. */
+  recheck?: boolean;
+  /**
+   * Why the profile must be read before acting on `verdict`: whether a write is due rests on a
+   * belief only a read settles. Either a manual override stands that may be gone (its clear's
+   * event lost, or overwritten by a write of ours whose outcome is unknown), or the newest user
+   * change ties with our latest write. Never while no override stands and nothing ties: the
+   * common path costs no read.
+   */
+  readFirst?: string;
+}
+
+const TIE = "a user's change ties with our latest write";
+const OVERRIDE_MAY_BE_GONE = "a manual override stands that may be gone";
+
+/** The belief that a status of ours shows. */
+const ours = (status: StatusValue): Belief => ({
+  actual: status,
+  lastWritten: status,
+  override: undefined,
+});
+
+/**
+ * The verdict over the stored state. While a write is pending (claimed, inside its lease) its
+ * status is what the profile is about to show, so the table is read against it: a cancel that
+ * arrives meanwhile yields a clear to send after it, and so does a user change observed after
+ * the claim; an override older than the claim is overwritten by it. When an attempt's outcome
+ * is unknown, a verdict that writes nothing is checked again as if the attempt had been
+ * applied, so a cancel still clears a status the service may have applied despite the failed
+ * call. A stored override is a belief: when a write would be due were it gone, the profile is
+ * read first, and so it is when a user change ties with our latest write.
+ */
+export function dueNow(
+  state: StatusState,
+  desired: Block | undefined,
+  now: number,
+  leaseMs: number,
+): Due {
+  const override = overrideActive(state.override?.status, now) ? state.override : undefined;
+  const { actual, pending } = state;
+  if (pending !== undefined && pending.claimedAt + leaseMs > now) {
+    const newer = actual.observedAt > pending.claimedAt;
+    // A user's change in the pending write's own second may come before or after it.
+    const tied =
+      fromUserEvent(actual) &&
+      secondOf(actual.observedAt) === secondOf(pending.claimedAt) &&
+      !sameStatus(actual.status, pending.status);
+    // An override the user set in an earlier second is overwritten by the write in flight.
+    const overwritten =
+      override !== undefined && secondOf(override.since) < secondOf(pending.claimedAt);
+    const landed: Belief = {
+      actual: newer ? actual.status : pending.status,
+      lastWritten: pending.status,
+      override: overwritten ? undefined : override?.status,
+    };
+    const verdict = rule(landed, desired, now);
+    const differs = "status" in verdict && !sameStatus(verdict.status, pending.status);
+    return { verdict, pending, recheck: newer || differs || tied };
+  }
+  const believed: Belief = {
+    actual: actual.status,
+    lastWritten: state.lastWritten,
+    override: override?.status,
+  };
+  const verdict = rule(believed, desired, now);
+  const tie = tiedWrite(state);
+  if ("status" in verdict) return tie === undefined ? { verdict } : { verdict, readFirst: TIE };
+  const attempts = unresolvedAttempts(state);
+  if (override !== undefined) {
+    // What the profile may show instead of the override: nothing (the user cleared it and the
+    // event was lost), our write that tied with it, or a write of ours whose outcome is unknown.
+    // A lost clear is looked for once per block: at the first decision after the block began
+    // that finds the override last seen before it (a read that finds it restamps it).
+    const lostClear = desired !== undefined && desired.start > override.since;
+    const instead: Belief[] = [
+      ...(lostClear ? [{ ...believed, actual: EMPTY_STATUS, override: undefined }] : []),
+      ...(tie === undefined ? [] : [ours(tie.status)]),
+      ...attempts.map((a) => ours(a.status)),
+    ];
+    const due = instead.some((belief) => "status" in rule(belief, desired, now));
+    return due ? { verdict, readFirst: OVERRIDE_MAY_BE_GONE } : { verdict };
+  }
+  if (tie !== undefined) {
+    // Our write may have come last: then a clear (or another set) is due.
+    const oursLast = rule(ours(tie.status), desired, now);
+    if ("status" in oursLast) return { verdict: oursLast, readFirst: TIE };
+  }
+  for (const attempt of attempts) {
+    const applied = rule(ours(attempt.status), desired, now);
+    if ("status" in applied) return { verdict: applied };
+  }
+  return { verdict };
+}
+
+/**
+ * Our latest write when the newest observation is a user's change that falls in a second in
+ * which the service may have applied that write: event times are whole seconds, so which of the
+ * two came last cannot be told. The profile shows one or the other; only a read settles it.
+ */
+function tiedWrite(state: StatusState): RecentWrite | undefined {
+  const { actual } = state;
+  const latest = state.recentWrites.at(-1);
+  if (latest === undefined || !fromUserEvent(actual)) return undefined;
+  if (sameStatus(latest.status, actual.status)) return undefined;
+  const second = secondOf(actual.observedAt);
+  return secondOf(latest.at) <= second && second <= secondOf(latest.until ?? latest.at)
+    ? latest
+    : undefined;
+}
+
+/**
+ * Attempts that may be on the profile, newest first: sent after our newest applied write and
+ * after the newest observation, so nothing we know of says what happened to them. The pending
+ * write counts too once its lease ran out: its sender may have died after the service applied it.
+ */
+function unresolvedAttempts(state: StatusState): AttemptedWrite[] {
+  const latestWrite = state.recentWrites.at(-1)?.at ?? Number.NEGATIVE_INFINITY;
+  const { actual, pending } = state;
+  const abandoned =
+    pending === undefined ? [] : [{ status: pending.status, sentAt: pending.claimedAt }];
+  // A write claimed in the same millisecond as our read was sent after it; one sent at the
+  // very start of a user change's second may have been too (event times are whole seconds).
+  const after = (at: number): boolean =>
+    at > actual.observedAt ||
+    (at === actual.observedAt && (actual.source === "read" || fromUserEvent(actual)));
+  return [...(state.attempts ?? []), ...abandoned]
+    .filter((a) => a.sentAt > latestWrite && after(a.sentAt))
+    .reverse();
+}

@@ -1,0 +1,45 @@
+import type { StatusRecord } from "../records";
+import { desiredAt, nextWakeAfter } from "../timeline";
+import type { Block } from "../types";
+
+/**
+ * Fills in a status record's next wake-up: the next block start, the end of a manual override,
+ * or a pending retry, whichever comes first (while the user must authorise again: none, or the
+ * deletion of their data after an uninstall). `changed` says whether the indexed schedule
+ * moved, so an unchanged one is not stored.
+ */
+export function withSchedule(
+  rec: StatusRecord,
+  timeline: Block[],
+  now: number,
+): { rec: StatusRecord; changed: boolean } {
+  const candidates: number[] = [];
+  const edge = nextWakeAfter(timeline, now);
+  if (edge !== undefined) candidates.push(edge);
+  const override = rec.state.override?.status;
+  if (override !== undefined && override.expiration > 0 && override.expiration * 1000 > now) {
+    candidates.push(override.expiration * 1000);
+  }
+  const retryAt = rec.state.retry?.at;
+  if (retryAt !== undefined && retryAt > now) candidates.push(retryAt);
+  // Stopped, the only wake-up left is the deletion after an uninstall, if any.
+  const stopped = rec.state.needsReauth;
+  const next =
+    stopped !== undefined
+      ? stopped.deleteAt
+      : candidates.length > 0
+        ? Math.min(...candidates)
+        : undefined;
+  const nextIsOoo = next !== undefined && desiredAt(timeline, next)?.kind === "ooo";
+  const { nextTransitionAt: _old, nextIsOoo: _oldOoo, ...rest } = rec;
+  const updated: StatusRecord = {
+    ...rest,
+    updatedAt: now,
+    ...(next !== undefined ? { nextTransitionAt: next, nextIsOoo } : {}),
+  };
+  const changed =
+    rec.version === 0 ||
+    rec.nextTransitionAt !== next ||
+    (next !== undefined && rec.nextIsOoo !== nextIsOoo);
+  return { rec: updated, changed };
+}
