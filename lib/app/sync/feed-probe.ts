@@ -91,6 +91,14 @@ export type FirstSync = (
 ) => Promise<SyncOutcome>;
 
 /**
+ * How long a new calendar's first sync may take in the web function, after its check
+ * (PROBE_TIMEOUT_MS): the two and the save stay well inside the function's 10 s. A calendar
+ * that takes longer to expand (a large one, or one built to explode) is left to the sync worker,
+ * whose sync is queued, with the whole of its budget.
+ */
+export const FIRST_SYNC_DEADLINE_MS = 3_000;
+
+/**
  * The sync of a just-added calendar from the read that checked it, so the page that confirms it
  * shows its events: the sync's own path (expand, timeline, validators, reconcile) over a fetch
  * that answers with that read instead of the network. Its address is the one the person gave,
@@ -100,6 +108,8 @@ export function createFirstSync(deps: SyncDeps): FirstSync {
   return (key, sourceId, address, feed) => {
     // Nothing is fetched (the guard checked the address at the probe), and it is a feed.
     const { addressGuard: _checked, connected: _feedsOnly, ...rest } = deps;
+    const timer = deps.workTimer;
+    const until = timer && timer.elapsedMs() + FIRST_SYNC_DEADLINE_MS;
     const replay: typeof fetch = async () =>
       new Response(feed.body, {
         status: 200,
@@ -112,6 +122,9 @@ export function createFirstSync(deps: SyncDeps): FirstSync {
     return syncSource(
       {
         ...rest,
+        ...(timer !== undefined && until !== undefined
+          ? { timeLeftMs: () => timeLeft(until - timer.elapsedMs(), deps.timeLeftMs?.()) }
+          : {}),
         fetch: replay,
         loadSource: async (owner, id) => {
           const view = await deps.loadSource(owner, id);
@@ -122,3 +135,7 @@ export function createFirstSync(deps: SyncDeps): FirstSync {
     );
   };
 }
+
+/** The nearer of two deadlines' time left; `outer` is undefined outside an invocation's. */
+const timeLeft = (mine: number, outer: number | undefined): number =>
+  Math.max(0, outer === undefined ? mine : Math.min(mine, outer));

@@ -1,7 +1,8 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostileFeed } from "#bench/fixtures/hostile-feed";
-import { MAX_OCCURRENCES_PER_EVENT } from "#lib/calendar/work-budget";
+import { FIRST_SYNC_DEADLINE_MS } from "#lib/app/sync/feed-probe";
+import { EXPANSION_CPU_BUDGET_MS, MAX_OCCURRENCES_PER_EVENT } from "#lib/calendar/work-budget";
 import { csrfOf, type FrontDoorStack, installUser, startFrontDoor, T0, visit } from "./support";
 
 /**
@@ -20,7 +21,11 @@ const bomb = Buffer.concat(
 let stack: FrontDoorStack;
 beforeAll(async () => {
   stack = await startFrontDoor({
-    feeds: { "/hidden-9d2c/minutely.ics": hostileFeed({ around: T0, minutely: 1 }) },
+    feeds: {
+      "/hidden-9d2c/minutely.ics": hostileFeed({ around: T0, minutely: 1 }),
+      // Millions of steps before the window: it would take the whole CPU budget, and more.
+      "/hidden-9d2c/secondly.ics": hostileFeed({ around: T0, secondly: 200 }),
+    },
     gzipFeeds: { "/hidden-9d2c/bomb.ics": bomb },
   });
 });
@@ -76,5 +81,29 @@ describe("a calendar over a cap, on its owner's settings page", () => {
     expect(demo).toContain("Last read");
     expect(demo).not.toContain("problem");
     expect(stack.emulator.state().profiles.U001?.status_text).toBe("In a meeting");
+  });
+
+  it("leaves a calendar too slow to read in the web function to the sync worker, and answers in time", async () => {
+    // Arrange
+    const { jar } = await installUser(stack, "U002");
+    const page = await visit(jar, `${stack.web}/settings`);
+    const queuedBefore = stack.syncs.sent.length;
+    const started = performance.now();
+    // Act
+    const added = await visit(jar, `${stack.web}/settings/calendars/add`, {
+      form: {
+        csrf: csrfOf(await page.text()),
+        url: `${stack.calendarBase}/hidden-9d2c/secondly.ics`,
+      },
+    });
+    const answeredInMs = performance.now() - started;
+    // Assert: saved, its sync queued (where it has its whole budget), well before the web
+    // function's 10 s; it would have taken the whole budget in the web function.
+    expect(added.headers.get("location")).toBe("/settings?notice=calendar_queued");
+    expect(answeredInMs).toBeLessThan(FIRST_SYNC_DEADLINE_MS + 1_000);
+    expect(answeredInMs).toBeLessThan(EXPANSION_CPU_BUDGET_MS);
+    expect(stack.syncs.sent.slice(queuedBefore)).toEqual([
+      expect.objectContaining({ user: "U002", reason: "manual" }),
+    ]);
   });
 });

@@ -76,7 +76,9 @@ const guard = { policy: { allowPrivate: true }, resolveHost: async () => ["127.0
 
 describe("the check of a new calendar address", () => {
   it("takes a calendar within the cap", async () => {
-    expect(await createFeedProbe(fetch, guard)(`${base}/ok.ics`)).toBeUndefined();
+    expect(await createFeedProbe(fetch, guard)(`${base}/ok.ics`)).toEqual({
+      feed: { body: `${HEAD}END:VCALENDAR\r\n` },
+    });
   });
 
   it("refuses a gzip that inflates past the sync's cap, reading no further than the cap", async () => {
@@ -86,14 +88,18 @@ describe("the check of a new calendar address", () => {
     // Act
     const problem = await probe(`${base}/bomb.ics`);
     // Assert: all 306 KB may sit in socket buffers, but the process did not take the 300 MB.
-    expect(problem).toBe("the calendar is larger than 10 MB");
+    expect(problem).toEqual({ problem: "the calendar is larger than 10 MB" });
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100 * MB);
   });
 
   it("refuses a plain body past the cap, whether it declares its length or not", async () => {
     const probe = createFeedProbe(fetch, guard);
-    expect(await probe(`${base}/plain-52mb.ics`)).toBe("the calendar is larger than 10 MB");
-    expect(await probe(`${base}/declared-52mb.ics`)).toBe("the calendar is larger than 10 MB");
+    expect(await probe(`${base}/plain-52mb.ics`)).toEqual({
+      problem: "the calendar is larger than 10 MB",
+    });
+    expect(await probe(`${base}/declared-52mb.ics`)).toEqual({
+      problem: "the calendar is larger than 10 MB",
+    });
     // Reading stopped at the cap: what went out is the cap and what was in flight, not 52 MB.
     expect(written.get("/plain-52mb.ics")).toBeLessThan(20 * MB);
   });
@@ -106,7 +112,7 @@ describe("the check of a new calendar address", () => {
       // Act
       const problem = await probe(`${base}${path}`);
       // Assert
-      expect(problem, path).toBe("the calendar could not be reached");
+      expect(problem, path).toEqual({ problem: "the calendar could not be reached" });
       expect(performance.now() - started, path).toBeLessThan(1_000);
     }
   });
