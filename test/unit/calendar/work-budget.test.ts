@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { generateFeed } from "#bench/fixtures/generate-feed";
 import { systemWorkTimer } from "#lib/app/compose/system-clock";
@@ -10,6 +12,7 @@ import {
   MAX_OCCURRENCES_PER_FEED,
 } from "#lib/calendar/work-budget";
 import { SteppingWorkTimer } from "../../support/work-timer";
+import { corpusDir, hasCorpus } from "../schema/corpus-root";
 
 /**
  * A feed's work is bounded: occurrences per event near the window, occurrences per feed, and the
@@ -206,5 +209,28 @@ describe("real calendars stay under every cap", () => {
     const perEvent = new Map<string, number>();
     for (const o of paced.occurrences) perEvent.set(o.uid, (perEvent.get(o.uid) ?? 0) + 1);
     expect(Math.max(...perEvent.values())).toBeLessThan(MAX_OCCURRENCES_PER_EVENT / 100);
+  });
+});
+
+describe.runIf(hasCorpus)("the shared corpus of real calendars", () => {
+  it("stays under every cap in a sync's window at each of its events", () => {
+    const dir = path.join(corpusDir, "ics");
+    const windows = { checked: 0, truncated: [] as string[] };
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ics"))) {
+      const text = readFileSync(path.join(dir, file), "utf8");
+      // The sync's window (a day back, two weeks on) at the start of each month with an event.
+      const months = new Set(
+        [...text.matchAll(/^DTSTART[^:\r\n]*:(\d{6})/gm)].map((m) => m[1] ?? ""),
+      );
+      for (const month of months) {
+        const at = Date.UTC(Number(month.slice(0, 4)), Number(month.slice(4, 6)) - 1);
+        if (!Number.isFinite(at)) continue;
+        const read = expand(text, { from: at - DAY, to: at + 14 * DAY, userZone: "UTC" });
+        windows.checked++;
+        if (read.truncated !== undefined) windows.truncated.push(`${file} ${month}`);
+      }
+    }
+    expect(windows.checked).toBeGreaterThan(64);
+    expect(windows.truncated).toEqual([]);
   });
 });
