@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -6,6 +5,7 @@ import ICAL from "ical.js";
 import nodeIcal from "node-ical";
 import { expand } from "#lib/calendar/expand";
 import { generateFeed } from "./fixtures/generate-feed";
+import { runJsonChild } from "./support/json-child";
 
 /**
  * Calendar benchmark: one generated feed, a 14-day window, three engines:
@@ -146,37 +146,12 @@ export function measureVariant(variant: Variant, quick: boolean): ChildResult {
 
 const selfPath = fileURLToPath(import.meta.url);
 
-function runChild(variant: Variant, quick: boolean): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", selfPath, "--variant", variant, ...(quick ? ["--quick"] : [])],
-      { cwd: path.resolve(path.dirname(selfPath), ".."), stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const line = stdout.trim().split("\n").pop() ?? "";
-      try {
-        if (code !== 0) throw new Error(`exit ${code}`);
-        resolve(JSON.parse(line) as ChildResult);
-      } catch (error: unknown) {
-        reject(
-          new Error(`bench variant ${variant} failed: ${stderr.trim().split("\n")[0] ?? ""}`, {
-            cause: error,
-          }),
-        );
-      }
-    });
-  });
-}
+const runChild = (variant: Variant, quick: boolean): Promise<ChildResult> =>
+  runJsonChild<ChildResult>(
+    selfPath,
+    ["--variant", variant, ...(quick ? ["--quick"] : [])],
+    `bench variant ${variant}`,
+  );
 
 export async function runCalendarBench(opts: { quick?: boolean }): Promise<{
   rows: Array<Record<string, string | number | boolean>>;

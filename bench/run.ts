@@ -6,6 +6,7 @@ import { runCalendarBench } from "./calendar";
 import { BENCH_PARTS, TOOLING_SPECS } from "./cli-specs";
 import { runConvergence } from "./convergence";
 import { costTable, runCostBench } from "./cost";
+import { runFeedBoundsBench } from "./feed-bounds";
 import { ADMIN_HERD_TARGET_S, HERD_P99_TARGET_S, herdTable, runHerd } from "./herd";
 
 export type BenchSize = "quick" | "default" | "full";
@@ -79,8 +80,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   let bundles: BundleRow[] = [];
   await part("calendar", async () => {
     const { table, ...result } = await runCalendarBench({ quick: size === "quick" });
-    figures.calendar = result;
-    return table;
+    // Beside it, a feed's bounded work: the real-shaped feed and ones built to explode.
+    const bounds = await runFeedBoundsBench({ quick: size === "quick" });
+    figures.calendar = { ...result, feedBounds: bounds.rows };
+    return `${table}\n\n${bounds.table}`;
   });
   await part("bundles", async () => {
     const result = await runBundleBench({ quick: size === "quick" });

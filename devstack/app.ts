@@ -7,6 +7,7 @@
 import type { App, AppOverrides, AppSource } from "#lib/app/compose/app";
 import { compose } from "#lib/app/compose/compose";
 import { ALL_MODULES } from "#lib/app/compose/modules";
+import { systemWorkTimer } from "#lib/app/compose/system-clock";
 import { loadConfig } from "#lib/app/config";
 import type { LambdaRuntime } from "./runtime";
 
@@ -97,17 +98,34 @@ export function composeLocalApp(config: LocalAppConfig, overrides: AppOverrides 
 }
 
 /**
- * The App's ports a handler reaches (the queues, fetch, DynamoDB), each refusing calls made
- * after the caller's invocation ended, as Lambda would freeze that work (devstack/runtime.ts).
+ * The App's ports a handler reaches (the queues, fetch, DynamoDB, the work timer's give-way),
+ * each refusing calls made after the caller's invocation ended, as Lambda would freeze that work
+ * (devstack/runtime.ts): a feed's expansion stops at its next pause once its invocation timed
+ * out or the stack stopped.
  */
 export function frozenAfterReturn(
   runtime: LambdaRuntime,
   ports: Required<Pick<AppOverrides, "transitionQueue" | "syncQueue" | "fetch">>,
-): Pick<AppOverrides, "transitionQueue" | "syncQueue" | "fetch" | "beforeDynamoCall"> {
+): Pick<
+  AppOverrides,
+  "transitionQueue" | "syncQueue" | "fetch" | "beforeDynamoCall" | "workTimer"
+> {
   return {
     transitionQueue: runtime.guard("transitionQueue", ports.transitionQueue),
     syncQueue: runtime.guard("syncQueue", ports.syncQueue),
     fetch: runtime.guardFetch(ports.fetch),
     beforeDynamoCall: (operation) => runtime.assertLive(`dynamodb.${operation}`),
+    workTimer: {
+      elapsedMs: systemWorkTimer.elapsedMs,
+      cpuMs: systemWorkTimer.cpuMs,
+      giveWay: () => {
+        try {
+          runtime.assertLive("workTimer.giveWay");
+        } catch (error: unknown) {
+          return Promise.reject(error);
+        }
+        return systemWorkTimer.giveWay();
+      },
+    },
   };
 }

@@ -94,9 +94,13 @@ export async function startLocalDynamo(options: {
       new Promise<void>((resolve) => {
         // Let requests in flight finish (dynalite closes its store when the server closes, and a
         // write still running would then throw), but never wait long on a socket that hangs.
+        // A keep-alive socket whose request ends after this is idle then: closed as soon as it
+        // is, not held open (and the stop with it) until the force.
         const force = setTimeout(() => server.closeAllConnections(), 2_000);
+        const idle = setInterval(() => server.closeIdleConnections(), 10);
         server.close(() => {
           clearTimeout(force);
+          clearInterval(idle);
           resolve();
         });
         server.closeIdleConnections();

@@ -72,6 +72,8 @@ interface Invocation {
   functionName: string;
   requestId: string;
   ended: boolean;
+  /** Ended by the runtime's close, not by returning: its refusals are expected, not logged. */
+  shutDown?: boolean;
 }
 
 export interface Refusal {
@@ -96,6 +98,7 @@ const realTimer: SetTimer = (ms, fire) => {
 export class LambdaRuntime {
   private readonly scope = new AsyncLocalStorage<Invocation>();
   private readonly refused: Refusal[] = [];
+  private readonly live = new Set<Invocation>();
   private readonly log: Log;
   private readonly setTimer: SetTimer;
 
@@ -122,6 +125,7 @@ export class LambdaRuntime {
         reject(new InvocationTimeoutError(fn.name, context.awsRequestId, fn.timeoutMs)),
       );
     });
+    this.live.add(invocation);
     const running = this.scope.run(invocation, async () => fn.handler(event, context));
     // After a timeout the handler's own outcome goes nowhere, as on Lambda.
     running.catch(() => {});
@@ -130,7 +134,21 @@ export class LambdaRuntime {
     } finally {
       cancel();
       invocation.ended = true;
+      this.live.delete(invocation);
     }
+  }
+
+  /**
+   * Shuts the sandboxes down, as stopping the stack does: every invocation still running ends
+   * here, so its next port call (a feed's expansion giving way, say) is refused and the process
+   * can exit at once instead of finishing the work.
+   */
+  close(): void {
+    for (const invocation of this.live) {
+      invocation.ended = true;
+      invocation.shutDown = true;
+    }
+    this.live.clear();
   }
 
   /** Throws `FrozenInvocationError` when called from an invocation that has ended. */
@@ -142,8 +160,10 @@ export class LambdaRuntime {
       requestId: invocation.requestId,
       port,
     };
-    this.refused.push(refusal);
-    this.log.error("port call after the invocation ended (frozen on Lambda)", { ...refusal });
+    if (invocation.shutDown !== true) {
+      this.refused.push(refusal);
+      this.log.error("port call after the invocation ended (frozen on Lambda)", { ...refusal });
+    }
     throw new FrozenInvocationError(invocation.functionName, invocation.requestId, port);
   }
 

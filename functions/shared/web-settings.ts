@@ -5,7 +5,7 @@ import { connectPath } from "#lib/web/connect";
 import { CSRF_FIELD } from "#lib/web/csrf";
 import { foreignForm } from "#lib/web/form-origin";
 import { type FrontDoor, frontDoorOf } from "#lib/web/front-door";
-import { rulesView, todayView } from "#lib/web/pages/settings-view";
+import { rulesView, todayView, tooLargeProblem } from "#lib/web/pages/settings-view";
 import {
   type CalendarView,
   type ConnectOffer,
@@ -49,16 +49,23 @@ export async function signedIn(req: HttpRequest, app: App): Promise<SignedIn | u
 
 const toInstall = () => redirect(302, PATHS.install);
 
+/** The calendars as the page shows them: a cap the last read reached, said in words. */
+const calendarsOf = (who: SignedIn): CalendarView[] =>
+  who.view.calendars.map(({ tooLarge, ...c }) => ({
+    ...c,
+    ...(tooLarge !== undefined ? { problem: tooLargeProblem(tooLarge) } : {}),
+  }));
+
 /** The calendars with their push states, and the providers that can be connected (issue 14). */
 async function connectedCalendars(
   app: App,
   who: SignedIn,
 ): Promise<{ calendars: CalendarView[]; connectable: ConnectOffer[] }> {
   const connect = app.connect;
-  if (connect === undefined) return { calendars: who.view.calendars, connectable: [] };
+  if (connect === undefined) return { calendars: calendarsOf(who), connectable: [] };
   const states = new Map((await connect.pushStates(who.key)).map((p) => [p.sourceId, p]));
   const offers = connect.providers();
-  const calendars = who.view.calendars.map((c): CalendarView => {
+  const calendars = calendarsOf(who).map((c): CalendarView => {
     const push = states.get(c.id);
     if (push === undefined) return c;
     const provider = offers.find((p) => p.kind === push.kind);

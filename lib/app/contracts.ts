@@ -5,6 +5,7 @@ import type {
   OutOfOfficeInput,
   SourceKind,
   SourceRecord,
+  TooLargeMark,
   UserMode,
 } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
@@ -188,11 +189,14 @@ export interface SourceView {
 
 /** What a source's check records (see the sync). */
 export interface SourceSyncInput {
-  syncedAt: number;
+  /** Absent when the calendar was not read (too large): its last read stands. */
+  syncedAt?: number;
   etag?: string;
   lastModified?: string;
   hash?: string;
   cursor?: string;
+  /** The cap the read reached; null: read in full, so a mark from before goes; absent: kept. */
+  tooLarge?: TooLargeMark | null;
   /** The calendar's display name, when the read found one. */
   name?: string;
 }

@@ -3,7 +3,8 @@ export type CalendarErrorCode =
   | "unparseable_feed"
   | "unknown_time_zone"
   | "invalid_window"
-  | "invalid_event";
+  | "invalid_event"
+  | "cut_short";
 
 export class CalendarError extends Error {
   override name = "CalendarError";
@@ -51,5 +52,16 @@ export class InvalidEventError extends CalendarError {
   override name = "InvalidEventError";
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, "invalid_event", options);
+  }
+}
+
+/**
+ * The expansion reached the deadline it was given (its invocation's) before it read the feed:
+ * the feed is not to blame, and its read is tried again.
+ */
+export class ExpansionCutShortError extends CalendarError {
+  override name = "ExpansionCutShortError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, "cut_short", options);
   }
 }

@@ -16,11 +16,24 @@ import {
 } from "./event-time";
 import { RfcTimezone } from "./ical-zones";
 import { normaliseEmail, occurrenceOf, upper } from "./occurrence";
-import { type CalendarWarning, oneLine, parseFeed, type SkippedEvent } from "./parse";
+import { type CalendarWarning, oneLine, type SkippedEvent } from "./parse";
+import { parseInChunks } from "./parse-chunks";
 import { type InstanceSet, instancesOf } from "./recurrence";
+import {
+  type ExpansionLimit,
+  type ExpansionLimits,
+  type ExpansionPace,
+  ExpansionStopped,
+  letStopThrough,
+  runPaced,
+  runToEnd,
+  untilStopped,
+  type Work,
+  WorkMeter,
+} from "./work-budget";
 import { globalZone } from "./zone-names";
 import { ZoneResolver } from "./zone-resolver";
-import { utcToWall, wallToUtc } from "./zones";
+import { utcToWall, wallToUtc, type ZoneRules } from "./zones";
 
 export interface ExpandOptions {
   /** Window start, epoch ms (inclusive). */
@@ -31,6 +44,10 @@ export interface ExpandOptions {
   userZone: string;
   /** The user's addresses, to find their own ATTENDEE PARTSTAT. */
   userEmails?: string[];
+  /** The caps (lib/calendar/work-budget.ts); each defaults to its named constant. */
+  limits?: Partial<ExpansionLimits>;
+  /** The work timer and deadline; without one, the time budget does not apply. */
+  pace?: ExpansionPace;
 }
 
 export type { CalendarWarning, SkippedEvent };
@@ -41,6 +58,10 @@ export interface ExpandResult {
   skipped: SkippedEvent[];
   /** What was read anyway, with a guess or a loss: a guessed time zone, a dropped line. */
   warnings: CalendarWarning[];
+  /** The cap the feed reached: it was read up to it, and only that much is here. */
+  truncated?: { limit: ExpansionLimit; cap: number };
+  /** The CPU milliseconds the expansion cost (with a timer). */
+  spentMs?: number;
 }
 
 interface EventRecord {
@@ -53,20 +74,55 @@ interface EventRecord {
 
 /**
  * Expands a feed into the occurrences that overlap [from, to). Broken events are skipped with a
- * reason; only a feed that is not iCalendar at all throws (CalendarParseError).
+ * reason; only a feed that is not iCalendar at all throws (CalendarParseError). Held to the caps
+ * of lib/calendar/work-budget.ts without giving way to the event loop: for the CLI and tests.
  */
 export function expand(icsText: string, opts: ExpandOptions): ExpandResult {
+  const meter = new WorkMeter(opts.limits, opts.pace);
+  return { ...runToEnd(expandFeed(icsText, opts, meter), meter), ...meter.outcome() };
+}
+
+/**
+ * `expand` as the sync runs it: it gives way to the event loop every EXPANSION_SLICE_MS, so
+ * other requests are served meanwhile, and its CPU budget counts only its own slices. Past
+ * `pace.stopBy` (wall time) it throws ExpansionCutShortError.
+ */
+export async function expandPaced(
+  icsText: string,
+  opts: ExpandOptions & { pace: ExpansionPace },
+): Promise<ExpandResult> {
+  const meter = new WorkMeter(opts.limits, opts.pace);
+  const read = await runPaced(expandFeed(icsText, opts, meter), meter, opts.pace.timer);
+  return { ...read, ...meter.outcome() };
+}
+
+/**
+ * The feed read up to its caps: a feed-wide stop ends the reading and keeps what was found;
+ * the deadline's stop throws ExpansionCutShortError.
+ */
+function* expandFeed(icsText: string, opts: ExpandOptions, meter: WorkMeter): Work<ExpandResult> {
   if (!Number.isFinite(opts.from) || !Number.isFinite(opts.to) || opts.to < opts.from) {
     throw new InvalidWindowError(`invalid window: from=${opts.from} to=${opts.to}`);
   }
   const userZone = globalZone(opts.userZone);
   if (!userZone) throw new UnknownTimeZoneError(opts.userZone);
-  const skipped: SkippedEvent[] = [];
-  const warnings: CalendarWarning[] = [];
+  const read: ExpandResult = { occurrences: [], skipped: [], warnings: [] };
+  yield* untilStopped(readFeed(icsText, opts, userZone, meter, read));
+  read.occurrences.sort((a, b) => a.start - b.start || a.end - b.end || a.uid.localeCompare(b.uid));
+  return read;
+}
+
+function* readFeed(
+  icsText: string,
+  opts: ExpandOptions,
+  userZone: ZoneRules,
+  meter: WorkMeter,
+  { occurrences, skipped, warnings }: ExpandResult,
+): Work<void> {
   // Names in messages come from the feed: one line each, and not a page long.
   const warn = (warning: CalendarWarning) =>
     warnings.push({ ...warning, message: oneLineOf(warning.message) });
-  const root = parseFeed(icsText, skipped, warnings);
+  const root = yield* parseInChunks(icsText, skipped, warnings, meter);
   const wrTz = textOf(root, "x-wr-timezone");
   const wrZone = wrTz !== undefined && wrTz.trim() !== "" ? globalZone(wrTz) : undefined;
   if (wrTz !== undefined && wrTz.trim() !== "" && !wrZone) {
@@ -82,8 +138,11 @@ export function expand(icsText: string, opts: ExpandOptions): ExpandResult {
     warn,
   };
 
+  // The parse gave way between its pieces; its time counts against the budget.
+  if (meter.step()) yield;
   const groups = new Map<string, EventRecord[]>();
-  root.getAllSubcomponents("vevent").forEach((comp, index) => {
+  for (const [index, comp] of root.getAllSubcomponents("vevent").entries()) {
+    if (meter.step()) yield;
     const rawUid = textOf(comp, "uid");
     // A UID-less event is still someone's meeting; give it an identity of its own.
     const uid = rawUid !== undefined && rawUid !== "" ? rawUid : `no-uid-${index}`;
@@ -98,22 +157,22 @@ export function expand(icsText: string, opts: ExpandOptions): ExpandResult {
     const list = groups.get(uid);
     if (list) list.push(record);
     else groups.set(uid, [record]);
-  });
+  }
 
-  const occurrences: Occurrence[] = [];
   for (const [uid, records] of groups) {
     // ical.js decorates values lazily, so any read can throw on content the parse let through.
     // Whatever escapes the finer-grained handling costs this UID's events, never the feed.
     const found: Occurrence[] = [];
     try {
-      expandGroup(uid, records, ctx, found, skipped);
+      yield* expandGroup(uid, records, ctx, found, skipped, meter);
       occurrences.push(...found);
     } catch (error: unknown) {
+      // A feed-wide stop keeps what this event had found: the feed is read up to the cap.
+      if (error instanceof ExpansionStopped) occurrences.push(...found);
+      letStopThrough(error);
       for (const r of records) skipped.push(skipOf(r.comp, uid, error));
     }
   }
-  occurrences.sort((a, b) => a.start - b.start || a.end - b.end || a.uid.localeCompare(b.uid));
-  return { occurrences, skipped, warnings };
 }
 
 /** A modified instance (a VEVENT with RECURRENCE-ID), read against its master. */
@@ -133,13 +192,14 @@ interface Override {
 const later = (a: EventRecord, b: EventRecord) =>
   b.sequence > a.sequence || (b.sequence === a.sequence && b.index > a.index) ? b : a;
 
-function expandGroup(
+function* expandGroup(
   uid: string,
   records: EventRecord[],
   ctx: Context,
   out: Occurrence[],
   skipped: SkippedEvent[],
-): void {
+  meter: WorkMeter,
+): Work<void> {
   // Several masters with one UID are versions of one event: the highest SEQUENCE wins.
   let master: EventRecord | undefined;
   for (const r of records) if (!r.rid) master = master ? later(master, r) : r;
@@ -166,6 +226,7 @@ function expandGroup(
   const byDate = new Map<string, Override>();
   for (const r of records) {
     if (!r.rid) continue;
+    if (meter.step()) yield;
     try {
       const ov = overrideOf(r, masterZone, ctx, uid);
       const useDate = ov.rid.isDate || masterAllDay;
@@ -186,9 +247,10 @@ function expandGroup(
   if (master && masterStart && masterEnd) {
     try {
       const slack = ranges.reduce((m, r) => Math.max(m, Math.abs(r.start - r.ridMs)), 0);
-      set = instancesOf(master.comp, masterStart, masterEnd, slack, ctx, uid);
+      set = yield* instancesOf(master.comp, masterStart, masterEnd, slack, ctx, uid, meter);
       const recurring = set.instances.length > 1 || hasRecurrence(master.comp);
       for (const inst of set.instances) {
+        if (meter.step()) yield;
         const instMs = instantOf(inst.time, ctx);
         if (set.exInstants.has(instMs) || set.exDates.has(dateKey(inst.time))) continue;
         const single =
@@ -202,9 +264,12 @@ function expandGroup(
         const comp = range?.record.comp ?? master.comp;
         const allDay = range?.allDay ?? masterAllDay;
         const rid = recurring ? ridString(inst.time, ctx) : undefined;
+        meter.occurrence();
         masterOccurrences.push(occurrenceOf(comp, uid, s, e, allDay, ctx, rid));
       }
     } catch (error: unknown) {
+      if (error instanceof ExpansionStopped) out.push(...masterOccurrences);
+      letStopThrough(error);
       skipped.push(skipOf(master.comp, uid, error));
       // A series that cannot be expanded is gone whole; its modified instances still stand.
       masterOccurrences.length = 0;
@@ -215,20 +280,24 @@ function expandGroup(
 
   const masterSeq = master?.sequence ?? Number.NEGATIVE_INFINITY;
   for (const ov of overrides) {
+    if (meter.step()) yield;
     try {
       if (ov.cancelled) continue;
       // With a master present, a RECURRENCE-ID must name one of its instances (RFC 5545 §3.8.4.4).
       if (master && masterStart && masterEnd) {
-        if (!isInstanceOf(master.comp, masterStart, masterEnd, ov, ctx, uid)) continue;
+        const named = yield* isInstanceOf(master.comp, masterStart, masterEnd, ov, ctx, uid, meter);
+        if (!named) continue;
       }
       // An EXDATE of a newer master version deletes an older modification of that instance.
       const exdated = set.exInstants.has(ov.ridMs) || set.exDates.has(dateKey(ov.rid));
       if (exdated && ov.record.sequence <= masterSeq) continue;
       if (!overlaps(ov.start, ov.end, ctx)) continue;
+      meter.occurrence();
       out.push(
         occurrenceOf(ov.record.comp, uid, ov.start, ov.end, ov.allDay, ctx, ridString(ov.rid, ctx)),
       );
     } catch (error: unknown) {
+      letStopThrough(error);
       skipped.push(skipOf(ov.record.comp, uid, error));
     }
   }
@@ -276,17 +345,18 @@ function movedByRange(
   return e < s ? [e, s] : [s, e];
 }
 
-function isInstanceOf(
+function* isInstanceOf(
   comp: ICAL.Component,
   dtstart: ICAL.Time,
   endRule: EndRule,
   ov: Override,
   ctx: Context,
   uid: string,
-): boolean {
+  meter: WorkMeter,
+): Work<boolean> {
   // Warnings about the master's values were given when it was expanded.
   const narrow: Context = { ...ctx, from: ov.ridMs, to: ov.ridMs + 1, warn: () => {} };
-  const { instances } = instancesOf(comp, dtstart, endRule, 0, narrow, uid);
+  const { instances } = yield* instancesOf(comp, dtstart, endRule, 0, narrow, uid, meter);
   const ridDate = dateKey(ov.rid);
   return instances.some((i) =>
     ov.rid.isDate || i.time.isDate
@@ -295,11 +365,19 @@ function isInstanceOf(
   );
 }
 
-/** The THISANDFUTURE override in force at an instant: the latest one at or before it. */
+/**
+ * The THISANDFUTURE override in force at an instant: the latest one at or before it. `ranges`
+ * is sorted by instant: a binary search, so a feed of many ranges costs no scan per instance.
+ */
 function lastRangeAtOrBefore(ranges: Override[], ms: number): Override | undefined {
-  let found: Override | undefined;
-  for (const r of ranges) if (r.ridMs <= ms) found = r;
-  return found;
+  let lo = 0;
+  let hi = ranges.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((ranges[mid] as Override).ridMs <= ms) lo = mid + 1;
+    else hi = mid;
+  }
+  return ranges[lo - 1];
 }
 
 const hasRecurrence = (comp: ICAL.Component): boolean =>

@@ -110,7 +110,8 @@ function firstCalendar(jcal: unknown): ICAL.Component {
   const first = calendars[0];
   if (!first) throw new Error("empty feed");
   for (const extra of calendars.slice(1)) {
-    for (const sub of extra.getAllSubcomponents()) first.addSubcomponent(sub);
+    // A copy of the list: adding a component to `first` takes it out of `extra`'s.
+    for (const sub of [...extra.getAllSubcomponents()]) first.addSubcomponent(sub);
   }
   return first;
 }

@@ -11,6 +11,7 @@ import {
   spanOf,
 } from "./event-time";
 import { oneLine } from "./parse";
+import { letStopThrough, type Work, type WorkMeter } from "./work-budget";
 import { DAY_MS, wallMs } from "./zones";
 
 /** A rule that still yields nothing after this many steps is abandoned (reported, not thrown). */
@@ -33,23 +34,28 @@ export interface InstanceSet {
 /**
  * The recurrence set (RRULEs ∪ RDATEs ∪ DTSTART) near the window, and the EXDATEs. `slackMs`
  * widens the window for instances that overrides move into it. An unreadable RDATE or EXDATE
- * value costs only itself (a warning).
+ * value costs only itself (a warning). At most `meter.limits.eventOccurrences` instances are
+ * kept, the earliest of each rule first; every step counts against the feed's budget.
  */
-export function instancesOf(
+export function* instancesOf(
   comp: ICAL.Component,
   dtstart: ICAL.Time,
   endRule: EndRule,
   slackMs: number,
   ctx: Context,
   uid: string,
-): InstanceSet {
+  meter: WorkMeter,
+): Work<InstanceSet> {
   const [s0, e0] = spanOf(dtstart, endRule, ctx);
   const lo = ctx.from - (e0 - s0) - 2 * DAY_MS - slackMs;
   const hi = ctx.to + 2 * DAY_MS + slackMs;
   const found = new Map<string, Instance>();
+  const cap = meter.limits.eventOccurrences;
   const add = (inst: Instance) => {
     const key = inst.time.isDate ? dateKey(inst.time) : String(instantOf(inst.time, ctx));
-    if (!found.has(key)) found.set(key, inst);
+    if (found.has(key)) return;
+    if (found.size >= cap) meter.capEvent();
+    else found.set(key, inst);
   };
 
   // An empty "RRULE:" (calendarlabs feeds) has no FREQ and means no rule at all.
@@ -62,12 +68,14 @@ export function instancesOf(
     checkRule(value, dtstart);
     const rule = normaliseUntil(value, dtstart);
     if (rule.until && instantOf(rule.until, ctx) < instantOf(dtstart, ctx)) continue;
-    for (const time of ruleInstances(rule, value, dtstart, lo, hi, ctx)) add({ time });
+    const room = { lo, hi, max: cap - found.size };
+    for (const time of yield* ruleInstances(rule, value, dtstart, room, ctx, meter)) add({ time });
+    if (meter.step()) yield;
   }
 
   const masterZone = dtstart.zone ?? ctx.floating;
   const set: InstanceSet = { instances: [], exInstants: new Set(), exDates: new Set() };
-  eachDateValue(comp, "rdate", ctx, uid, (value, prop) => {
+  eachDateValue(comp, "rdate", ctx, uid, meter, (value, prop) => {
     if (value instanceof ICAL.Time) {
       add({ time: matchDateness(localize(value, prop, ctx, masterZone), dtstart) });
     } else if (value instanceof ICAL.Period) {
@@ -80,7 +88,8 @@ export function instancesOf(
       add({ time: start, end });
     }
   });
-  eachDateValue(comp, "exdate", ctx, uid, (value, prop) => {
+  if (meter.step()) yield;
+  eachDateValue(comp, "exdate", ctx, uid, meter, (value, prop) => {
     if (!(value instanceof ICAL.Time)) return;
     const t = localize(value, prop, ctx, masterZone);
     // A DATE EXDATE removes every instance on that date; all-day series match by date.
@@ -99,6 +108,7 @@ function eachDateValue(
   name: "rdate" | "exdate",
   ctx: Context,
   uid: string,
+  meter: WorkMeter,
   use: (value: unknown, prop: ICAL.Property) => void,
 ): void {
   for (const prop of comp.getAllProperties(name)) {
@@ -106,26 +116,31 @@ function eachDateValue(
       const raw = rawValuesOf(prop);
       const values = prop.getValues();
       values.forEach((value, i) => {
+        meter.step();
         const written = raw[i];
         const parts = typeof written === "string" ? written.split("/") : [written];
         if (parts.every(isRealDate)) use(value, prop);
         else ctx.warn({ uid, message: `ignored ${name.toUpperCase()} ${String(written)}` });
       });
     } catch (error: unknown) {
+      letStopThrough(error);
       ctx.warn({ uid, message: `ignored ${name.toUpperCase()}: ${oneLine(error)}` });
     }
   }
 }
 
-/** The instances of one rule between `lo` and `hi` (ms), as ical.js iterates them. */
-function ruleInstances(
+/**
+ * The instances of one rule between `lo` and `hi` (ms), as ical.js iterates them: the first
+ * `max` of them (the event's cap is noted when there are more).
+ */
+function* ruleInstances(
   rule: ICAL.Recur,
   written: ICAL.Recur,
   dtstart: ICAL.Time,
-  lo: number,
-  hi: number,
+  { lo, hi, max }: { lo: number; hi: number; max: number },
   ctx: Context,
-): ICAL.Time[] {
+  meter: WorkMeter,
+): Work<ICAL.Time[]> {
   // ical.js mishandles BYMONTH in MONTHLY rules: it yields an instance in the start month even
   // when BYMONTH excludes it, and loses the one of the next BYMONTH month (BYMONTH=3,6;BYDAY=3WE
   // from January yields January and June, not March and June); with INTERVAL it yields months
@@ -154,13 +169,20 @@ function ruleInstances(
     if (step > MAX_STEPS) {
       throw new InvalidEventError(`RRULE ${written.toString()} yields too many instances`);
     }
+    if (meter.step()) yield;
     const next = nextOf(iterator, written);
     if (!next) break;
     if (months?.length && !months.includes(next.month)) continue;
     kept++;
     const ms = instantOf(next, ctx);
     if (ms > hi) break;
-    if (ms >= lo) out.push(next.clone());
+    if (ms >= lo) {
+      if (out.length >= max) {
+        meter.capEvent();
+        break;
+      }
+      out.push(next.clone());
+    }
   }
   return out;
 }

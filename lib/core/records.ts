@@ -43,6 +43,8 @@ export interface SourceRecord {
   lastModified?: string;
   hash?: string;
   syncedAt?: number;
+  /** The last read reached a cap and used the calendar only up to it (cleared by a full read). */
+  tooLarge?: TooLargeMark;
   /**
    * The calendar's display name as last read (an ICS feed's X-WR-CALNAME, else its host and file
    * name; a connected calendar's title and account). Absent until a read that found one.
@@ -58,6 +60,21 @@ export interface SourceRecord {
   /** The live push channel (Google) or subscription (Graph), and its upkeep. */
   push?: SourcePush;
   // --- end connected sources ---
+}
+
+/**
+ * Which cap a calendar's read reached: its size (`bytes`: not read at all), an event's
+ * occurrences in the window, the feed's occurrences, or the time its expansion may take
+ * (lib/calendar/work-budget.ts). Shown to the person beside that calendar.
+ */
+export type FeedLimit = "bytes" | "event_occurrences" | "feed_occurrences" | "time_budget";
+
+export interface TooLargeMark {
+  limit: FeedLimit;
+  /** The cap's value at the time: bytes, occurrences, or milliseconds. */
+  cap: number;
+  /** When the read ran, epoch ms. */
+  at: number;
 }
 
 /** A source's push channel as its upkeep (lib/app/push-*.ts) records it. */

@@ -49,17 +49,15 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 export async function startStack(options: StackOptions): Promise<LocalStack> {
   const log = options.log ?? silentLog;
   const time = options.time ?? { mode: "real" };
-  const onTaskError = (error: unknown) =>
-    log.error("scheduled task failed", {
-      error: error instanceof Error ? error.message : String(error),
-    });
+  const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  const onTaskError = (e: unknown) => log.error("scheduled task failed", { error: messageOf(e) });
   const closers: Array<() => Promise<void> | void> = [];
   const closeAll = async () => {
     for (const close of closers.reverse()) {
       try {
         await close();
       } catch (error: unknown) {
-        log.warn("close failed", { error: error instanceof Error ? error.message : String(error) });
+        log.warn("close failed", { error: messageOf(error) });
       }
     }
   };
@@ -272,6 +270,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       },
     );
 
+    closers.push(() => runtime.close()); // closed first: running work stops, Ctrl-C exits at once
     // Manual time: sweep the emulator at each status's expiry instant, as its timer would.
     const sweepsAt = new Set<number>();
     const scheduleExpirySweeps = () => {

@@ -33,6 +33,10 @@ describe("statuspilot bench --quick", () => {
     expect(err).not.toMatch(/bench \w+ failed/);
     expect(code).toBe(0);
     expect(out).toContain("all three identical: yes");
+    // Beside the calendar table, a feed's bounded work: the real-shaped feed, read in full, and
+    // the worst one under the caps, stopped at its (quick) CPU budget.
+    expect(out).toMatch(/^real-shaped, 2,000 events\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+none\s/m);
+    expect(out).toMatch(/^worst under the caps: .*\s+time_budget\s+\d+\s*$/m);
     expect(out).toMatch(/^transitionWorker\s+\d/m);
     const perUser = out.match(/^100 users, per-user token\s+.*$/m)?.[0] ?? "";
     expect(perUser.split(/\s{2,}/).slice(4, 7)).toEqual(["1", "0", "yes"]);

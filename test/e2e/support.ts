@@ -2,8 +2,10 @@ import { createHmac } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadWorkspace } from "#emulator/server";
+import type { Workspace } from "#emulator/workspace";
 import { systemClock } from "#lib/app/compose/system-clock";
 import { ManualClock } from "#lib/core/clock";
+import type { Log } from "#lib/core/ports";
 import { type DemoEvent, renderIcs } from "#lib/local/demo-feed";
 import { startIcsServer } from "#lib/local/ics-server";
 import { formatLiveEvent, type LiveEvent } from "#lib/local/live-log";
@@ -44,7 +46,15 @@ export interface E2e {
  */
 export async function startE2e(
   feeds: Record<string, { tz: string; events: DemoEvent[]; rules?: Record<string, unknown> }>,
-  opts: { realTime?: boolean; installed?: boolean; stateDir?: string } = {},
+  opts: {
+    realTime?: boolean;
+    installed?: boolean;
+    stateDir?: string;
+    /** Users the demo workspace gets besides its own, each with a token issued to Statuspilot. */
+    moreUsers?: string[];
+    /** Where the handlers' log records go (the stack's own diagnostics stay silent). */
+    appLog?: Log;
+  } = {},
 ): Promise<E2e> {
   const clock = opts.realTime ? undefined : new ManualClock(T0);
   const origin = clock?.now() ?? systemClock.now();
@@ -54,7 +64,10 @@ export async function startE2e(
       Object.entries(feeds).map(([u, f]) => [`/${u}.ics`, renderIcs(f.events, origin)]),
     ),
   });
-  const workspace = loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json"));
+  const workspace = withUsers(
+    loadWorkspace(path.join(repoRoot, "emulator/demo-workspace.json")),
+    opts.moreUsers ?? [],
+  );
   const stack = await startStack({
     workspace,
     users: Object.entries(opts.installed === false ? {} : feeds).map(([user, f]) => ({
@@ -70,6 +83,7 @@ export async function startE2e(
     emulatorPort: 0,
     time: clock === undefined ? { mode: "real" } : { mode: "manual", clock },
     ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
+    ...(opts.appLog !== undefined ? { appLog: opts.appLog } : {}),
   });
   return {
     url: stack.url,
@@ -82,6 +96,34 @@ export async function startE2e(
       await stack.close();
       await ics.close();
     },
+  };
+}
+
+/** The workspace with `users` added: members in its zone, each holding a Statuspilot token. */
+function withUsers(workspace: Workspace, users: string[]): Workspace {
+  return {
+    ...workspace,
+    users: [
+      ...workspace.users,
+      ...users.map((id) => ({
+        id,
+        name: id.toLowerCase(),
+        role: "member" as const,
+        tz: "Europe/Berlin",
+        profile: { real_name: `User ${id}`, email: `${id.toLowerCase()}@demo.example` },
+      })),
+    ],
+    tokens: [
+      ...workspace.tokens,
+      ...users.map((user) => ({
+        token: `xoxp-statuspilot-${user}`,
+        type: "user" as const,
+        user,
+        scopes: ["users.profile:write", "users.profile:read"],
+        state: "active" as const,
+        app: STATUSPILOT_APP,
+      })),
+    ],
   };
 }
 
@@ -137,7 +179,7 @@ interface Hook {
 }
 
 /** The generic push hook of a user's source, as the stack lists it over HTTP. */
-export async function hookOf(e: E2e, user: string, sourceId = "cal1"): Promise<Hook> {
+export async function hookOf(e: Pick<E2e, "url">, user: string, sourceId = "cal1"): Promise<Hook> {
   const { hooks } = (await getJson(`${e.url}/_local/hooks`)) as { hooks: Hook[] };
   const hook = hooks.find((h) => h.user === user && h.sourceId === sourceId);
   if (!hook) throw new Error(`no hook for ${user}/${sourceId}`);
@@ -231,6 +273,18 @@ export async function publishAndPush(
   const now = await nowOf(e);
   const put = await fetch(e.feedUrl(user), { method: "PUT", body: renderIcs(events, now) });
   if (put.status !== 204) throw new Error(`feed PUT answered ${put.status}`);
+  await pushHook(e, user, tz, now);
+  await settle(e);
+  return now;
+}
+
+/** Signs and sends a push of the user's generic hook at `now` (the stack's clock). */
+export async function pushHook(
+  e: Pick<E2e, "url">,
+  user: string,
+  tz: string,
+  now: number,
+): Promise<void> {
   const hook = await hookOf(e, user);
   const body = JSON.stringify({ changed: hook.sourceId, tz });
   const ts = Math.floor(now / 1000);
@@ -246,8 +300,6 @@ export async function publishAndPush(
   });
   if (res.status !== 200)
     throw new Error(`generic hook answered ${res.status}: ${await res.text()}`);
-  await settle(e);
-  return now;
 }
 
 export const event = (uid: string, summary: string, start: number, end: number): DemoEvent => ({

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { ResolveHost } from "#lib/calendar/feed-fetch";
 import type { PinnedFetch } from "#lib/calendar/pinned-connection";
-import type { Clock } from "#lib/core/clock";
+import type { Clock, WorkTimer } from "#lib/core/clock";
 import type { Queue, TokenVault } from "#lib/core/ports";
 import type { ChannelKind } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
@@ -146,6 +146,11 @@ export interface AppOverrides {
   beforeDynamoCall?: (operation: string) => void;
   /** The lifetime asked for push channels (soaks use short ones); the providers' default else. */
   pushTtlMs?: number;
+  /**
+   * Times each feed's expansion and lets it give way (the system's monotonic timer by default);
+   * the local stack's refuses to resume one whose invocation ended.
+   */
+  workTimer?: WorkTimer;
   /**
    * How far the tick looks ahead (70 s by default: the minute between ticks plus a margin); a
    * local stack that ticks less often looks ahead as far, so that what falls due between its

@@ -6,6 +6,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Queue, StatusGateway, TokenVault } from "#lib/core/ports";
 import { buildTimeline } from "#lib/core/timeline";
+import { callTimeLeftMs } from "#lib/service/call-deadline";
 import { DynamoOneTimeMarks } from "#lib/store/dynamo-one-time-marks";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { DynamoStore } from "#lib/store/dynamo-store";
@@ -33,7 +34,7 @@ import type { App, AppOverrides, AppSource } from "./app";
 import { createLog } from "./logger";
 import { type AppModules, loaderOf } from "./modules";
 import { SqsQueue } from "./sqs-queue";
-import { systemClock } from "./system-clock";
+import { systemClock, systemWorkTimer } from "./system-clock";
 import { createUseCases, type UseCaseDeps } from "./use-cases";
 /**
  * A deployed function's App: the environment read once and composed on the first invocation,
@@ -178,6 +179,9 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       openAddress(tokens, key, { ...stored, id: sourceId }),
     metrics,
     ...(anyConnectable ? { connected: connect.sync } : {}),
+    workTimer: parts.workTimer ?? systemWorkTimer,
+    // The queue chain's per-record deadline (functions/shared/queue.ts), when there is one.
+    timeLeftMs: callTimeLeftMs,
   };
 
   const syncGate = new DynamoSyncGate(dynamo, config.TABLE_NAME);
@@ -260,13 +264,18 @@ function lazyKmsVault(
   };
 }
 
-/** lib/calendar's expand, loaded on the first sync (ical.js is most of the sync's bundle). */
+/**
+ * lib/calendar's expand, loaded on the first sync (ical.js is most of the sync's bundle): paced,
+ * giving way to the event loop, when the sync times it.
+ */
 function lazyExpand(
   loadCalendar: NonNullable<AppModules["calendar"]>,
 ): (...args: Parameters<ExpandFn>) => Promise<Expansion> {
-  let expandFn: ExpandFn | undefined;
-  return async (...args) => {
-    expandFn ??= (await loadCalendar()).expand;
-    return expandFn(...args);
+  let calendar: Awaited<ReturnType<typeof loadCalendar>> | undefined;
+  return async (text, { pace, ...opts }) => {
+    calendar ??= await loadCalendar();
+    return pace !== undefined
+      ? calendar.expandPaced(text, { ...opts, pace })
+      : calendar.expand(text, opts);
   };
 }

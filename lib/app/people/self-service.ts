@@ -1,5 +1,5 @@
 import { sourceUrlProblem } from "#lib/calendar/source-rules";
-import type { OutOfOfficeEntry, SourceRecord } from "#lib/core/records";
+import type { OutOfOfficeEntry, SourceRecord, TooLargeMark } from "#lib/core/records";
 import { type UserRules, userRulesSchema, userRulesSchemaKnowing } from "#lib/core/rules";
 import type { Block, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
@@ -17,8 +17,17 @@ export interface SelfView {
   sessionEpoch: number | undefined;
   /** Whether the token works, from the status record's re-authorisation flag. */
   connection: "connected" | "revoked" | "expired";
-  /** `name`: the calendar's own name, once a read found one. */
-  calendars: { id: string; label: string; name?: string; lastReadAt?: number }[];
+  /**
+   * `name`: the calendar's own name, once a read found one. `tooLarge`: the last read reached a
+   * cap (the page says which, beside the calendar).
+   */
+  calendars: {
+    id: string;
+    label: string;
+    name?: string;
+    lastReadAt?: number;
+    tooLarge?: TooLargeMark;
+  }[];
   /** The merged timeline from now on (and what shows now). */
   timeline: Block[];
   rules: UserRules;
@@ -44,6 +53,7 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
       label: `${s.kind === "ics" ? "ICS calendar" : s.kind} ${i + 1} (${shownAddress(s)})`,
       ...(s.name !== undefined ? { name: s.name } : {}),
       ...(s.syncedAt !== undefined ? { lastReadAt: s.syncedAt } : {}),
+      ...(s.tooLarge !== undefined ? { tooLarge: s.tooLarge } : {}),
     })),
     timeline: timelineOf(ctx.log, snap, now),
     rules: rulesOf(ctx.log, user),

@@ -122,7 +122,7 @@ async function sealPlainAddresses(
   return written;
 }
 
-/** Records a source's check (its validators and when it ran). */
+/** Records a source's check (its validators, when it ran, and whether it reached a cap). */
 export async function recordSourceSync(
   ctx: UseCaseContext,
   key: UserKey,
@@ -131,6 +131,13 @@ export async function recordSourceSync(
 ): Promise<void> {
   await mutateUser(ctx, key, (u) => ({
     ...u,
-    sources: u.sources.map((s) => (s.id === sourceId ? { ...s, ...sync } : s)),
+    sources: u.sources.map((s) => (s.id === sourceId ? withCheck(s, sync) : s)),
   }));
+}
+
+/** A source with a check recorded: a null `tooLarge` clears the mark, an absent one keeps it. */
+function withCheck(source: SourceRecord, { tooLarge, ...sync }: SourceSyncInput): SourceRecord {
+  const { tooLarge: before, ...rest } = source;
+  const mark = tooLarge === undefined ? before : (tooLarge ?? undefined);
+  return { ...rest, ...sync, ...(mark !== undefined ? { tooLarge: mark } : {}) };
 }

@@ -1,12 +1,13 @@
 // lib/app/sync: reading calendars into timelines: which sources are due, one read of a source,
 // coalesced pushes, the check of a new address.
+import { MAX_FEED_BYTES } from "#lib/calendar/feed-body";
 import type { FeedAddressGuard } from "#lib/calendar/feed-fetch";
 import type { ExpandFn, SourceValidators } from "#lib/calendar/providers/provider";
 import { findProvider, type SourceKind } from "#lib/calendar/providers/registry";
-import type { Clock } from "#lib/core/clock";
+import type { Clock, WorkTimer } from "#lib/core/clock";
 import { fnv1a } from "#lib/core/hash";
 import type { Log, Metrics } from "#lib/core/ports";
-import type { SourceRecord } from "#lib/core/records";
+import type { SourceRecord, TooLargeMark } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
 import type { Block, Occurrence, UserKey } from "#lib/core/types";
 import { type ConnectedSync, readConnectedSource } from "../connect/connected-sync";
@@ -45,12 +46,15 @@ export interface SyncSourceView {
  * content), so the 15-minute poll index and the `already_synced` check count from the last check.
  */
 export interface SourceSyncRecord {
-  syncedAt: number;
+  /** Absent on a record of a calendar that was not read (too large): its last read stands. */
+  syncedAt?: number;
   etag?: string;
   lastModified?: string;
   hash?: string;
   /** A connected source's incremental-read cursor (Google nextSyncToken). */
   cursor?: string;
+  /** The cap the read reached; null: it was read in full (a mark left from before goes). */
+  tooLarge?: TooLargeMark | null;
   /** The calendar's display name, when the read found one. */
   name?: string;
 }
@@ -82,7 +86,20 @@ export interface SyncDeps {
    * in clear can be checked quickly.
    */
   openAddress?: (stored: KnownSource, of: { key: UserKey; sourceId: string }) => Promise<string>;
+  /**
+   * Times the expansion against its budget (lib/calendar/work-budget.ts) and lets it give way
+   * to the event loop; without it, the expansion runs untimed.
+   */
+  workTimer?: WorkTimer;
+  /**
+   * Milliseconds left before the invocation's deadline (the queue chain's per-record one), or
+   * undefined outside one: the fetch and the expansion stop in time to record the outcome.
+   */
+  timeLeftMs?: () => number | undefined;
 }
+
+/** Kept back from the deadline for what follows the expansion: the timeline and the record. */
+export const SYNC_FINISH_RESERVE_MS = 1_500;
 
 const addressInClear = async (stored: KnownSource): Promise<string> => {
   if (stored.url === undefined) throw new Error("no way to open a sealed address");
@@ -108,7 +125,7 @@ export interface SyncLimits {
 
 const DAY = 86_400_000;
 export const DEFAULT_SYNC_LIMITS: SyncLimits = {
-  maxBytes: 10 * 1024 * 1024,
+  maxBytes: MAX_FEED_BYTES,
   timeoutMs: 10_000,
   pastMs: DAY,
   futureMs: 14 * DAY,
@@ -161,6 +178,11 @@ export async function syncSource(
   const key: UserKey = { team: msg.team, user: msg.user };
   const logData = { user: msg.user, team: msg.team, sourceId: msg.sourceId, reason: msg.reason };
   const now = deps.clock.now();
+  const timeLeft = deps.timeLeftMs?.();
+  const workLeft = timeLeft === undefined ? undefined : timeLeft - SYNC_FINISH_RESERVE_MS;
+  const timer = deps.workTimer;
+  const stopBy =
+    timer !== undefined && workLeft !== undefined ? timer.elapsedMs() + workLeft : undefined;
   let loaded: Promise<SyncSourceView | undefined> | undefined;
   const loadFull = () => {
     loaded ??= deps.loadSource(key, msg.sourceId);
@@ -210,14 +232,18 @@ export async function syncSource(
       ...(nextLastModified !== undefined ? { lastModified: nextLastModified } : {}),
     });
   };
-  /** The calendar changed on a quick check: expand it in its owner's zone, read now. */
-  const expand: ExpandFn = quick
-    ? async (text, opts) => {
-        const full = await loadFull();
-        if (full === undefined) throw new SourceGone();
-        return deps.expand(text, { ...opts, userZone: full.tz, userEmails: full.emails });
-      }
-    : deps.expand;
+  /**
+   * Expands on the work timer, stopping by the deadline; on a quick check the calendar changed,
+   * so it is expanded in its owner's zone, read now.
+   */
+  const expand: ExpandFn = async (text, opts) => {
+    const pace = timer && { timer, ...(stopBy !== undefined ? { stopBy } : {}) };
+    const paced = { ...opts, ...(pace !== undefined ? { pace } : {}) };
+    if (!quick) return deps.expand(text, paced);
+    const full = await loadFull();
+    if (full === undefined) throw new SourceGone();
+    return deps.expand(text, { ...paced, userZone: full.tz, userEmails: full.emails });
+  };
 
   const provider = findProvider(source.kind ?? "ics");
   if (provider === undefined) {
@@ -272,7 +298,8 @@ export async function syncSource(
             fetch: deps.fetch,
             expand,
             maxBytes: limits.maxBytes,
-            timeoutMs: limits.timeoutMs,
+            // Never past the invocation's deadline: a feed that drips fails alone, in time.
+            timeoutMs: Math.max(0, Math.min(limits.timeoutMs, workLeft ?? limits.timeoutMs)),
             ...(deps.addressGuard !== undefined ? { addressGuard: deps.addressGuard } : {}),
           },
         )
@@ -285,6 +312,11 @@ export async function syncSource(
   if (read.kind === "skipped") {
     failed();
     deps.log.warn(read.message, { ...logData, ...read.detail });
+    if (read.reason === "too_large") {
+      // Not read at all: its owner is told why beside the calendar (lib/web/pages).
+      const tooLarge: TooLargeMark = { limit: "bytes", cap: limits.maxBytes, at: now };
+      await deps.recordSourceSync(key, msg.sourceId, { tooLarge });
+    }
     return { kind: "skipped", reason: read.reason };
   }
   if (read.kind === "unchanged") {
@@ -304,8 +336,12 @@ export async function syncSource(
     deps.log.warn("sync skipped: unknown source", logData);
     return { kind: "skipped", reason: "unknown_source" };
   }
-  const { occurrences, skipped, warnings } = read;
+  const { occurrences, skipped, warnings, truncated, spentMs } = read;
   const { hash, etag } = read.validators;
+  const cost = spentMs !== undefined ? { expansionCpuMs: Math.round(spentMs) } : {};
+  if (truncated !== undefined) {
+    deps.log.warn("calendar too large: read up to its cap", { ...logData, ...truncated, ...cost });
+  }
   for (const item of skipped.slice(0, 20))
     deps.log.info("calendar item skipped", { ...logData, item });
   for (const item of warnings.slice(0, 20))
@@ -327,8 +363,14 @@ export async function syncSource(
     syncedAt: now,
     ...read.validators,
     ...(cursor !== undefined ? { cursor } : {}),
+    tooLarge: truncated !== undefined ? { ...truncated, at: now } : null,
     ...(read.name !== undefined ? { name: read.name } : {}),
   });
-  deps.log.info("timeline applied", { ...logData, blocks: blocks.length, skipped: skipped.length });
+  deps.log.info("timeline applied", {
+    ...logData,
+    blocks: blocks.length,
+    skipped: skipped.length,
+    ...cost,
+  });
   return { kind: "applied", blocks: blocks.length, skipped: skipped.length };
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { feedName, icsCalendarName } from "../calendar-name";
+import { FeedBodyTooLarge, readBodyCapped } from "../feed-body";
 import { fetchFeed } from "../feed-fetch";
 import { sourceUrlProblem } from "../source-rules";
 import { SyncError } from "./errors";
@@ -21,39 +22,6 @@ export const icsProvider = {
   fetchWindow: fetchIcsWindow,
   sourceAddressProblem: sourceUrlProblem,
 } as const satisfies CalendarProvider;
-
-class FeedTooLarge extends Error {
-  override name = "FeedTooLarge";
-}
-
-/** Reads a body, aborting as soon as it passes the cap, so a huge feed never sits in memory. */
-async function readCapped(
-  response: Response,
-  maxBytes: number,
-  abort: () => void,
-): Promise<string> {
-  const declared = Number(response.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    abort();
-    throw new FeedTooLarge(`declared ${declared} bytes`);
-  }
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      abort();
-      await reader.cancel().catch(() => undefined);
-      throw new FeedTooLarge(`more than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** Only scheme and host reach the logs: a feed URL's path is its secret. */
 export const redactUrl = (url: string): string => {
@@ -137,9 +105,9 @@ export async function fetchIcsWindow(
       };
     }
     try {
-      text = await readCapped(response, deps.maxBytes, () => controller.abort());
+      text = await readBodyCapped(response, deps.maxBytes, () => controller.abort());
     } catch (error: unknown) {
-      if (error instanceof FeedTooLarge) {
+      if (error instanceof FeedBodyTooLarge) {
         return {
           kind: "skipped",
           reason: "too_large",
@@ -162,7 +130,7 @@ export async function fetchIcsWindow(
   const validators = validatorsOf(response);
   if (known?.hash === hash) return { kind: "unchanged", reason: "same_content", validators };
   const { etag, lastModified } = validators;
-  const { occurrences, skipped, warnings } = await deps.expand(text, {
+  const { occurrences, skipped, warnings, truncated, spentMs } = await deps.expand(text, {
     from: window.from,
     to: window.to,
     userZone: source.tz,
@@ -175,6 +143,8 @@ export async function fetchIcsWindow(
     occurrences,
     skipped,
     warnings: warnings ?? [],
+    ...(truncated !== undefined ? { truncated } : {}),
+    ...(spentMs !== undefined ? { spentMs } : {}),
     // A fetched calendar records only validators with a value.
     validators: { hash, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) },
   };

@@ -4,6 +4,7 @@ import type { Occurrence } from "#lib/core/types";
 import type { WebhookReply, WebhookRequest } from "#lib/http/request";
 import type { FeedAddressGuard } from "../feed-fetch";
 import type { SourceAddressPolicy } from "../source-rules";
+import type { ExpansionLimit, ExpansionPace } from "../work-budget";
 
 /**
  * The contract every calendar provider fulfils: how a source of its kind is read over a window
@@ -84,6 +85,10 @@ export interface Expansion {
   skipped: Array<{ reason: string; uid?: string }>;
   /** What the feed got wrong but was read anyway (a guessed time zone, a dropped line). */
   warnings?: Array<{ message: string; uid?: string; tzid?: string }>;
+  /** The cap the feed reached (lib/calendar/work-budget.ts): it was read up to it. */
+  truncated?: { limit: ExpansionLimit; cap: number };
+  /** The CPU milliseconds the expansion cost, when it was timed. */
+  spentMs?: number;
 }
 
 /**
@@ -92,7 +97,14 @@ export interface Expansion {
  */
 export type ExpandFn = (
   icsText: string,
-  opts: { from: number; to: number; userZone: string; userEmails?: string[] },
+  opts: {
+    from: number;
+    to: number;
+    userZone: string;
+    userEmails?: string[];
+    /** Times the expansion against its budget and deadline, and lets it give way. */
+    pace?: ExpansionPace;
+  },
 ) => Expansion | Promise<Expansion>;
 
 /** What a provider's read may use. */
@@ -120,6 +132,10 @@ export type WindowFetch =
       skipped: Expansion["skipped"];
       warnings: NonNullable<Expansion["warnings"]>;
       validators: SourceValidators & { hash: string };
+      /** The cap the calendar reached: it was read up to it. */
+      truncated?: Expansion["truncated"];
+      /** The CPU milliseconds its expansion cost, when it was timed. */
+      spentMs?: number;
     }
   | {
       kind: "unchanged";

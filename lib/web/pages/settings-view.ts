@@ -6,6 +6,7 @@ import {
   type ZoneRules,
   zonedMidnight,
 } from "#lib/calendar/zones";
+import type { TooLargeMark } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
 import { desiredAt, nextTransitionAfter } from "#lib/core/timeline";
 import type { Block } from "#lib/core/types";
@@ -110,4 +111,20 @@ function parseDate(value: string): number | undefined {
   // A day past the month's end (or 00) rolls into another month.
   if (y < 1970 || new Date(at).getUTCMonth() !== mo - 1) return undefined;
   return at;
+}
+
+const count = (n: number): string => new Intl.NumberFormat("en-GB").format(n);
+
+/** Why a calendar is not read in full, in words for its owner (beside it on the page). */
+export function tooLargeProblem(mark: TooLargeMark): string {
+  switch (mark.limit) {
+    case "bytes":
+      return `This calendar is larger than ${count(Math.round(mark.cap / 1024 / 1024))} MB, so it is not read: nothing of it shows in your status.`;
+    case "event_occurrences":
+      return `This calendar is too large to read in full: an event in it repeats more than ${count(mark.cap)} times in two weeks. Only its first ${count(mark.cap)} are used.`;
+    case "feed_occurrences":
+      return `This calendar is too large to read in full: it has more than ${count(mark.cap)} events in the next two weeks. Only the first ${count(mark.cap)} are used.`;
+    case "time_budget":
+      return `This calendar is too large to read in full: reading it takes more than ${count(mark.cap / 1000)} seconds. Only what was read in that time is used.`;
+  }
 }

@@ -73,6 +73,8 @@ export interface StackOptions {
   tokens?: AppOverrides["tokens"];
   /** Puts something between the App and dynalite (e.g. a counting proxy): its endpoint. */
   dynamoVia?: (endpoint: string) => Promise<string>;
+  /** The timer feeds' expansions are held to their CPU budget with (the system's by default). */
+  workTimer?: AppOverrides["workTimer"];
 }
 
 /**
@@ -112,6 +114,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       ...(options.fetchPinned ? { fetchPinned: options.fetchPinned } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),
+      ...(options.workTimer ? { workTimer: options.workTimer } : {}),
     },
   );
   return {

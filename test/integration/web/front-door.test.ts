@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CookieJar, csrfOf, type FrontDoorStack, startFrontDoor, visit } from "./support";
+import {
+  CookieJar,
+  csrfOf,
+  type FrontDoorStack,
+  installUser,
+  startFrontDoor,
+  visit,
+} from "./support";
 
 // The front door over plain HTTP, against the emulator's OAuth v2. What is expected comes from
 // the issue's rules: a signed single-use state, a session cookie that alone decides who acts,
@@ -15,20 +22,7 @@ afterEach(async () => {
   await stack.close();
 });
 
-/** /install → the emulator's authorize page with `as` → the callback; the callback's answer. */
-async function installAs(user: string, jar = new CookieJar()) {
-  const install = await visit(jar, `${stack.web}/install`);
-  expect(install.status).toBe(302);
-  const authorize = new URL(install.headers.get("location") ?? "");
-  authorize.searchParams.set("as", user);
-  const consent = await visit(jar, authorize.href);
-  expect(consent.status).toBe(302);
-  const callbackUrl = consent.headers.get("location") ?? "";
-  // The browser as it was before the callback: still holding the install's binding cookie.
-  const beforeCallback = jar.copy();
-  const callback = await visit(jar, callbackUrl);
-  return { jar, install, authorize, callbackUrl, callback, beforeCallback };
-}
+const installAs = (user: string, jar = new CookieJar()) => installUser(stack, user, jar);
 
 async function settingsOf(jar: CookieJar): Promise<{ status: number; html: string }> {
   const res = await visit(jar, `${stack.web}/settings`);

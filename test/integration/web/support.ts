@@ -41,6 +41,8 @@ class RecordingQueue<M> implements Queue<M> {
 export interface FrontDoorStack {
   web: string;
   calendarUrl: string;
+  /** The calendar server's origin. */
+  calendarBase: string;
   app: App;
   clock: ManualClock;
   dynamo: LocalDynamo;
@@ -86,8 +88,18 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
   return Buffer.concat(chunks).toString("utf8");
 };
 
-/** `modules`: what the web function was given (every module unless told otherwise). */
-export async function startFrontDoor(opts: { modules?: AppModules } = {}): Promise<FrontDoorStack> {
+/**
+ * `feeds`: what the calendar server serves at other paths (by path), `gzipFeeds` gzipped bodies
+ * (sent with `content-encoding: gzip`); DEMO_ICS elsewhere. `modules`: what the web function was
+ * given (every module unless told otherwise).
+ */
+export async function startFrontDoor(
+  opts: {
+    feeds?: Record<string, string>;
+    gzipFeeds?: Record<string, Buffer>;
+    modules?: AppModules;
+  } = {},
+): Promise<FrontDoorStack> {
   const clock = new ManualClock(T0);
   const dynamo = await startDynalite();
   const { createHandler } = await import("#functions/http/web");
@@ -112,8 +124,18 @@ export async function startFrontDoor(opts: { modules?: AppModules } = {}): Promi
   };
   const emulator = await startEmulator({ workspace, port: 0, clock, expirySweepMs: 0 });
   let calendarReads = 0;
-  const calendar = createServer((_req, res) => {
+  const calendar = createServer((req, res) => {
     calendarReads += 1;
+    const gzipped = opts.gzipFeeds?.[req.url ?? ""];
+    if (gzipped !== undefined) {
+      res.writeHead(200, { "content-type": "text/calendar", "content-encoding": "gzip" });
+      return void res.end(gzipped);
+    }
+    const feed = opts.feeds?.[req.url ?? ""];
+    if (feed !== undefined) {
+      res.writeHead(200, { "content-type": "text/calendar" });
+      return void res.end(feed);
+    }
     res.writeHead(200, { "content-type": "text/calendar", etag: DEMO_ICS_ETAG });
     res.end(DEMO_ICS);
   });
@@ -181,6 +203,7 @@ export async function startFrontDoor(opts: { modules?: AppModules } = {}): Promi
   return {
     web,
     calendarUrl: `${calendarBase}/secret-calendar-7f3a/basic.ics`,
+    calendarBase,
     calendarReads: () => calendarReads,
     app: built,
     clock,
@@ -275,13 +298,22 @@ export const csrfOf = (html: string): string => {
   return token;
 };
 
-/** `user` installs Statuspilot: /install, the emulator's consent as them, the callback. */
-export async function signedInAs(stack: FrontDoorStack, user: string): Promise<CookieJar> {
-  const jar = new CookieJar();
+/** /install → the emulator's authorize page with `as` → the callback; the callback's answer. */
+export async function installUser(stack: FrontDoorStack, user: string, jar = new CookieJar()) {
   const install = await visit(jar, `${stack.web}/install`);
+  if (install.status !== 302) throw new Error(`/install answered ${install.status}`);
   const authorize = new URL(install.headers.get("location") ?? "");
   authorize.searchParams.set("as", user);
   const consent = await visit(jar, authorize.href);
-  await visit(jar, consent.headers.get("location") ?? "");
-  return jar;
+  if (consent.status !== 302) throw new Error(`the consent answered ${consent.status}`);
+  const callbackUrl = consent.headers.get("location") ?? "";
+  // The browser as it was before the callback: still holding the install's binding cookie.
+  const beforeCallback = jar.copy();
+  const callback = await visit(jar, callbackUrl);
+  return { jar, install, authorize, callbackUrl, callback, beforeCallback };
+}
+
+/** `user` installs Statuspilot: /install, the emulator's consent as them, the callback. */
+export async function signedInAs(stack: FrontDoorStack, user: string): Promise<CookieJar> {
+  return (await installUser(stack, user)).jar;
 }

@@ -25,6 +25,7 @@ import type { Block } from "#lib/core/types";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const ics = readFileSync(path.join(repoRoot, "test/fixtures/events/team.ics"), "utf8");
 const NOW = Date.UTC(2026, 0, 1, 12, 0);
+const DAY_MS = 86_400_000;
 const msg = { team: "T0DEMO", user: "U001", sourceId: "office", reason: "push" } as const;
 
 let server: Server;
@@ -256,6 +257,27 @@ describe("syncSource", () => {
     const h = harness({ url: `${base}/huge.ics` }, { maxBytes: 256 * 1024 });
     expect(await syncSource(h.deps, msg)).toEqual({ kind: "skipped", reason: "too_large" });
     expect(h.applied).toEqual([]);
+  });
+
+  it("marks a feed over the size cap too large for its owner, keeping its last read time", async () => {
+    const h = harness(
+      { url: `${base}/huge.ics`, syncedAt: NOW - DAY_MS },
+      { maxBytes: 256 * 1024 },
+    );
+    expect(await syncSource(h.deps, msg)).toEqual({ kind: "skipped", reason: "too_large" });
+    expect(h.records).toEqual([{ tooLarge: { limit: "bytes", cap: 256 * 1024, at: NOW } }]);
+  });
+
+  it("gives up on a feed that does not answer by the invocation's deadline, not its own timeout", async () => {
+    // Prepare: 1.7 s left to the deadline, 1.5 s of it kept to record the outcome.
+    const slow = harness({ url: `${base}/slow.ics` }, { timeoutMs: 10_000 });
+    const started = performance.now();
+    // Act
+    const outcome = syncSource({ ...slow.deps, timeLeftMs: () => 1_700 }, msg);
+    // Assess
+    await expect(outcome).rejects.toMatchObject({ name: "SyncError", code: "timeout" });
+    expect(performance.now() - started).toBeLessThan(1_500);
+    expect(slow.records).toEqual([]);
   });
 
   it("skips a feed that is gone, and fails retryably on a timeout", async () => {
