@@ -6,6 +6,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Queue, StatusGateway, TokenVault } from "#lib/core/ports";
 import { buildTimeline } from "#lib/core/timeline";
+import { DynamoAgendaStore } from "#lib/store/dynamo-agenda-store";
 import { DynamoOneTimeMarks } from "#lib/store/dynamo-one-time-marks";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { DynamoStore } from "#lib/store/dynamo-store";
@@ -134,6 +135,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       { clock, fetch: fetchFn, log, tokens },
       loaderOf(modules, "oauth"),
     ),
+    agenda: new DynamoAgendaStore(dynamo, config.TABLE_NAME),
   });
   const pilot = createUseCases(pilotDeps, parts.decorateReconcile);
   const deferredCommands = createDeferredReconcileUseCases(pilotDeps);
