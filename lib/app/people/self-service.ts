@@ -1,7 +1,7 @@
 import { sourceUrlProblem } from "#lib/calendar/source-rules";
+import { occurrencesOf } from "#lib/core/agenda";
 import type { OutOfOfficeEntry, SourceRecord } from "#lib/core/records";
 import { type UserRules, userRulesSchema, userRulesSchemaKnowing } from "#lib/core/rules";
-import { occurrencesOf } from "#lib/core/agenda";
 import type { SourceKind } from "#lib/core/source-kinds";
 import type { Block, Occurrence, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";

@@ -47,6 +47,9 @@ export const ruleField = (...path: readonly (string | number)[]): string => {
     .join("_");
 };
 
+/** The name of the checkbox for `value` in a list of checkboxes named `list`. */
+export const listItemField = (list: string, value: string): string => `${list}_${value}`;
+
 /**
  * The rules form's field a JSON pointer into the rules names (`/rules/focus/emoji` →
  * `focus_emoji`), by the same derivation as the fields' names; undefined outside `prefix`.

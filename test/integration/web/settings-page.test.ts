@@ -75,7 +75,7 @@ describe("a calendar just added (issue 28 item 6)", () => {
     expect(html).toContain("Calendar added and read");
     expect(html).not.toContain("appear within a minute");
     const today = sectionText(html, "today");
-    expect(today).toContain("09:50–10:50 :spiral_calendar_pad: In a meeting (now)");
+    expect(today).toContain("09:50–10:50 \u{1F5D3}\uFE0F In a meeting (now)");
     expect(today).not.toContain("Nothing on your calendars today");
     const calendars = sectionText(html, "calendars");
     expect(calendars).toContain("Last read Mon, 5 Jan 2026, 10:00");
