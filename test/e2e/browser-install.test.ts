@@ -65,7 +65,8 @@ describe("installing Statuspilot in a browser", () => {
     // The read that checked the address is its first sync: the page it lands on shows it.
     // Assess: the calendar is listed and today's timeline has the stand-up (11:59 in Berlin)
     const calendars = await sectionText("calendars");
-    expect(calendars).toContain("ICS calendar 1 (http://127.0.0.1");
+    expect(calendars).toContain("Statuspilot demo");
+    expect(calendars).toContain("ICS feed, http://127.0.0.1");
     expect(calendars).not.toContain("No calendar yet");
     const today = await sectionText("today");
     expect(today).toContain("11:59–11:59 \u{1F5D3}\uFE0F In a meeting");

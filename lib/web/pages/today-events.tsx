@@ -25,7 +25,7 @@ export function TodayEvents(props: {
               <div>
                 {e.allDay ? "All day " : `${time(e.start)}–${time(e.end)} `}
                 <span class="title">{e.title === "" ? "(no title)" : e.title}</span>
-              </div>
+              </div>{" "}
               <div class="muted">
                 {e.status !== undefined ? `${statusLine(e.status)} · ${e.rule}` : e.rule}
               </div>
