@@ -130,7 +130,9 @@ async function settingsHtml(
     ...listed,
     today: {
       ...todayView(view.timeline, now, view.tz),
-      events: todayEventsView(occurrences, view.rules, now, view.tz, names),
+      ...(occurrences !== undefined
+        ? { events: todayEventsView(occurrences, view.rules, now, view.tz, names) }
+        : {}),
     },
     rules: rulesView(view.rules),
     ...(view.dndGranted ? {} : { dndReconnect: true }),

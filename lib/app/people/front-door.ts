@@ -24,7 +24,7 @@ export interface SelfServiceUseCases {
   completeInstall(input: InstallInput): Promise<InstallOutcome>;
   selfView(key: UserKey): Promise<SelfView | undefined>;
   /** The events near today of these calendars of the person's, for the page's "Today". */
-  agenda(key: UserKey, sourceIds: readonly string[]): Promise<Occurrence[]>;
+  agenda(key: UserKey, sourceIds: readonly string[]): Promise<Occurrence[] | undefined>;
   setPaused(key: UserKey, paused: boolean): Promise<void>;
   saveRules(key: UserKey, rules: unknown): Promise<void>;
   /** Checks, fetches once and saves a secret ICS address; that read is its first sync. */

@@ -85,14 +85,15 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
 /**
  * The events near today of the calendars `sourceIds` (the person's own), as each one's last
  * sync kept them (lib/core/agenda.ts), stamped with their calendar: what the settings page
- * explains. None without an agenda store, or before a calendar's first sync.
+ * explains. Undefined without an agenda store (nothing is known); none before a first sync.
  */
 export async function agendaOf(
   ctx: UseCaseContext,
   key: UserKey,
   sourceIds: readonly string[],
-): Promise<Occurrence[]> {
-  if (ctx.agenda === undefined || sourceIds.length === 0) return [];
+): Promise<Occurrence[] | undefined> {
+  if (ctx.agenda === undefined) return undefined;
+  if (sourceIds.length === 0) return [];
   const current = new Set(sourceIds);
   const agendas = await ctx.agenda.ofUser(key);
   return agendas

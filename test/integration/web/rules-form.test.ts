@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DynamoStore } from "#lib/store/dynamo-store";
 import { formData, forms, textOf } from "../../unit/web/pages/html";
 import { type CookieJar, type FrontDoorStack, signedInAs, startFrontDoor, visit } from "./support";
 
@@ -244,5 +245,21 @@ describe("Today, and why", () => {
     expect((await stack.scan()).find((i) => i.SK === "PROFILE")?.data).toContain(
       '"tokenScopes":["users.profile:read","users.profile:write","users:read"]',
     );
+  });
+
+  it("offers no reconnect once the install granted dnd:read and dnd:write", async () => {
+    // Prepare: the user's record as an install that granted them leaves it.
+    const jar = await signedInAs(stack, "U001");
+    const users = new DynamoStore(stack.dynamo.client, stack.dynamo.tableName);
+    const user = (await users.getUser(KEY)) ?? expect.fail("no user");
+    await users.putUser(
+      { ...user, tokenScopes: ["users.profile:write", "dnd:read", "dnd:write"] },
+      user.version,
+    );
+    // Act
+    const rules = sectionText(await settingsHtml(jar), "rules");
+    // Assess
+    expect(rules).toContain("Do Not Disturb while this shows");
+    expect(rules).not.toContain("Reconnect to allow Do Not Disturb");
   });
 });
