@@ -6,14 +6,8 @@ import type { UserKey } from "#lib/core/types";
 import { CSRF_FIELD } from "#lib/web/csrf";
 import type { FrontDoor } from "#lib/web/front-door";
 import { oooDayRange } from "#lib/web/pages/settings-view";
-import {
-  FIELDS,
-  type Notice,
-  type RefusedForm,
-  ruleFieldOfPointer,
-  SETTINGS_ACTIONS,
-  STATUS_KINDS,
-} from "#lib/web/pages/view-model";
+import { FIELDS, type Notice, type RefusedForm, SETTINGS_ACTIONS } from "#lib/web/pages/view-model";
+import { rulesFieldOf, rulesFromForm } from "#lib/web/rules-form";
 import type { Session } from "#lib/web/session";
 
 /** Who is signed in: the session cookie decides, never a form field. */
@@ -92,7 +86,7 @@ export interface SettingsForm {
    * The form field a refused input's JSON pointer names. With it, a refused form is answered
    * with the page itself: what was typed kept, each refused field marked (else: a redirect).
    */
-  fieldOf?: (pointer: string) => string | undefined;
+  fieldOf?: (pointer: string, form: URLSearchParams, who: SignedIn) => string | undefined;
 }
 
 /**
@@ -117,6 +111,8 @@ export function refusedFormOf(
   }
   return { refused: { action, values, errors }, unplaced };
 }
+
+const calendarIdsOf = (who: SignedIn): string[] => who.view.calendars.map((c) => c.id);
 
 const ticked = (form: URLSearchParams, name: string): boolean => form.get(name) === "on";
 
@@ -151,28 +147,11 @@ export const SETTINGS_FORMS: Record<string, SettingsForm> = {
   },
   [SETTINGS_ACTIONS.saveRules]: {
     refused: "rules_refused",
-    fieldOf: (pointer) => ruleFieldOfPointer(pointer, "/rules"),
+    fieldOf: (pointer, form, who) => rulesFieldOf(pointer, form, calendarIdsOf(who)),
     run: async (call) => {
       const { who, form } = call;
-      const kinds = Object.fromEntries(
-        STATUS_KINDS.map((kind) => [
-          kind,
-          {
-            text: form.get(FIELDS.ruleText(kind)) ?? "",
-            emoji: form.get(FIELDS.ruleEmoji(kind)) ?? "",
-            keywords: (form.get(FIELDS.ruleKeywords(kind)) ?? "")
-              .split(/\r?\n/)
-              .map((k) => k.trim())
-              .filter((k) => k.length > 0),
-          },
-        ]),
-      );
-      await who.door.parts.useCases.saveRules(who.key, {
-        ...who.view.rules,
-        ...kinds,
-        showTitles: ticked(form, FIELDS.showTitles),
-        skipTentative: ticked(form, FIELDS.skipTentative),
-      });
+      const rules = rulesFromForm(form, who.view.rules, calendarIdsOf(who));
+      await who.door.parts.useCases.saveRules(who.key, rules);
       await resync(call);
       return "rules_saved";
     },

@@ -5,7 +5,12 @@ import { connectPath } from "#lib/web/connect";
 import { CSRF_FIELD } from "#lib/web/csrf";
 import { foreignForm } from "#lib/web/form-origin";
 import { type FrontDoor, frontDoorOf } from "#lib/web/front-door";
-import { rulesView, todayView, tooLargeProblem } from "#lib/web/pages/settings-view";
+import {
+  rulesView,
+  todayEventsView,
+  todayView,
+  tooLargeProblem,
+} from "#lib/web/pages/settings-view";
 import {
   type CalendarView,
   type ConnectOffer,
@@ -51,10 +56,15 @@ const toInstall = () => redirect(302, PATHS.install);
 
 /** The calendars as the page shows them: a cap the last read reached, said in words. */
 const calendarsOf = (who: SignedIn): CalendarView[] =>
-  who.view.calendars.map(({ tooLarge, ...c }) => ({
-    ...c,
-    ...(tooLarge !== undefined ? { problem: tooLargeProblem(tooLarge) } : {}),
-  }));
+  who.view.calendars.map(
+    ({ id, label, address, lastReadAt, tooLarge }): CalendarView => ({
+      id,
+      label,
+      ...(address !== undefined ? { kind: `ICS feed, ${address}` } : {}),
+      ...(lastReadAt !== undefined ? { lastReadAt } : {}),
+      ...(tooLarge !== undefined ? { problem: tooLargeProblem(tooLarge) } : {}),
+    }),
+  );
 
 /** The calendars with their push states, and the providers that can be connected (issue 14). */
 async function connectedCalendars(
@@ -62,16 +72,21 @@ async function connectedCalendars(
   who: SignedIn,
 ): Promise<{ calendars: CalendarView[]; connectable: ConnectOffer[] }> {
   const connect = app.connect;
-  if (connect === undefined) return { calendars: calendarsOf(who), connectable: [] };
+  const listed = calendarsOf(who);
+  if (connect === undefined) return { calendars: listed, connectable: [] };
   const states = new Map((await connect.pushStates(who.key)).map((p) => [p.sourceId, p]));
   const offers = connect.providers();
-  const calendars = calendarsOf(who).map((c): CalendarView => {
+  const calendars = listed.map((c): CalendarView => {
     const push = states.get(c.id);
     if (push === undefined) return c;
     const provider = offers.find((p) => p.kind === push.kind);
+    const connected = `${provider?.label ?? push.kind} calendar (connected)`;
+    const named = who.view.calendars.find((v) => v.id === c.id)?.name;
     return {
       ...c,
-      label: `${provider?.label ?? push.kind} calendar (connected)`,
+      // Its own name and account, once a read found them; else what kind it is.
+      label: named ?? connected,
+      kind: connected,
       push: {
         state: push.state,
         ...(push.expiresAt !== undefined ? { expiresAt: push.expiresAt } : {}),
@@ -106,6 +121,12 @@ async function settingsHtml(
 ): Promise<string> {
   const { view, session, door } = who;
   const now = app.clock.now();
+  const listed = await connectedCalendars(app, who);
+  const names = new Map(listed.calendars.map((c) => [c.id, c.label]));
+  const occurrences = await door.parts.useCases.agenda(
+    who.key,
+    view.calendars.map((c) => c.id),
+  );
   return renderSettingsPage({
     csrfToken: door.csrf.tokenFor(session),
     now,
@@ -116,9 +137,15 @@ async function settingsHtml(
       ...(view.rules.locale !== undefined ? { locale: view.rules.locale } : {}),
     },
     connection: view.connection,
-    ...(await connectedCalendars(app, who)),
-    today: todayView(view.timeline, now, view.tz),
+    ...listed,
+    today: {
+      ...todayView(view.timeline, now, view.tz),
+      ...(occurrences !== undefined
+        ? { events: todayEventsView(occurrences, view.rules, now, view.tz, names) }
+        : {}),
+    },
     rules: rulesView(view.rules),
+    ...(view.dndGranted ? {} : { dndReconnect: true }),
     paused: view.paused,
     ooo: view.ooo.map((e) => ({ id: e.id, start: e.start, end: e.end, message: e.text })),
     ...shown,
@@ -179,7 +206,9 @@ export const settingsAction: HttpFn = async (req, app) => {
       return redirect(303, `${PATHS.settings}?notice=${action.refused}`);
     }
     // Answered here, not redirected: what was typed stays, each refused field marked.
-    const { refused, unplaced } = refusedFormOf(path, form, error, action.fieldOf);
+    const { refused, unplaced } = refusedFormOf(path, form, error, (pointer) =>
+      action.fieldOf?.(pointer, form, who),
+    );
     const notice = { ...NOTICES[action.refused], details: unplaced };
     return page(422, await settingsHtml(app, who, { notice, refused }));
   }

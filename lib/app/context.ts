@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "#lib/core/clock";
 import type {
+  AgendaStore,
   Log,
   Metrics,
   Queue,
@@ -88,6 +89,8 @@ export interface UseCaseDeps {
   tokenRefresher?: TokenRefresher;
   /** Operational metrics (lib/app/metrics/catalog.ts); none without it. */
   metrics?: Metrics;
+  /** Where each calendar's events near today are kept for the settings page; none without it. */
+  agenda?: AgendaStore;
 }
 
 /** How a use case has a user reconciled after changing what they should show. */
@@ -106,6 +109,7 @@ export interface UseCaseContext {
   rateBudget: RateBudget | undefined;
   tokenRefresher: TokenRefresher | undefined;
   metrics: Metrics;
+  agenda: AgendaStore | undefined;
   /**
    * Every reconcile a use case starts goes through this: inline (the use cases' own
    * reconcileUser), or queued for callers that must answer first.
@@ -125,5 +129,6 @@ export const contextOf = (deps: UseCaseDeps, reconcile: Reconcile): UseCaseConte
   rateBudget: deps.rateBudget,
   tokenRefresher: deps.tokenRefresher,
   metrics: deps.metrics ?? silentMetrics,
+  agenda: deps.agenda,
   reconcile,
 });

@@ -1,3 +1,4 @@
+import type { AgendaEvent } from "#lib/core/agenda";
 import type { StatusState } from "#lib/core/reconcile/state";
 import type {
   ChannelKind,
@@ -92,6 +93,8 @@ export interface TimelineMeta {
   sourceId: string;
   etag?: string;
   hash?: string;
+  /** The calendar's events near today, for the settings page (lib/core/agenda.ts). */
+  agenda?: AgendaEvent[];
 }
 
 export interface SourceInput {

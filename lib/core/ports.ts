@@ -1,3 +1,4 @@
+import type { AgendaEvent } from "./agenda";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -234,8 +235,8 @@ export interface StatusStore {
   usersToPoll(phaseFrom: number, phaseTo: number): Promise<PolledUser[]>;
   /**
    * Deletes every item of the user: profile, status, timelines, out-of-office entries, the push
-   * channels bound to them, their sources' sync gates and their token's budget counters.
-   * Answers how many items went; nothing happens (0) for an unknown user.
+   * channels bound to them, their sources' sync gates, their token's budget counters and
+   * their calendars' agendas (AgendaStore). Answers how many items went; nothing happens (0) for an unknown user.
    */
   deleteUserData(key: UserKey): Promise<number>;
   /** Every user of one team (a full read of the table: only for rare events, like uninstall). */
@@ -301,4 +302,26 @@ export interface SyncGate {
   finish(source: SourceRef, owner: string, now: number): Promise<GateFinish>;
   /** After a failed sync: the source is free; the message's redelivery claims it again. */
   release(source: SourceRef, owner: string): Promise<void>;
+}
+
+/** One calendar's events near today as its last expansion read them (lib/core/agenda.ts). */
+export interface AgendaRecord {
+  key: UserKey;
+  sourceId: string;
+  events: AgendaEvent[];
+  /** When the sync that read them ran, epoch ms. */
+  updatedAt: number;
+}
+
+/**
+ * Where each calendar's agenda is kept for the settings page's "Today" (the DynamoDB adapter is
+ * lib/store/dynamo-agenda-store.ts). Apart from the user's snapshot: only the page reads it, so
+ * no reconcile pays to read it. A later put of a source replaces the earlier one.
+ */
+export interface AgendaStore {
+  put(record: AgendaRecord): Promise<void>;
+  /** Every agenda of the user, of each source that has one. */
+  ofUser(key: UserKey): Promise<AgendaRecord[]>;
+  /** Deletes one source's agenda; nothing happens when there is none. */
+  delete(key: UserKey, sourceId: string): Promise<void>;
 }

@@ -132,6 +132,12 @@ export interface UserRecord {
    * An instant, never a counter: a counter would restart and repeat after a deletion.
    */
   sessionEpoch?: number;
+  /**
+   * The scopes the service granted the user's token (oauth.v2.access's `authed_user.scope`) at
+   * the last install through the front door; absent for a token granted before they were
+   * recorded, or given otherwise (read as none: Do Not Disturb asks for a reconnect).
+   */
+  tokenScopes?: string[];
   // --- end front door ---
 }
 

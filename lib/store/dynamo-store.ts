@@ -26,6 +26,7 @@ import {
   wrapStoreError as wrap,
 } from "./dynamo-query";
 import { ConflictError } from "./errors";
+import { agendaPk } from "./items/agenda";
 import { budgetUsersKeys } from "./items/budget";
 import {
   CHANNEL_POINTER_PREFIX,
@@ -203,8 +204,9 @@ export class DynamoStore implements StatusStore {
 
   /**
    * Queries each partition that holds only this user's items (the profile partition, the sync
-   * gates of their sources, their own token's budget counters) and deletes every item, then the
-   * channels the profile partition points to, each only while it is still bound to this user.
+   * gates of their sources, their own token's budget counters, their calendars' agendas) and
+   * deletes every item, then the channels the profile partition points to, each only while it
+   * is still bound to this user.
    */
   async deleteUserData(key: UserKey): Promise<number> {
     const pk = userPk(key.team, key.user);
@@ -213,6 +215,7 @@ export class DynamoStore implements StatusStore {
       `${SYNC_GATE_PREFIX}${key.team}#${key.user}`,
       // The token id lib/app/status/profile-calls.ts charges a user's own token to: `<team>#<owner>`.
       budgetUsersKeys(`${key.team}#${key.user}`, 0).PK,
+      agendaPk(key),
     ];
     let deleted = 0;
     for (const partition of partitions) {

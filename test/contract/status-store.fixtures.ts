@@ -109,6 +109,7 @@ export const userKind: VersionedKind<UserRecord> = {
       rules: { showTitles: true, nested: { depth: [mark] } },
       emails: [`${key.user}@example.com`, `alias${mark}@example.com`],
       sessionEpoch: T0 + mark,
+      tokenScopes: ["users.profile:write", `dnd:read${mark}`],
     }),
   put: (store, record, expected) => store.putUser(record, expected),
   get: (store, key) => store.getUser(key),

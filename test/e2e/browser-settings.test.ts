@@ -65,7 +65,7 @@ describe("the settings page on a phone", () => {
     // Assess: read at 11:59 Berlin time; today has the stand-up (10:59:21–10:59:51 UTC).
     expect(await textIn(page, ".notice")).toBe("Calendar added and read: its events are below.");
     const today = await sectionText("today");
-    expect(today).toContain("11:59–11:59 :spiral_calendar_pad: In a meeting");
+    expect(today).toContain("11:59–11:59 \u{1F5D3}\uFE0F In a meeting");
     expect(today).not.toContain("Nothing on your calendars today");
     const calendars = await sectionText("calendars");
     expect(calendars).toContain("Last read Mon, 10 Mar 2025, 11:59");

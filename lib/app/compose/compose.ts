@@ -7,6 +7,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Queue, StatusGateway, TokenVault } from "#lib/core/ports";
 import { buildTimeline } from "#lib/core/timeline";
 import { callTimeLeftMs } from "#lib/service/call-deadline";
+import { DynamoAgendaStore } from "#lib/store/dynamo-agenda-store";
 import { DynamoOneTimeMarks } from "#lib/store/dynamo-one-time-marks";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { DynamoStore } from "#lib/store/dynamo-store";
@@ -135,6 +136,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       { clock, fetch: fetchFn, log, tokens },
       loaderOf(modules, "oauth"),
     ),
+    agenda: new DynamoAgendaStore(dynamo, config.TABLE_NAME),
   });
   const pilot = createUseCases(pilotDeps, parts.decorateReconcile);
   const deferredCommands = createDeferredReconcileUseCases(pilotDeps);

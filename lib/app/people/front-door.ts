@@ -2,7 +2,7 @@
 // pause, disconnect, user administration.
 import type { FeedAddressGuard } from "#lib/calendar/feed-fetch";
 import type { OneTimeMarks } from "#lib/core/ports";
-import type { UserKey } from "#lib/core/types";
+import type { Occurrence, UserKey } from "#lib/core/types";
 import { type Config, ConfigError } from "../config";
 import { contextOf, type Reconcile, type UseCaseDeps } from "../context";
 import { createFeedProbe, type FirstSync } from "../sync/feed-probe";
@@ -11,6 +11,7 @@ import { completeInstall, type InstallInput, type InstallOutcome } from "./insta
 import {
   type AddedCalendar,
   addCalendar,
+  agendaOf,
   removeCalendar,
   type SelfView,
   saveRules,
@@ -22,6 +23,8 @@ import {
 export interface SelfServiceUseCases {
   completeInstall(input: InstallInput): Promise<InstallOutcome>;
   selfView(key: UserKey): Promise<SelfView | undefined>;
+  /** The events near today of these calendars of the person's, for the page's "Today". */
+  agenda(key: UserKey, sourceIds: readonly string[]): Promise<Occurrence[] | undefined>;
   setPaused(key: UserKey, paused: boolean): Promise<void>;
   saveRules(key: UserKey, rules: unknown): Promise<void>;
   /** Checks, fetches once and saves a secret ICS address; that read is its first sync. */
@@ -75,6 +78,7 @@ export function createFrontDoorParts(deps: FrontDoorPartsDeps): FrontDoorParts {
     useCases: {
       completeInstall: (input) => completeInstall(ctx, input),
       selfView: (key) => selfView(ctx, key),
+      agenda: (key, sourceIds) => agendaOf(ctx, key, sourceIds),
       setPaused: (key, paused) => setPaused(ctx, key, paused),
       saveRules: (key, rules) => saveRules(ctx, key, rules),
       addCalendar: (key, url) => addCalendar(ctx, key, url, probe, deps.firstSync),

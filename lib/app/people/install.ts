@@ -15,6 +15,8 @@ export interface InstallInput {
   /** With token rotation on: the refresh token and when the access token expires (epoch ms). */
   refreshToken?: string;
   tokenExpiresAt?: number;
+  /** The scopes granted to the token (`authed_user.scope`), as the service answered them. */
+  scopes?: string[];
 }
 
 export interface InstallOutcome {
@@ -50,14 +52,15 @@ export async function completeInstall(
     async () => {
       const now = ctx.clock.now();
       const existing = await ctx.store.getUser(input.key);
-      // A new grant replaces the old token's rotation state, and a reinstall cancels a pending
-      // deletion after an uninstall.
+      // A new grant replaces the old token's rotation state and scopes, and a reinstall cancels
+      // a pending deletion after an uninstall.
       const {
         adminTokenUser: _otherToken,
         refreshTokenSealed: _oldRefresh,
         tokenExpiresAt: _oldExpiry,
         tokenRefreshUntil: _oldLease,
         uninstalledAt: _uninstalled,
+        tokenScopes: _oldScopes,
         ...kept
       } = existing ?? ({} as Partial<UserRecord>);
       const record: UserRecord = {
@@ -74,6 +77,7 @@ export async function completeInstall(
         sessionEpoch: existing?.sessionEpoch ?? now,
         ...(refreshTokenSealed !== undefined ? { refreshTokenSealed } : {}),
         ...(input.tokenExpiresAt !== undefined ? { tokenExpiresAt: input.tokenExpiresAt } : {}),
+        ...(input.scopes !== undefined ? { tokenScopes: [...input.scopes] } : {}),
       };
       const user = await ctx.store.putUser(record, existing?.version);
       return { user, existing };

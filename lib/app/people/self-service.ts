@@ -1,7 +1,9 @@
 import { sourceUrlProblem } from "#lib/calendar/source-rules";
+import { occurrencesOf } from "#lib/core/agenda";
 import type { OutOfOfficeEntry, SourceRecord, TooLargeMark } from "#lib/core/records";
 import { type UserRules, userRulesSchema, userRulesSchemaKnowing } from "#lib/core/rules";
-import type { Block, UserKey } from "#lib/core/types";
+import type { SourceKind } from "#lib/core/source-kinds";
+import type { Block, Occurrence, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { InvalidInputError, UnknownUserError } from "../errors";
 import { MAX_CALENDARS, parseInput } from "../inputs";
@@ -18,13 +20,15 @@ export interface SelfView {
   /** Whether the token works, from the status record's re-authorisation flag. */
   connection: "connected" | "revoked" | "expired";
   /**
-   * `name`: the calendar's own name, once a read found one. `tooLarge`: the last read reached a
-   * cap (the page says which, beside the calendar).
+   * `label`: how to name the calendar: its own name (`name`), once a read found one, else the
+   * feed's address as it may be shown (`address`, an ICS feed's only), else its kind's.
    */
   calendars: {
     id: string;
+    kind: SourceKind;
     label: string;
     name?: string;
+    address?: string;
     lastReadAt?: number;
     tooLarge?: TooLargeMark;
   }[];
@@ -33,7 +37,15 @@ export interface SelfView {
   rules: UserRules;
   paused: boolean;
   ooo: OutOfOfficeEntry[];
+  /**
+   * Whether the token may snooze and read Do Not Disturb: its scopes, as granted at the last
+   * install, include DND_SCOPES. Unknown (a token granted before scopes were kept) is no.
+   */
+  dndGranted: boolean;
 }
+
+/** What Do Not Disturb needs of the person's token. */
+export const DND_SCOPES = ["dnd:read", "dnd:write"] as const;
 
 /** The settings page's view of the user, or undefined when there is no such user. */
 export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfView | undefined> {
@@ -48,13 +60,19 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
     sessionEpoch: user.sessionEpoch,
     connection:
       reauth === undefined ? "connected" : reauth === "token_expired" ? "expired" : "revoked",
-    calendars: user.sources.map((s, i) => ({
-      id: s.id,
-      label: `${s.kind === "ics" ? "ICS calendar" : s.kind} ${i + 1} (${shownAddress(s)})`,
-      ...(s.name !== undefined ? { name: s.name } : {}),
-      ...(s.syncedAt !== undefined ? { lastReadAt: s.syncedAt } : {}),
-      ...(s.tooLarge !== undefined ? { tooLarge: s.tooLarge } : {}),
-    })),
+    calendars: user.sources.map((s) => {
+      // A connected calendar's stored address is its API's, not one the person gave.
+      const address = s.kind === "ics" ? shownAddress(s) : undefined;
+      return {
+        id: s.id,
+        kind: s.kind,
+        label: s.name ?? address ?? `${s.kind} calendar`,
+        ...(s.name !== undefined ? { name: s.name } : {}),
+        ...(address !== undefined ? { address } : {}),
+        ...(s.syncedAt !== undefined ? { lastReadAt: s.syncedAt } : {}),
+        ...(s.tooLarge !== undefined ? { tooLarge: s.tooLarge } : {}),
+      };
+    }),
     timeline: timelineOf(ctx.log, snap, now),
     rules: rulesOf(ctx.log, user),
     paused: user.mode === "paused",
@@ -62,7 +80,27 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
       .filter((e) => e.end > now)
       .sort((a, b) => a.start - b.start)
       .map(({ key: _key, ...entry }) => entry),
+    dndGranted: DND_SCOPES.every((scope) => user.tokenScopes?.includes(scope) === true),
   };
+}
+
+/**
+ * The events near today of the calendars `sourceIds` (the person's own), as each one's last
+ * sync kept them (lib/core/agenda.ts), stamped with their calendar: what the settings page
+ * explains. Undefined without an agenda store (nothing is known); none before a first sync.
+ */
+export async function agendaOf(
+  ctx: UseCaseContext,
+  key: UserKey,
+  sourceIds: readonly string[],
+): Promise<Occurrence[] | undefined> {
+  if (ctx.agenda === undefined) return undefined;
+  if (sourceIds.length === 0) return [];
+  const current = new Set(sourceIds);
+  const agendas = await ctx.agenda.ofUser(key);
+  return agendas
+    .filter((a) => current.has(a.sourceId))
+    .flatMap((a) => occurrencesOf(a.sourceId, a.events));
 }
 
 /**
@@ -180,6 +218,7 @@ export async function removeCalendar(
     sources: u.sources.filter((s) => s.id !== sourceId),
   }));
   await ctx.store.deleteTimeline(key, sourceId);
+  await ctx.agenda?.delete(key, sourceId);
   await ctx.reconcile(key);
   return true;
 }

@@ -95,7 +95,10 @@ export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): P
       const kept = (sourceId: string): boolean =>
         valid.sources.some((src) => src.id === sourceId && unchanged(src.id, src.url));
       const orphans = snap.timelines.filter((t) => !kept(t.sourceId));
-      for (const t of orphans) await ctx.store.deleteTimeline(valid.key, t.sourceId);
+      for (const t of orphans) {
+        await ctx.store.deleteTimeline(valid.key, t.sourceId);
+        await ctx.agenda?.delete(valid.key, t.sourceId);
+      }
       // Resumed: reconcile now, from the timelines already stored. No sync would apply them
       // again before its refresh window (the feeds did not change), and the stop left no
       // transition scheduled, so nothing else would write before then.

@@ -4,6 +4,7 @@ import { MAX_FEED_BYTES } from "#lib/calendar/feed-body";
 import type { FeedAddressGuard } from "#lib/calendar/feed-fetch";
 import type { ExpandFn, SourceValidators } from "#lib/calendar/providers/provider";
 import { findProvider, type SourceKind } from "#lib/calendar/providers/registry";
+import { agendaOf, agendaWindow } from "#lib/core/agenda";
 import type { Clock, WorkTimer } from "#lib/core/clock";
 import { fnv1a } from "#lib/core/hash";
 import type { Log, Metrics } from "#lib/core/ports";
@@ -358,6 +359,7 @@ export async function syncSource(
     sourceId: msg.sourceId,
     hash,
     ...(etag ? { etag } : {}),
+    agenda: agendaOf(stamped, agendaWindow(from, now, limits.refreshMs)),
   });
   await deps.recordSourceSync(key, msg.sourceId, {
     syncedAt: now,

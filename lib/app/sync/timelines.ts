@@ -7,7 +7,10 @@ import { UnknownUserError } from "../errors";
 import { enqueueTransitions } from "../status/records";
 import { retryOnConflict } from "../version-retry";
 
-/** Stores one source's fresh timeline, then reconciles the user at once. */
+/**
+ * Stores one source's fresh timeline (and its agenda, for the settings page), then reconciles
+ * the user at once.
+ */
 export async function applyTimeline(
   ctx: UseCaseContext,
   key: UserKey,
@@ -50,6 +53,10 @@ export async function applyTimeline(
       );
     },
   );
+  if (stored && meta.agenda !== undefined && ctx.agenda !== undefined) {
+    const { sourceId, agenda: events } = meta;
+    await ctx.agenda.put({ key, sourceId, events, updatedAt: ctx.clock.now() });
+  }
   // Reconcile at once: the decision (decide) does nothing unless the block showing now changed.
   if (stored) await ctx.reconcile(key);
 }

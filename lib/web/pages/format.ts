@@ -1,5 +1,6 @@
 /** Times and dates for the pages, in the user's zone; a zone Intl does not know reads as UTC. */
 
+import { STANDARD_EMOJI_CHARS } from "#lib/schema/standard-emoji-chars.generated";
 import { dayIn } from "./settings-view";
 
 const DEFAULT_LOCALE = "en-GB";
@@ -75,3 +76,16 @@ export function periodOf(
   };
   return formatter(tz, locale, options).formatRange(start, last);
 }
+
+/**
+ * A status's emoji as the page shows it: a standard emoji's characters (`:palm_tree:` → 🌴); a
+ * workspace's own emoji, which has none, stays as its `:code:`.
+ */
+export function emojiOf(code: string): string {
+  const name = /^:([^:\s]+):$/.exec(code)?.[1];
+  return (name !== undefined ? STANDARD_EMOJI_CHARS.get(name) : undefined) ?? code;
+}
+
+/** A status as a line: its emoji shown as above, then its text. */
+export const statusLine = (s: { emoji: string; text: string }): string =>
+  `${emojiOf(s.emoji)} ${s.text}`.trim();

@@ -1,7 +1,7 @@
 import { type ComponentChildren, createContext, type VNode } from "preact";
 import { useContext } from "preact/hooks";
 import { CSRF_FIELD } from "../csrf";
-import type { RefusedForm } from "./view-model";
+import { listItemField, type RefusedForm } from "./view-model";
 
 /**
  * Form pieces that make the page's rules hold by construction: a PostForm always carries the
@@ -61,8 +61,10 @@ export function TextField(props: {
   name: string;
   label: string;
   value?: string;
-  type?: "text" | "url" | "date";
+  type?: "text" | "url" | "date" | "time" | "number";
   required?: boolean;
+  min?: number;
+  max?: number;
   placeholder?: string;
   maxLength?: number;
   hint?: string;
@@ -80,6 +82,8 @@ export function TextField(props: {
         required={props.required === true}
         placeholder={props.placeholder}
         maxLength={props.maxLength}
+        min={props.min}
+        max={props.max}
         {...field.attrs}
         autocomplete="off"
       />
@@ -142,5 +146,90 @@ export function CheckBox(props: {
       </label>
       {field.message}
     </>
+  );
+}
+
+/** A choice of a few values, each with its words. */
+export function Select(props: {
+  id: string;
+  name: string;
+  label: string;
+  value: string;
+  options: readonly { value: string; label: string }[];
+}): VNode {
+  const field = useField(props.id, props.name, props.value);
+  return (
+    <div>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name={props.name} {...field.attrs}>
+        {props.options.map((o) => (
+          <option key={o.value} value={o.value} selected={o.value === field.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {field.message}
+    </div>
+  );
+}
+
+/** One of a few values, as radio buttons under a legend. */
+export function RadioGroup(props: {
+  id: string;
+  name: string;
+  legend: string;
+  value: string;
+  options: readonly { value: string; label: string }[];
+}): VNode {
+  const field = useField(props.id, props.name, props.value);
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {props.options.map((o) => (
+        <label class="check" key={o.value} for={`${props.id}-${o.value}`}>
+          <input
+            id={`${props.id}-${o.value}`}
+            type="radio"
+            name={props.name}
+            value={o.value}
+            checked={o.value === field.value}
+            {...field.attrs}
+          />
+          {o.label}
+        </label>
+      ))}
+      {field.message}
+    </fieldset>
+  );
+}
+
+/**
+ * A list of checkboxes (`<name>_<value>` each) under a legend, with an empty hidden field named
+ * after the list, so a refused list has its reason shown here (lib/web/rules-form.ts).
+ */
+export function CheckList(props: {
+  id: string;
+  name: string;
+  legend: string;
+  options: readonly { value: string; label: string; checked: boolean }[];
+  hint?: string;
+}): VNode {
+  const field = useField(props.id, props.name, "");
+  return (
+    <fieldset id={props.id} {...field.attrs}>
+      <legend>{props.legend}</legend>
+      <input type="hidden" name={props.name} value="" />
+      {props.hint !== undefined && <p class="muted">{props.hint}</p>}
+      {props.options.map((o) => (
+        <CheckBox
+          key={o.value}
+          id={`${props.id}-${o.value}`}
+          name={listItemField(props.name, o.value)}
+          label={o.label}
+          checked={o.checked}
+        />
+      ))}
+      {field.message}
+    </fieldset>
   );
 }

@@ -14,10 +14,11 @@ body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-seri
 main { max-width: 40rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.5rem; margin: 0.5rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 0 0 0.5rem; }
+h3 { font-size: 1rem; margin: 1rem 0 0.25rem; }
 section { border: 1px solid var(--line); border-radius: 0.5rem; padding: 1rem; margin: 0 0 1rem; }
 label { display: block; font-weight: 600; margin: 0.5rem 0 0.25rem; }
 label.check { display: flex; gap: 0.5rem; align-items: center; font-weight: 400; }
-input[type=text], input[type=url], input[type=date], textarea { width: 100%; padding: 0.5rem; font: inherit; border: 1px solid var(--line); border-radius: 0.375rem; }
+input[type=text], input[type=url], input[type=date], input[type=time], input[type=number], select, textarea { width: 100%; padding: 0.5rem; font: inherit; border: 1px solid var(--line); border-radius: 0.375rem; }
 textarea { min-height: 4rem; }
 button, a.button { display: inline-block; margin-top: 0.5rem; padding: 0.5rem 1rem; font: inherit; border: 0; border-radius: 0.375rem; background: var(--accent); color: #fff; text-decoration: none; cursor: pointer; }
 button.danger { background: #b91c1c; }

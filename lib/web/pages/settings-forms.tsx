@@ -1,63 +1,12 @@
 import type { VNode } from "preact";
 import { isoDateOf, periodOf } from "./format";
-import { CheckBox, PostForm, TextArea, TextField } from "./forms";
-import { FIELDS, SETTINGS_ACTIONS, type SettingsView, STATUS_KINDS } from "./view-model";
+import { CheckBox, PostForm, TextField } from "./forms";
+import { FIELDS, SETTINGS_ACTIONS, type SettingsView } from "./view-model";
 
-/** The sections of the settings page that change something: rules, pause, out-of-office, leave. */
-
-const KIND_NAMES = { meeting: "Meetings", focus: "Focus time", ooo: "Out of office" } as const;
-
-export function RulesSection({ view }: { view: SettingsView }): VNode {
-  const { rules } = view;
-  return (
-    <section aria-labelledby="rules">
-      <h2 id="rules">Rules</h2>
-      <PostForm action={SETTINGS_ACTIONS.saveRules} csrfToken={view.csrfToken}>
-        {STATUS_KINDS.map((kind) => (
-          <fieldset key={kind}>
-            <legend>{KIND_NAMES[kind]}</legend>
-            <TextField
-              id={`rule-${kind}-text`}
-              name={FIELDS.ruleText(kind)}
-              label="Status text"
-              value={rules.kinds[kind].text}
-              required
-              maxLength={100}
-            />
-            <TextField
-              id={`rule-${kind}-emoji`}
-              name={FIELDS.ruleEmoji(kind)}
-              label="Emoji"
-              value={rules.kinds[kind].emoji}
-              required
-              hint="In colon form, e.g. :palm_tree:"
-            />
-            <TextArea
-              id={`rule-${kind}-keywords`}
-              name={FIELDS.ruleKeywords(kind)}
-              label="Title keywords"
-              value={rules.kinds[kind].keywords.join("\n")}
-              hint="One per line. An event whose title contains one gets this status."
-            />
-          </fieldset>
-        ))}
-        <CheckBox
-          id="rule-show-titles"
-          name={FIELDS.showTitles}
-          label="Show event titles instead of the status text (never for private events)"
-          checked={rules.showTitles}
-        />
-        <CheckBox
-          id="rule-skip-tentative"
-          name={FIELDS.skipTentative}
-          label="Skip tentative events"
-          checked={rules.skipTentative}
-        />
-        <button type="submit">Save rules</button>
-      </PostForm>
-    </section>
-  );
-}
+/**
+ * The sections of the settings page that change something: pause, out-of-office, leave (the
+ * rules form is rules-section.tsx).
+ */
 
 export function PauseSection({ view }: { view: SettingsView }): VNode {
   return (

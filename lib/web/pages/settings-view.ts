@@ -6,11 +6,12 @@ import {
   type ZoneRules,
   zonedMidnight,
 } from "#lib/calendar/zones";
+import { explainDay } from "#lib/core/explain";
 import type { TooLargeMark } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
 import { desiredAt, nextTransitionAfter } from "#lib/core/timeline";
-import type { Block } from "#lib/core/types";
-import type { RulesView, TodayView } from "./view-model";
+import type { Block, Occurrence } from "#lib/core/types";
+import type { EventWhyView, RulesView, TodayView } from "./view-model";
 
 /**
  * The parts of the settings view that need arithmetic: the day in the user's zone, what shows
@@ -65,16 +66,58 @@ export function todayView(timeline: readonly Block[], now: number, tz: string): 
   };
 }
 
+/**
+ * Today's events (`occurrences`, each stamped with its calendar), with what each shows and why
+ * (lib/core/explain.ts), each calendar in the reasons named as the page names it (`names`:
+ * source id → name).
+ */
+export function todayEventsView(
+  occurrences: readonly Occurrence[],
+  rules: UserRules,
+  now: number,
+  tz: string,
+  names: ReadonlyMap<string, string>,
+): EventWhyView[] {
+  const day = dayIn(now, tz);
+  return explainDay(occurrences, rules, tz, day.start, day.end).map((e) => {
+    const name = e.sourceId !== undefined ? names.get(e.sourceId) : undefined;
+    const rule =
+      e.sourceId !== undefined && name !== undefined
+        ? e.rule.replace(`calendar ${e.sourceId}`, `calendar ${name}`)
+        : e.rule;
+    return {
+      start: e.start,
+      end: e.end,
+      allDay: e.allDay,
+      title: e.title,
+      ...(e.status !== undefined ? { status: { text: e.status.text, emoji: e.status.emoji } } : {}),
+      rule,
+    };
+  });
+}
+
 export function rulesView(rules: UserRules): RulesView {
   const kind = (k: keyof Pick<UserRules, "ooo" | "focus" | "meeting">) => ({
     text: rules[k].text,
     emoji: rules[k].emoji,
     keywords: [...rules[k].keywords],
+    dnd: rules[k].dnd,
   });
   return {
     kinds: { meeting: kind("meeting"), focus: kind("focus"), ooo: kind("ooo") },
     showTitles: rules.showTitles,
     skipTentative: rules.skipTentative,
+    custom: rules.custom.map((c) => ({
+      ...c,
+      keywords: [...c.keywords],
+      calendars: [...c.calendars],
+    })),
+    skipNoGuests: rules.skipNoGuests,
+    skipCalendars: [...rules.skipCalendars],
+    ...(rules.workingHours !== undefined
+      ? { workingHours: { ...rules.workingHours, days: [...rules.workingHours.days] } }
+      : {}),
+    standing: rules.standing,
   };
 }
 

@@ -1,14 +1,10 @@
 import type { VNode } from "preact";
-import { dateTimeOf, timeOf } from "./format";
+import { dateTimeOf, statusLine, timeOf } from "./format";
 import { PostForm, RefusedFormContext, TextField } from "./forms";
 import { Layout, renderPage } from "./layout";
-import {
-  DisconnectSection,
-  OutOfOfficeSection,
-  PauseSection,
-  RulesSection,
-  SignOutForm,
-} from "./settings-forms";
+import { RulesSection } from "./rules-section";
+import { DisconnectSection, OutOfOfficeSection, PauseSection, SignOutForm } from "./settings-forms";
+import { TodayEvents } from "./today-events";
 import {
   type CalendarView,
   type ConnectionState,
@@ -96,7 +92,7 @@ function ConnectionSection({ state }: { state: ConnectionState }): VNode {
   );
 }
 
-const statusText = (s: StatusView): string => `${s.emoji} ${s.text}`.trim();
+const statusText = (s: StatusView): string => statusLine(s);
 
 function TodaySection(props: {
   today: TodayView;
@@ -144,6 +140,7 @@ function TodaySection(props: {
           })}
         </ul>
       )}
+      {today.events !== undefined && <TodayEvents events={today.events} tz={tz} locale={locale} />}
     </section>
   );
 }
@@ -160,6 +157,7 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
           {view.calendars.map((c: CalendarView) => (
             <li key={c.id}>
               <div>{c.label}</div>
+              {c.kind !== undefined && <div class="muted">{c.kind}</div>}
               <div class="muted">
                 {c.lastReadAt !== undefined
                   ? `Last read ${dateTimeOf(c.lastReadAt, tz, locale)}`

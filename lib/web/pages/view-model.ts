@@ -1,3 +1,4 @@
+import type { CustomStatus, Standing, Weekday, WorkingHours } from "#lib/core/rules";
 import type { BlockKind, StatusKind } from "#lib/core/types";
 
 /**
@@ -26,17 +27,28 @@ export const SETTINGS_ACTIONS = {
 
 const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
+const isIndex = (segment: string): boolean => /^\d+$/.test(segment);
+
 /**
  * The rules form's name for a member of the rules, from its path: `["focus", "emoji"]` →
- * `focus_emoji`, `["showTitles"]` → `show_titles`. An index into a list names the list's field
- * (`["focus", "keywords", 2]` → `focus_keywords`: one keyword per line).
+ * `focus_emoji`, `["showTitles"]` → `show_titles`. An index into a list of values names the
+ * list's field (`["focus", "keywords", 2]` → `focus_keywords`: one keyword per line); an index
+ * into a list of objects names the row (`["custom", 2, "emoji"]` → `custom_2_emoji`).
  */
-export const ruleField = (...path: readonly (string | number)[]): string =>
-  path
-    .map(String)
-    .filter((segment) => !/^\d+$/.test(segment))
+export const ruleField = (...path: readonly (string | number)[]): string => {
+  const segments = path.map(String);
+  return segments
+    .filter((segment, i) => {
+      if (!isIndex(segment)) return true;
+      const next = segments[i + 1];
+      return next !== undefined && !isIndex(next);
+    })
     .map(snakeCase)
     .join("_");
+};
+
+/** The name of the checkbox for `value` in a list of checkboxes named `list`. */
+export const listItemField = (list: string, value: string): string => `${list}_${value}`;
 
 /**
  * The rules form's field a JSON pointer into the rules names (`/rules/focus/emoji` →
@@ -65,8 +77,28 @@ export const FIELDS = {
   ruleText: (kind: StatusKind) => ruleField(kind, "text"),
   ruleEmoji: (kind: StatusKind) => ruleField(kind, "emoji"),
   ruleKeywords: (kind: StatusKind) => ruleField(kind, "keywords"),
+  /** saveRules: `<kind>_dnd`, a checkbox. */
+  ruleDnd: (kind: StatusKind) => ruleField(kind, "dnd"),
   showTitles: ruleField("showTitles"),
   skipTentative: ruleField("skipTentative"),
+  /**
+   * saveRules: a member of the custom status in form row `row` (`custom_2_emoji`): the stored
+   * statuses' rows, then an empty one that adds a status when filled in. `keywords` one per line;
+   * `calendars` one checkbox each, its value the calendar's id; `online` a select of "" (any
+   * event), "yes" or "no"; `priority` a whole number.
+   */
+  custom: (row: number, member: keyof CustomStatus) => ruleField("custom", row, member),
+  /** saveRules: ticked, the custom status in form row `row` is deleted. */
+  customDelete: (row: number) => ruleField("custom", row, "delete"),
+  skipNoGuests: ruleField("skipNoGuests"),
+  /** saveRules: one checkbox per calendar, its value the calendar's id. */
+  skipCalendars: ruleField("skipCalendars"),
+  /** saveRules: a radio button, `keep` or `restore`. */
+  standing: ruleField("standing"),
+  /** saveRules: ticked, the person has working hours (the members below). */
+  workingHours: ruleField("workingHours"),
+  /** saveRules: `days` one checkbox per day (`mon`…`sun`); `start` and `end` as HH:MM. */
+  workingHoursMember: (member: keyof WorkingHours) => ruleField("workingHours", member),
   /** scheduleOoo: `YYYY-MM-DD` dates in the user's zone, first and last day (inclusive). */
   oooFirstDay: "first_day",
   oooLastDay: "last_day",
@@ -84,8 +116,10 @@ export type ConnectionState = "connected" | "revoked" | "expired";
 
 export interface CalendarView {
   id: string;
-  /** How the calendar is named on the page: never the secret address itself. */
+  /** How the calendar is named on the page (its own name): never the secret address itself. */
   label: string;
+  /** What kind of calendar it is, in words ("ICS feed, calendar.example.com/…a1b2"). */
+  kind?: string;
   /** Epoch ms of the last successful read, when there was one. */
   lastReadAt?: number;
   /** Why the last read failed, in words for the user. */
@@ -114,9 +148,24 @@ export interface TimelineBlockView extends StatusView {
   kind: BlockKind;
 }
 
+/** One of today's events, the status it sets, and why (lib/core/explain.ts). */
+export interface EventWhyView {
+  start: number;
+  end: number;
+  allDay: boolean;
+  /** The event's title: the page is the person's own. */
+  title: string;
+  /** The status it sets; absent: it sets none (`rule` says why). */
+  status?: StatusView;
+  /** The rule that chose it ("Lunch: keyword lunch"), or "skipped: <why>", calendars by name. */
+  rule: string;
+}
+
 export interface TodayView {
   /** Today's blocks in the user's zone, in order. */
   blocks: TimelineBlockView[];
+  /** Today's events, each with what it shows and why; absent when not known. */
+  events?: EventWhyView[];
   /** What the status shows now; absent: no status. */
   current?: StatusView & { until?: number };
   /** The next change; `status` absent means the status is then cleared. */
@@ -127,12 +176,31 @@ export interface KindRuleView {
   text: string;
   emoji: string;
   keywords: string[];
+  dnd?: boolean;
+}
+
+/** One of the person's own statuses, as the rules store it (`calendars` are source ids). */
+export type CustomStatusView = CustomStatus;
+
+export interface WorkingHoursView {
+  days: Weekday[];
+  start: string;
+  end: string;
+  text: string;
+  emoji: string;
+  dnd: boolean;
 }
 
 export interface RulesView {
   kinds: Record<StatusKind, KindRuleView>;
   showTitles: boolean;
   skipTentative: boolean;
+  custom?: CustomStatusView[];
+  skipNoGuests?: boolean;
+  /** Source ids. */
+  skipCalendars?: string[];
+  workingHours?: WorkingHoursView;
+  standing?: Standing;
 }
 
 export interface OooEntryView {
@@ -185,6 +253,11 @@ export interface SettingsView {
   rules: RulesView;
   paused: boolean;
   ooo: OooEntryView[];
+  /**
+   * The person's token lacks the Do Not Disturb scopes (or they are unknown): beside the `dnd`
+   * toggles, "Reconnect to allow Do Not Disturb"; their statuses work on without it.
+   */
+  dndReconnect?: boolean;
   /** The outcome of the last form sent (post/redirect/get), when there is one. */
   notice?: Notice;
   /** The form just sent, when it was refused and the page answers it with what was typed. */

@@ -71,8 +71,10 @@ describe("the front door over HTTP", () => {
     const after = await settingsOf(jar);
     expect(after.html).toContain("In a meeting");
     expect(after.html).not.toContain("secret-calendar-7f3a");
-    // Shown redacted: scheme, host and the last 4 characters of the secret part.
-    expect(after.html).toContain(`ICS calendar 1 (${new URL(stack.calendarUrl).origin}/…7f3a)`);
+    // By its own name (X-WR-CALNAME), its address shown redacted: scheme, host and the last 4
+    // characters of the secret part.
+    expect(after.html).toContain(">Family<");
+    expect(after.html).toContain(`ICS feed, ${new URL(stack.calendarUrl).origin}/…7f3a`);
     expect(stack.emulator.calls().some((c) => c.method.startsWith("admin"))).toBe(false);
   });
 

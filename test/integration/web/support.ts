@@ -66,6 +66,7 @@ export const DEMO_ICS = [
   "BEGIN:VCALENDAR",
   "VERSION:2.0",
   "PRODID:-//test//front door//EN",
+  "X-WR-CALNAME:Family",
   "BEGIN:VEVENT",
   "UID:standup-1@example.com",
   "DTSTAMP:20260101T000000Z",

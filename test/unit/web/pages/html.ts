@@ -44,3 +44,28 @@ const decodeEntities = (s: string): string =>
     .replaceAll("&lt;", "<")
     .replaceAll("&gt;", ">")
     .replaceAll("&amp;", "&");
+
+/**
+ * What a browser sends for a form (its inner HTML): each named input (a checkbox or radio only
+ * when checked, `on` unless it has a value), each textarea's text and each select's chosen option.
+ */
+export function formData(inner: string): URLSearchParams {
+  const data = new URLSearchParams();
+  for (const t of tags(inner, "input")) {
+    const { name, type = "text", value } = t.attrs;
+    if (name === undefined) continue;
+    if ((type === "checkbox" || type === "radio") && !("checked" in t.attrs)) continue;
+    data.append(name, value ?? (type === "checkbox" || type === "radio" ? "on" : ""));
+  }
+  for (const m of inner.matchAll(/<textarea([^>]*)>([\s\S]*?)<\/textarea>/g)) {
+    const name = tags(`<textarea${m[1] ?? ""}>`)[0]?.attrs.name;
+    if (name !== undefined) data.append(name, decodeEntities(m[2] ?? ""));
+  }
+  for (const m of inner.matchAll(/<select([^>]*)>([\s\S]*?)<\/select>/g)) {
+    const name = tags(`<select${m[1] ?? ""}>`)[0]?.attrs.name;
+    const options = tags(m[2] ?? "", "option");
+    const chosen = options.find((o) => "selected" in o.attrs) ?? options[0];
+    if (name !== undefined) data.append(name, chosen?.attrs.value ?? "");
+  }
+  return data;
+}

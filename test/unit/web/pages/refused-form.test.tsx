@@ -39,7 +39,8 @@ describe("the form field of a rules member", () => {
     [["meeting", "keywords", 3], "meeting_keywords"],
     [["showTitles"], "show_titles"],
     [["workingHours", "startsAt"], "working_hours_starts_at"],
-    [["customStatuses", 2, "emoji"], "custom_statuses_emoji"],
+    [["custom", 2, "emoji"], "custom_2_emoji"],
+    [["custom", 2, "keywords", 0], "custom_2_keywords"],
   ])("%j is %s", (path, field) => {
     expect(ruleField(...path)).toBe(field);
     expect(ruleFieldOfPointer(`/rules/${path.join("/")}`)).toBe(field);

@@ -148,6 +148,16 @@ describe("settings page", () => {
           blocks: [block],
           current: { text: evil, emoji: evil },
           next: { at: NOW + 60_000, status: { text: evil, emoji: evil } },
+          events: [
+            {
+              start: NOW,
+              end: NOW + 60_000,
+              allDay: false,
+              title: evil,
+              status: { text: evil, emoji: evil },
+              rule: evil,
+            },
+          ],
         },
         rules: {
           kinds: {
@@ -157,6 +167,26 @@ describe("settings page", () => {
           },
           showTitles: true,
           skipTentative: false,
+          custom: [
+            {
+              name: evil,
+              text: evil,
+              emoji: evil,
+              priority: 50,
+              keywords: [evil],
+              calendars: [evil],
+              dnd: false,
+            },
+          ],
+          skipCalendars: [evil],
+          workingHours: {
+            days: ["mon"],
+            start: "09:00",
+            end: "17:00",
+            text: evil,
+            emoji: evil,
+            dnd: false,
+          },
         },
         ooo: [{ id: evil, start: NOW, end: NOW + 86_400_000, message: evil }],
       });
@@ -164,7 +194,7 @@ describe("settings page", () => {
       const html = renderSettingsPage(view);
       // Assess: only the page's own elements, no handler attributes, and the text intact.
       const allowed = new Set(
-        "html head meta title style body main h1 h2 p span section a ul li div form input button label fieldset legend textarea".split(
+        "html head meta title style body main h1 h2 h3 p span section a ul li div form input button label fieldset legend textarea select option".split(
           " ",
         ),
       );
@@ -215,11 +245,13 @@ describe("settings page", () => {
       renderSettingsPage(settingsView({ user: { id: "U1", team: "T1", tz: "America/New_York" } })),
     );
     // Assess
-    expect(berlin).toContain("10:00–11:00 :spiral_calendar_pad: In a meeting (now)");
-    expect(berlin).toContain("14:00–16:00 :headphones: Focus time");
-    expect(berlin).toContain("Now: :spiral_calendar_pad: In a meeting until 11:00");
+    // Emoji as emoji: 🗓️ is U+1F5D3 U+FE0F, 🎧 U+1F3A7.
+    expect(berlin).toContain("10:00–11:00 \u{1F5D3}\uFE0F In a meeting (now)");
+    expect(berlin).toContain("14:00–16:00 \u{1F3A7} Focus time");
+    expect(berlin).toContain("Now: \u{1F5D3}\uFE0F In a meeting until 11:00");
+    expect(berlin).not.toContain(":spiral_calendar_pad: In a meeting (now)");
     expect(berlin).toContain("Next change: Mon, 3 Mar 2025, 11:00, status cleared");
-    expect(newYork).toContain("04:00–05:00 :spiral_calendar_pad: In a meeting (now)");
+    expect(newYork).toContain("04:00–05:00 \u{1F5D3}\uFE0F In a meeting (now)");
     expect(newYork).toContain("Times are shown in America/New_York");
   });
 

@@ -109,20 +109,31 @@ describe("settings view", () => {
     // Assess
     expect(view).toEqual({
       kinds: {
-        meeting: { text: "In a meeting", emoji: ":spiral_calendar_pad:", keywords: [] },
+        meeting: {
+          text: "In a meeting",
+          emoji: ":spiral_calendar_pad:",
+          keywords: [],
+          dnd: false,
+        },
         focus: {
           text: "Focus time",
           emoji: ":headphones:",
           keywords: ["focus", "focus time", "deep work", "no meetings"],
+          dnd: false,
         },
         ooo: {
           text: "Out of office",
           emoji: ":palm_tree:",
           keywords: ["out of office", "ooo", "vacation", "pto", "annual leave", "on leave"],
+          dnd: false,
         },
       },
       showTitles: false,
       skipTentative: true,
+      custom: [],
+      skipNoGuests: false,
+      skipCalendars: [],
+      standing: "keep",
     });
   });
 });
