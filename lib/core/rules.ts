@@ -27,7 +27,15 @@ export type UserRules<K extends string = StatusKind> = { [Kind in K]: KindRule }
   bridgeGapMinutes: number;
   /** BCP 47 locale for the "until" date; the default reads "Fri, 27 Nov". */
   locale?: string;
+  /**
+   * What becomes of a status the person set with no expiry: `keep` leaves it as an override
+   * (blocks wait for it to go); `restore` shows blocks over it and sets it back after each.
+   */
+  standing: StandingMode;
 };
+
+/** How a status the person set with no expiry is treated (docs/reconcile.md). */
+export type StandingMode = "keep" | "restore";
 
 const defaultKindRule = (entry: StatusKindEntry): KindRule => ({
   text: entry.defaults.text,
@@ -43,6 +51,7 @@ export function defaultRulesFor<K extends string>(table: StatusKindTable<K>): Us
     skipTentative: true,
     showTitles: false,
     bridgeGapMinutes: 0,
+    standing: "keep",
   }) as UserRules<K>;
 }
 
@@ -94,6 +103,7 @@ export function userRulesSchemaFor<K extends string>(table: StatusKindTable<K>) 
           .max(24 * 60)
           .optional(),
         locale: z.string().refine(isLocale, "locale must be a BCP 47 tag, e.g. en-GB").optional(),
+        standing: z.enum(["keep", "restore"]).optional(),
       })
       .strict()
       .transform((input): UserRules<K> => {
@@ -106,6 +116,7 @@ export function userRulesSchemaFor<K extends string>(table: StatusKindTable<K>) 
           skipTentative: input.skipTentative ?? defaults.skipTentative,
           showTitles: input.showTitles ?? defaults.showTitles,
           bridgeGapMinutes: input.bridgeGapMinutes ?? defaults.bridgeGapMinutes,
+          standing: input.standing ?? defaults.standing,
           ...(input.locale ? { locale: input.locale } : {}),
         } as UserRules<K>;
       }),

@@ -15,10 +15,17 @@ export function rulesOf(log: Log, user: UserRecord): UserRules {
   return DEFAULT_RULES;
 }
 
-/** The merged desired timeline: every source's blocks, outranked by scheduled out-of-office. */
-export function timelineOf(log: Log, snap: UserSnapshot, now: number): Block[] {
+/**
+ * The merged desired timeline: every source's blocks, outranked by scheduled out-of-office.
+ * `rules`: the user's, when the caller has them already.
+ */
+export function timelineOf(
+  log: Log,
+  snap: UserSnapshot,
+  now: number,
+  rules: UserRules = snap.user === undefined ? DEFAULT_RULES : rulesOf(log, snap.user),
+): Block[] {
   const user = snap.user;
-  const rules = user === undefined ? DEFAULT_RULES : rulesOf(log, user);
   const tz = user?.tz ?? "UTC";
   const segments: Segment[] = [];
   // Only calendars the user still has count; a removed one's timeline may linger a moment.

@@ -1,4 +1,5 @@
 import type { StatusRecord } from "../records";
+import type { StandingMode } from "../rules";
 import { desiredAt } from "../timeline";
 import {
   type Block,
@@ -18,8 +19,11 @@ import {
   type ProfileRead,
   type ReadFinding,
   type RecentWrite,
+  type Standing,
   type StatusState,
   secondOf,
+  spansSecond,
+  standingOf,
 } from "./state";
 import { withSchedule } from "./wake-up";
 
@@ -46,6 +50,11 @@ export interface ReconcilePolicy {
   verifyBeforeWrite: boolean;
   /** While a write is in flight, a different decision is looked at again after this long. */
   inFlightRecheckMs: number;
+  /**
+   * The user's rule for a status they set with no expiry: `keep` (absent: as before) or
+   * `restore`: blocks show over it and it is set back after them (docs/reconcile.md).
+   */
+  standing?: StandingMode;
 }
 
 /** What the decision is made from. */
@@ -109,7 +118,12 @@ export function decide(situation: Situation): Decision {
   if (status.kind === "read" || status.kind === "needs_reauth") {
     return { desired, record, changed: false, status };
   }
-  const next = withSchedule({ ...record, state: step.state }, situation.timeline, situation.now);
+  const next = withSchedule(
+    { ...record, state: step.state },
+    situation.timeline,
+    situation.now,
+    situation.policy.standing,
+  );
   const changed = step.state !== record.state || next.changed;
   return { desired, record: next.rec, changed, status };
 }
@@ -117,6 +131,9 @@ export function decide(situation: Situation): Decision {
 type Stepped = { state: StatusState; status: StatusStep };
 
 const VERIFY = "every write reads the profile first";
+// A block's set hides the standing status and the restore puts it back: both rest on what the
+// profile shows, which a lost or late user_change would hide.
+const RESTORE_READS = "in restore mode every write reads the profile first";
 
 /** The status's step, and the state it acts on. */
 function statusStep(
@@ -127,7 +144,8 @@ function statusStep(
   const stopped = state.needsReauth;
   if (stopped !== undefined) return { state, status: { kind: "needs_reauth", code: stopped.code } };
   if (policy.paused) return settle(state, { kind: "leave", reason: "paused" }, now, undefined);
-  const due = dueNow(state, desired, now, policy.leaseMs);
+  const mode = policy.standing ?? "keep";
+  const due = dueNow(state, desired, now, policy.leaseMs, mode);
   const pending = due.pending;
   if (pending !== undefined) {
     // The write in flight is what this reconcile would send: it is its sender's job.
@@ -148,14 +166,19 @@ function statusStep(
     return { state, status: { kind: "wait", at: retry.at, code: retry.code, enqueue: false } };
   }
   if (read === undefined) {
-    const reason = due.readFirst ?? (policy.verifyBeforeWrite ? VERIFY : undefined);
+    const always = policy.verifyBeforeWrite
+      ? VERIFY
+      : mode === "restore"
+        ? RESTORE_READS
+        : undefined;
+    const reason = due.readFirst ?? always;
     if (reason !== undefined) return { state, status: { kind: "read", reason } };
   }
   if (read?.kind === "shown") {
     // What the read showed is final: a second read would show the same.
     const applied = applyRead(state, read.status, read.at);
     const found = findingOf(state, applied.result, now);
-    const after = dueNow(applied.state, desired, now, policy.leaseMs);
+    const after = dueNow(applied.state, desired, now, policy.leaseMs, mode);
     return act(applied.state, after.verdict, now, found);
   }
   return act(state, due.verdict, now, undefined);
@@ -201,29 +224,53 @@ export interface Belief {
   lastWritten: StatusValue | undefined;
   /** A manual status the user set; left alone while it is active. */
   override: StatusValue | undefined;
+  /** Restore mode: the standing status, shown when no block is; absent in keep mode or none. */
+  standing?: Standing | undefined;
 }
 
 /**
- * The reconciliation table of the design. The status is ours only while it equals what we
- * last wrote; anything else the user set is a manual override we leave until it expires or
- * is cleared.
+ * The reconciliation table (docs/reconcile.md). The status is ours only while it equals what
+ * we last wrote; anything else the user set is a manual override we leave until it expires or
+ * is cleared. In restore mode the standing status is what shows when no block does: it is set
+ * back after a block (a restore), and a block shows over it unless the person set it while that
+ * block showed.
  */
 export function rule(belief: Belief, desired: Block | undefined, now: number): Verdict {
   if (overrideActive(belief.override, now)) return { kind: "leave", reason: "manual override" };
   const actual = effectiveStatus(belief.actual, now);
   const want = desiredStatus(desired, now);
-  if (want !== undefined && sameStatus(actual, want)) {
+  const standing = belief.standing;
+  // What the profile should show now: the block's status, else the standing status, if any.
+  const target = want ?? standing?.status;
+  if (target !== undefined && sameStatus(actual, target)) {
     return { kind: "nothing", reason: "the profile shows what is due" };
   }
+  // No block is due: the standing status comes back, if there is one.
+  const restoreOr = (otherwise: Verdict): Verdict =>
+    standing === undefined
+      ? otherwise
+      : { kind: "set", status: standing.status, reason: "the standing status is restored" };
   if (isEmptyStatus(actual)) {
     return want === undefined
-      ? { kind: "nothing", reason: "nothing is due and nothing shows" }
+      ? restoreOr({ kind: "nothing", reason: "nothing is due and nothing shows" })
       : { kind: "set", status: want, reason: "a block is due on an empty profile" };
   }
   if (belief.lastWritten !== undefined && sameStatus(actual, belief.lastWritten)) {
     return want === undefined
-      ? { kind: "clear", status: { ...EMPTY_STATUS }, reason: "ours shows, nothing is due" }
+      ? restoreOr({
+          kind: "clear",
+          status: { ...EMPTY_STATUS },
+          reason: "ours shows, nothing is due",
+        })
       : { kind: "set", status: want, reason: "a block is due over our status" };
+  }
+  if (want !== undefined && desired !== undefined && standing !== undefined) {
+    // A block shows over the standing status, unless the person set it while this block showed.
+    if (sameStatus(actual, standing.status)) {
+      return standing.since >= desired.start
+        ? { kind: "leave", reason: "the person set it during this block" }
+        : { kind: "set", status: want, reason: "a block shows over the standing status" };
+    }
   }
   return { kind: "leave", reason: "manual status" };
 }
@@ -259,11 +306,12 @@ export interface Due {
 const TIE = "a user's change ties with our latest write";
 const OVERRIDE_MAY_BE_GONE = "a manual override stands that may be gone";
 
-/** The belief that a status of ours shows. */
-const ours = (status: StatusValue): Belief => ({
+/** The belief that a status of ours shows (with the standing status, in restore mode). */
+const ours = (status: StatusValue, standing: Standing | undefined): Belief => ({
   actual: status,
   lastWritten: status,
   override: undefined,
+  standing,
 });
 
 /**
@@ -274,15 +322,22 @@ const ours = (status: StatusValue): Belief => ({
  * is unknown, a verdict that writes nothing is checked again as if the attempt had been
  * applied, so a cancel still clears a status the service may have applied despite the failed
  * call. A stored override is a belief: when a write would be due were it gone, the profile is
- * read first, and so it is when a user change ties with our latest write.
+ * read first, and so it is when a user change ties with our latest write. In restore mode the
+ * standing status joins every belief, and a status the person set with no expiry is that
+ * standing status, not an override: blocks show over it.
  */
 export function dueNow(
   state: StatusState,
   desired: Block | undefined,
   now: number,
   leaseMs: number,
+  mode: StandingMode = "keep",
 ): Due {
-  const override = overrideActive(state.override?.status, now) ? state.override : undefined;
+  const restore = mode === "restore";
+  const standing = restore ? standingOf(state) : undefined;
+  const stands = (o: StatusState["override"]): boolean =>
+    o !== undefined && overrideActive(o.status, now) && !(restore && o.status.expiration === 0);
+  const override = stands(state.override) ? state.override : undefined;
   const { actual, pending } = state;
   if (pending !== undefined && pending.claimedAt + leaseMs > now) {
     const newer = actual.observedAt > pending.claimedAt;
@@ -298,6 +353,7 @@ export function dueNow(
       actual: newer ? actual.status : pending.status,
       lastWritten: pending.status,
       override: overwritten ? undefined : override?.status,
+      standing,
     };
     const verdict = rule(landed, desired, now);
     const differs = "status" in verdict && !sameStatus(verdict.status, pending.status);
@@ -307,6 +363,7 @@ export function dueNow(
     actual: actual.status,
     lastWritten: state.lastWritten,
     override: override?.status,
+    standing,
   };
   const verdict = rule(believed, desired, now);
   const tie = tiedWrite(state);
@@ -320,19 +377,19 @@ export function dueNow(
     const lostClear = desired !== undefined && desired.start > override.since;
     const instead: Belief[] = [
       ...(lostClear ? [{ ...believed, actual: EMPTY_STATUS, override: undefined }] : []),
-      ...(tie === undefined ? [] : [ours(tie.status)]),
-      ...attempts.map((a) => ours(a.status)),
+      ...(tie === undefined ? [] : [ours(tie.status, standing)]),
+      ...attempts.map((a) => ours(a.status, standing)),
     ];
     const due = instead.some((belief) => "status" in rule(belief, desired, now));
     return due ? { verdict, readFirst: OVERRIDE_MAY_BE_GONE } : { verdict };
   }
   if (tie !== undefined) {
     // Our write may have come last: then a clear (or another set) is due.
-    const oursLast = rule(ours(tie.status), desired, now);
+    const oursLast = rule(ours(tie.status, standing), desired, now);
     if ("status" in oursLast) return { verdict: oursLast, readFirst: TIE };
   }
   for (const attempt of attempts) {
-    const applied = rule(ours(attempt.status), desired, now);
+    const applied = rule(ours(attempt.status, standing), desired, now);
     if ("status" in applied) return { verdict: applied };
   }
   return { verdict };
@@ -348,10 +405,7 @@ function tiedWrite(state: StatusState): RecentWrite | undefined {
   const latest = state.recentWrites.at(-1);
   if (latest === undefined || !fromUserEvent(actual)) return undefined;
   if (sameStatus(latest.status, actual.status)) return undefined;
-  const second = secondOf(actual.observedAt);
-  return secondOf(latest.at) <= second && second <= secondOf(latest.until ?? latest.at)
-    ? latest
-    : undefined;
+  return spansSecond(latest, secondOf(actual.observedAt)) ? latest : undefined;
 }
 
 /**

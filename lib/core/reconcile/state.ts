@@ -14,6 +14,12 @@ import {
  * applied in ./user-change.ts; what is due next is decided from this state in ./decision.ts.
  */
 
+/** The standing status, and the instant from which the person had set it. */
+export interface Standing {
+  status: StatusValue;
+  since: number;
+}
+
 /** Where the actual status was last observed: an event (`ours`, `manual`, `expired`), a read. */
 export type ObservationSource = "ours" | "manual" | "expired" | "unknown" | "read";
 
@@ -59,6 +65,13 @@ export interface Observed {
   actual: Observation;
   /** A status the user set themselves; we leave it alone until it expires or is cleared. */
   override?: { status: StatusValue; since: number };
+  /**
+   * The standing status: the status the person last set with no expiry, unless they cleared it
+   * by hand since. Observed in every mode; with the rule `standing: "restore"`, blocks show over
+   * it and it is set back after them (docs/reconcile.md). `since`: the person set it at or after
+   * this instant. Absent in items stored before it existed.
+   */
+  standing?: Standing;
   /** Newest last; bounded to `RECENT_EVENT_IDS`. Makes event application idempotent. */
   recentEventIds: string[];
 }
@@ -104,6 +117,39 @@ export const overrideActive = (override: StatusValue | undefined, now: number): 
 /** The whole second of an epoch-ms instant: the resolution of a `user_change`'s `event_time`. */
 export const secondOf = (ms: number): number => Math.floor(ms / 1000);
 
+/** Whether one of our writes may have been applied in `second` (its send to its confirmation). */
+export const spansSecond = (write: RecentWrite, second: number): boolean =>
+  secondOf(write.at) <= second && second <= secondOf(write.until ?? write.at);
+
+/**
+ * Whether the profile's being empty at `at` is explained by an expiry: whatever may have been
+ * showing (the status believed, and our latest write unless the belief is newer) had an
+ * expiration that has passed, or was empty already. Otherwise the person cleared it by hand.
+ */
+export function emptiedByExpiry(state: StatusState, at: number): boolean {
+  const latest = state.recentWrites.at(-1);
+  const mayShow = [
+    state.actual.status,
+    ...(latest !== undefined && latest.at >= state.actual.observedAt ? [latest.status] : []),
+  ];
+  return mayShow.every((status) => isEmptyStatus(effectiveStatus(status, at)));
+}
+
+/**
+ * The standing status of a state. Items stored before `standing` existed hold it as an override
+ * with no expiry (what the person set, as observed then).
+ */
+export function standingOf(state: Observed): Standing | undefined {
+  const override = state.override;
+  return state.standing ?? (override?.status.expiration === 0 ? override : undefined);
+}
+
+/** The standing status once the person is seen showing `status` (no expiry, not ours) since `since`. */
+export function standingAfter(state: StatusState, status: StatusValue, since: number): Standing {
+  const known = state.standing;
+  return known !== undefined && sameStatus(known.status, status) ? known : { status, since };
+}
+
 /** Whether the observation is a user's change reported by an event (whole seconds, not exact). */
 export const fromUserEvent = (observation: Observation): boolean =>
   observation.source === "manual" || observation.source === "expired";
@@ -131,7 +177,9 @@ export type ReadResult = "ours" | "empty" | "manual";
  * late: it settles what events cannot (a lost clear, a same-second tie, a write whose outcome is
  * unknown), and an older `user_change` arriving after it is stale. A status matching one of our
  * writes, attempts or the pending write is ours (and what we last wrote); an empty or expired
- * one ends any override; anything else is a manual status, even when its event was lost.
+ * one ends any override, and the standing status unless an expiry explains it (a clear whose
+ * event was lost); anything else is a manual status, even when its event was lost, and the
+ * standing status when it has no expiry (set after our last observation of something else).
  */
 export function applyRead(
   state: StatusState,
@@ -145,9 +193,10 @@ export function applyRead(
   );
   const { override: _ended, ...withoutOverride } = state;
   if (isEmptyStatus(status)) {
+    const { standing: _cleared, ...unstood } = withoutOverride;
     return {
       state: {
-        ...withoutOverride,
+        ...(emptiedByExpiry(state, readAt) ? withoutOverride : unstood),
         actual: { status: { ...EMPTY_STATUS }, observedAt, source: "read" },
       },
       result: "empty",
@@ -161,11 +210,13 @@ export function applyRead(
     (state.lastWritten !== undefined && same(state.lastWritten)) ||
     state.recentWrites.some((w) => same(w.status));
   if (attempt === undefined && pending === undefined && !written) {
+    const since = Math.min(readAt, state.actual.observedAt);
     return {
       state: {
         ...state,
         actual: { status, observedAt, source: "read" },
         override: { status, since: readAt },
+        ...(status.expiration === 0 ? { standing: standingAfter(state, status, since) } : {}),
       },
       result: "manual",
     };

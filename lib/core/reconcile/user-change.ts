@@ -1,5 +1,14 @@
 import { isEmptyStatus, type StatusValue, sameStatus, type UserChange } from "../types";
-import { appendWrite, fromUserEvent, RECENT_EVENT_IDS, type StatusState, secondOf } from "./state";
+import {
+  appendWrite,
+  emptiedByExpiry,
+  fromUserEvent,
+  RECENT_EVENT_IDS,
+  type StatusState,
+  secondOf,
+  spansSecond,
+  standingAfter,
+} from "./state";
 
 /*
  * What a `user_change` event does to the status state (`applyObservation`), and whether it
@@ -16,7 +25,8 @@ export type ObservedChange = Pick<UserChange, "eventId" | "eventTime" | "status"
  * duplicates (by id) and anything older than the newest applied observation are ignored, and
  * so is a late echo of one of our earlier writes. The echo of a write in flight or of an
  * attempt whose call failed confirms that the service applied it. A non-empty status matching
- * nothing of ours is a manual override; an empty one ends any override.
+ * nothing of ours is a manual override, and the standing status when it has no expiry; an empty
+ * one ends any override, and the standing status when the person cleared it by hand.
  */
 export function applyObservation(
   state: StatusState,
@@ -112,12 +122,23 @@ export function applyObservation(
     };
   }
   if (isEmptyStatus(status)) {
-    const { override: _ended, ...rest } = seen;
+    const { override: _ended, standing: _cleared, ...unstood } = seen;
     const last = state.lastWritten;
     const expired =
       last !== undefined && last.expiration > 0 && change.eventTime >= last.expiration;
+    // Not a clear by hand: the service's expiry of what showed, or a change in the second of
+    // our latest write (a tie: the read before the next write settles it).
+    const standing = seen.standing;
+    const kept =
+      standing !== undefined &&
+      (emptiedByExpiry(state, eventMs) ||
+        (latest !== undefined && spansSecond(latest, change.eventTime)));
     return {
-      state: { ...rest, actual: { status, observedAt, source: expired ? "expired" : "manual" } },
+      state: {
+        ...unstood,
+        ...(kept ? { standing } : {}),
+        actual: { status, observedAt, source: expired ? "expired" : "manual" },
+      },
       result: "cleared",
     };
   }
@@ -126,6 +147,7 @@ export function applyObservation(
       ...seen,
       actual: { status, observedAt, source: "manual" },
       override: { status, since: eventMs },
+      ...(status.expiration === 0 ? { standing: standingAfter(state, status, eventMs) } : {}),
     },
     result: "manual",
   };

@@ -47,6 +47,7 @@ describe("the default status kinds", () => {
       skipTentative: true,
       showTitles: false,
       bridgeGapMinutes: 0,
+      standing: "keep",
     });
     expect(userRulesSchema.parse(undefined)).toEqual(DEFAULT_RULES);
   });
