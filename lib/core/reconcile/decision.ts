@@ -9,21 +9,21 @@ import {
   type StatusValue,
   sameStatus,
 } from "../types";
+import { type Standing, standingOf } from "./standing";
 import {
   type AttemptedWrite,
   applyRead,
   findingOf,
   fromUserEvent,
+  knownStanding,
   overrideActive,
   type PendingWrite,
   type ProfileRead,
   type ReadFinding,
   type RecentWrite,
-  type Standing,
   type StatusState,
   secondOf,
   spansSecond,
-  standingOf,
 } from "./state";
 import { withSchedule } from "./wake-up";
 
@@ -231,48 +231,51 @@ export interface Belief {
 /**
  * The reconciliation table (docs/reconcile.md). The status is ours only while it equals what
  * we last wrote; anything else the user set is a manual override we leave until it expires or
- * is cleared. In restore mode the standing status is what shows when no block does: it is set
- * back after a block (a restore), and a block shows over it unless the person set it while that
+ * is cleared. In restore mode the standing status is what shows when no block does (it is set
+ * back after a block: a restore), and a block shows over it unless the person set it while that
  * block showed.
  */
 export function rule(belief: Belief, desired: Block | undefined, now: number): Verdict {
   if (overrideActive(belief.override, now)) return { kind: "leave", reason: "manual override" };
   const actual = effectiveStatus(belief.actual, now);
-  const want = desiredStatus(desired, now);
-  const standing = belief.standing;
-  // What the profile should show now: the block's status, else the standing status, if any.
-  const target = want ?? standing?.status;
-  if (target !== undefined && sameStatus(actual, target)) {
+  const target = targetOf(belief.standing, desired, now);
+  if (target !== undefined && sameStatus(actual, target.status)) {
     return { kind: "nothing", reason: "the profile shows what is due" };
   }
-  // No block is due: the standing status comes back, if there is one.
-  const restoreOr = (otherwise: Verdict): Verdict =>
-    standing === undefined
-      ? otherwise
-      : { kind: "set", status: standing.status, reason: "the standing status is restored" };
   if (isEmptyStatus(actual)) {
-    return want === undefined
-      ? restoreOr({ kind: "nothing", reason: "nothing is due and nothing shows" })
-      : { kind: "set", status: want, reason: "a block is due on an empty profile" };
+    return target ?? { kind: "nothing", reason: "nothing is due and nothing shows" };
   }
   if (belief.lastWritten !== undefined && sameStatus(actual, belief.lastWritten)) {
-    return want === undefined
-      ? restoreOr({
-          kind: "clear",
-          status: { ...EMPTY_STATUS },
-          reason: "ours shows, nothing is due",
-        })
-      : { kind: "set", status: want, reason: "a block is due over our status" };
+    return (
+      target ?? { kind: "clear", status: { ...EMPTY_STATUS }, reason: "ours shows, nothing is due" }
+    );
   }
-  if (want !== undefined && desired !== undefined && standing !== undefined) {
-    // A block shows over the standing status, unless the person set it while this block showed.
-    if (sameStatus(actual, standing.status)) {
-      return standing.since >= desired.start
-        ? { kind: "leave", reason: "the person set it during this block" }
-        : { kind: "set", status: want, reason: "a block shows over the standing status" };
-    }
-  }
+  // The person's standing status, set before the due block began: the block shows over it.
+  const standing = belief.standing?.status;
+  if (target !== undefined && standing !== undefined && sameStatus(actual, standing)) return target;
   return { kind: "leave", reason: "manual status" };
+}
+
+/**
+ * What the profile should show now, as the write that would show it: the due block's status,
+ * expiring at its end; in restore mode, the standing status when no block is due, or when the
+ * person set it while the due block showed (it wins for the rest of that block).
+ */
+function targetOf(
+  standing: Standing | undefined,
+  desired: Block | undefined,
+  now: number,
+): WriteStep | undefined {
+  const want = desiredStatus(desired, now);
+  if (want === undefined || desired === undefined) {
+    return standing === undefined
+      ? undefined
+      : { kind: "set", status: standing.status, reason: "the standing status is restored" };
+  }
+  if (standing !== undefined && standing.since >= desired.start) {
+    return { kind: "set", status: standing.status, reason: "the person set it during this block" };
+  }
+  return { kind: "set", status: want, reason: `the ${desired.kind} block is due` };
 }
 
 /** The status a block asks for, or `undefined` when it is over or carries nothing to show. */
@@ -334,7 +337,7 @@ export function dueNow(
   mode: StandingMode = "keep",
 ): Due {
   const restore = mode === "restore";
-  const standing = restore ? standingOf(state) : undefined;
+  const standing = restore ? standingOf(knownStanding(state)) : undefined;
   const stands = (o: StatusState["override"]): boolean =>
     o !== undefined && overrideActive(o.status, now) && !(restore && o.status.expiration === 0);
   const override = stands(state.override) ? state.override : undefined;

@@ -5,6 +5,7 @@ import {
   type StatusValue,
   sameStatus,
 } from "../types";
+import { type Standing, type StandingContext, standingAfter } from "./standing";
 
 /*
  * The status state the reconcile keeps for each user: what was observed of the profile and the
@@ -13,12 +14,6 @@ import {
  * (`recordWrite`), or released when its call failed (`releaseWrite`). A `user_change` is
  * applied in ./user-change.ts; what is due next is decided from this state in ./decision.ts.
  */
-
-/** The standing status, and the instant from which the person had set it. */
-export interface Standing {
-  status: StatusValue;
-  since: number;
-}
 
 /** Where the actual status was last observed: an event (`ours`, `manual`, `expired`), a read. */
 export type ObservationSource = "ours" | "manual" | "expired" | "unknown" | "read";
@@ -66,10 +61,10 @@ export interface Observed {
   /** A status the user set themselves; we leave it alone until it expires or is cleared. */
   override?: { status: StatusValue; since: number };
   /**
-   * The standing status: the status the person last set with no expiry, unless they cleared it
-   * by hand since. Observed in every mode; with the rule `standing: "restore"`, blocks show over
-   * it and it is set back after them (docs/reconcile.md). `since`: the person set it at or after
-   * this instant. Absent in items stored before it existed.
+   * The standing status: the status the person last set with no expiry, or their clear by hand
+   * since (an empty status). Observed in every mode (./standing.ts); with the rule
+   * `standing: "restore"`, blocks show over it and it is set back after them
+   * (docs/reconcile.md). Absent in items stored before it existed.
    */
   standing?: Standing;
   /** Newest last; bounded to `RECENT_EVENT_IDS`. Makes event application idempotent. */
@@ -122,32 +117,49 @@ export const spansSecond = (write: RecentWrite, second: number): boolean =>
   secondOf(write.at) <= second && second <= secondOf(write.until ?? write.at);
 
 /**
- * Whether the profile's being empty at `at` is explained by an expiry: whatever may have been
- * showing (the status believed, and our latest write unless the belief is newer) had an
- * expiration that has passed, or was empty already. Otherwise the person cleared it by hand.
- */
-export function emptiedByExpiry(state: StatusState, at: number): boolean {
-  const latest = state.recentWrites.at(-1);
-  const mayShow = [
-    state.actual.status,
-    ...(latest !== undefined && latest.at >= state.actual.observedAt ? [latest.status] : []),
-  ];
-  return mayShow.every((status) => isEmptyStatus(effectiveStatus(status, at)));
-}
-
-/**
- * The standing status of a state. Items stored before `standing` existed hold it as an override
+ * The standing status as known. Items stored before `standing` existed hold it as an override
  * with no expiry (what the person set, as observed then).
  */
-export function standingOf(state: Observed): Standing | undefined {
+export function knownStanding(state: Observed): Standing | undefined {
   const override = state.override;
   return state.standing ?? (override?.status.expiration === 0 ? override : undefined);
 }
 
-/** The standing status once the person is seen showing `status` (no expiry, not ours) since `since`. */
-export function standingAfter(state: StatusState, status: StatusValue, since: number): Standing {
-  const known = state.standing;
-  return known !== undefined && sameStatus(known.status, status) ? known : { status, since };
+/** What a sighting of the profile is judged against, for the standing status (./standing.ts). */
+export function standingContext(state: StatusState): StandingContext {
+  const { actual, pending } = state;
+  const latest = state.recentWrites.at(-1);
+  // A write of ours may have landed after the belief when it was applied in its second or later
+  // (a read is exact to the millisecond). As the decision does, a user's change seen after a
+  // write was sent is taken as newer than it.
+  const exact = actual.source === "read";
+  const after = (ms: number, sent = false) =>
+    exact
+      ? ms > actual.observedAt || (sent && ms === actual.observedAt)
+      : secondOf(ms) >= secondOf(actual.observedAt);
+  const unrecorded = [
+    ...(state.attempts ?? []).filter((a) => after(a.sentAt, true)),
+    ...(pending !== undefined && after(pending.claimedAt, true) ? [pending] : []),
+  ];
+  return {
+    known: knownStanding(state),
+    actual,
+    latest,
+    unrecorded: unrecorded.map((w) => w.status),
+    landed: latest !== undefined && after(latest.until ?? latest.at) ? latest.status : undefined,
+    ours: [
+      ...state.recentWrites.map((w) => w.status),
+      ...(state.attempts ?? []).map((a) => a.status),
+      ...(pending === undefined ? [] : [pending.status]),
+      ...(state.lastWritten === undefined ? [] : [state.lastWritten]),
+    ],
+  };
+}
+
+/** The state with `standing` as the standing status (none: without the field). */
+export function withStanding<S extends Observed>(state: S, standing: Standing | undefined): S {
+  const { standing: _was, ...rest } = state;
+  return (standing === undefined ? rest : { ...rest, standing }) as S;
 }
 
 /** Whether the observation is a user's change reported by an event (whole seconds, not exact). */
@@ -179,9 +191,23 @@ export type ReadResult = "ours" | "empty" | "manual";
  * writes, attempts or the pending write is ours (and what we last wrote); an empty or expired
  * one ends any override, and the standing status unless an expiry explains it (a clear whose
  * event was lost); anything else is a manual status, even when its event was lost, and the
- * standing status when it has no expiry (set after our last observation of something else).
+ * standing status when it has no expiry (first seen at the read: when the person set it, the
+ * read cannot tell, so a block that began before the read does not show over it).
  */
 export function applyRead(
+  state: StatusState,
+  shown: StatusValue,
+  readAt: number,
+): { state: StatusState; result: ReadResult } {
+  const reported = { ...shown, expiration: isEmptyStatus(shown) ? 0 : shown.expiration };
+  const sighting = { status: effectiveStatus(reported, readAt), at: readAt, by: "read" as const };
+  const standing = standingAfter(standingContext(state), sighting);
+  const applied = readInto(state, shown, readAt);
+  return { ...applied, state: withStanding(applied.state, standing) };
+}
+
+/** `applyRead` but for the standing status. */
+function readInto(
   state: StatusState,
   shown: StatusValue,
   readAt: number,
@@ -193,10 +219,9 @@ export function applyRead(
   );
   const { override: _ended, ...withoutOverride } = state;
   if (isEmptyStatus(status)) {
-    const { standing: _cleared, ...unstood } = withoutOverride;
     return {
       state: {
-        ...(emptiedByExpiry(state, readAt) ? withoutOverride : unstood),
+        ...withoutOverride,
         actual: { status: { ...EMPTY_STATUS }, observedAt, source: "read" },
       },
       result: "empty",
@@ -210,13 +235,11 @@ export function applyRead(
     (state.lastWritten !== undefined && same(state.lastWritten)) ||
     state.recentWrites.some((w) => same(w.status));
   if (attempt === undefined && pending === undefined && !written) {
-    const since = Math.min(readAt, state.actual.observedAt);
     return {
       state: {
         ...state,
         actual: { status, observedAt, source: "read" },
         override: { status, since: readAt },
-        ...(status.expiration === 0 ? { standing: standingAfter(state, status, since) } : {}),
       },
       result: "manual",
     };
@@ -321,10 +344,13 @@ export function recordWrite(
   // our send and now). It stays what we believe is showing: surely newer, or a tie that a read
   // settles before the next write (./decision.ts). A read is exact.
   const actual = state.actual;
+  // So is the echo of another write of ours (one whose call failed) from a later second than
+  // this one was sent: that write was applied after this one was sent.
   const newerUserChange =
     actual.source === "read"
       ? actual.observedAt > sentAt
-      : fromUserEvent(actual) && secondOf(actual.observedAt) >= secondOf(sentAt);
+      : (fromUserEvent(actual) && secondOf(actual.observedAt) >= secondOf(sentAt)) ||
+        (actual.source === "ours" && secondOf(actual.observedAt) > secondOf(sentAt));
   if (newerUserChange && !sameStatus(actual.status, written)) {
     return { ...rest, lastWritten: written, recentWrites };
   }

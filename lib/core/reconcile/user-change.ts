@@ -1,13 +1,13 @@
 import { isEmptyStatus, type StatusValue, sameStatus, type UserChange } from "../types";
+import { standingAfter } from "./standing";
 import {
   appendWrite,
-  emptiedByExpiry,
   fromUserEvent,
   RECENT_EVENT_IDS,
   type StatusState,
   secondOf,
-  spansSecond,
-  standingAfter,
+  standingContext,
+  withStanding,
 } from "./state";
 
 /*
@@ -32,6 +32,27 @@ export function applyObservation(
   state: StatusState,
   change: ObservedChange,
 ): { state: StatusState; result: ObservationResult } {
+  const applied = observe(state, change);
+  const { result } = applied;
+  // Event times have whole-second resolution, so only a strictly earlier second is late.
+  const late = change.eventTime < secondOf(state.actual.observedAt);
+  // Our own writes' echoes say nothing of what the person set.
+  if (result === "duplicate" || result === "ours" || (result === "stale" && !late)) return applied;
+  const status = { ...change.status, ...(isEmptyStatus(change.status) ? { expiration: 0 } : {}) };
+  const sighting = { status, at: change.eventTime * 1000, by: late ? "late" : "event" } as const;
+  const context = standingContext(state);
+  const standing = standingAfter(context, sighting);
+  // A late event is stale, unless it told something of the standing status.
+  if (late && standing === context.known) return applied;
+  const next = withStanding(applied.state, standing);
+  return { state: next, result: late ? "manual" : result };
+}
+
+/** `applyObservation` but for the standing status. */
+function observe(
+  state: StatusState,
+  change: ObservedChange,
+): { state: StatusState; result: ObservationResult } {
   if (state.recentEventIds.includes(change.eventId)) return { state, result: "duplicate" };
   const recentEventIds = [...state.recentEventIds, change.eventId].slice(-RECENT_EVENT_IDS);
   const seen: StatusState = { ...state, recentEventIds };
@@ -46,9 +67,14 @@ export function applyObservation(
     expiration: isEmptyStatus(change.status) ? 0 : change.status.expiration,
   };
   // An echo never precedes its write's second: an earlier event showing the same status is
-  // something else (a user's clear looks like a clear of ours).
+  // something else (a user's clear looks like a clear of ours). Nor does it follow a user's
+  // change seen in a later second than the write was sent: that change is taken as newer than
+  // the write (./decision.ts), so what comes after it is the user's too.
+  const userSecond = fromUserEvent(state.actual) ? secondOf(state.actual.observedAt) : undefined;
   const echoes = (written: StatusValue, sentAt: number): boolean =>
-    sameStatus(written, status) && change.eventTime >= secondOf(sentAt);
+    sameStatus(written, status) &&
+    change.eventTime >= secondOf(sentAt) &&
+    !(userSecond !== undefined && userSecond > secondOf(sentAt) && change.eventTime > userSecond);
   const attempt = state.attempts?.findLast((a) => echoes(a.status, a.sentAt));
   const pending = state.pending;
   const echoesPending = pending !== undefined && echoes(pending.status, pending.claimedAt);
@@ -122,23 +148,12 @@ export function applyObservation(
     };
   }
   if (isEmptyStatus(status)) {
-    const { override: _ended, standing: _cleared, ...unstood } = seen;
+    const { override: _ended, ...rest } = seen;
     const last = state.lastWritten;
     const expired =
       last !== undefined && last.expiration > 0 && change.eventTime >= last.expiration;
-    // Not a clear by hand: the service's expiry of what showed, or a change in the second of
-    // our latest write (a tie: the read before the next write settles it).
-    const standing = seen.standing;
-    const kept =
-      standing !== undefined &&
-      (emptiedByExpiry(state, eventMs) ||
-        (latest !== undefined && spansSecond(latest, change.eventTime)));
     return {
-      state: {
-        ...unstood,
-        ...(kept ? { standing } : {}),
-        actual: { status, observedAt, source: expired ? "expired" : "manual" },
-      },
+      state: { ...rest, actual: { status, observedAt, source: expired ? "expired" : "manual" } },
       result: "cleared",
     };
   }
@@ -147,7 +162,6 @@ export function applyObservation(
       ...seen,
       actual: { status, observedAt, source: "manual" },
       override: { status, since: eventMs },
-      ...(status.expiration === 0 ? { standing: standingAfter(state, status, eventMs) } : {}),
     },
     result: "manual",
   };

@@ -2,7 +2,8 @@ import type { StatusRecord } from "../records";
 import type { StandingMode } from "../rules";
 import { desiredAt, nextWakeAfter } from "../timeline";
 import type { Block } from "../types";
-import { standingOf } from "./state";
+import { standingOf } from "./standing";
+import { knownStanding } from "./state";
 
 /**
  * Fills in a status record's next wake-up: the next block start, the end of a manual override,
@@ -22,7 +23,11 @@ export function withSchedule(
   const edge = nextWakeAfter(timeline, now);
   if (edge !== undefined) candidates.push(edge);
   const restoreAt = desiredAt(timeline, now)?.end;
-  if (mode === "restore" && standingOf(rec.state) !== undefined && restoreAt !== undefined) {
+  if (
+    mode === "restore" &&
+    standingOf(knownStanding(rec.state)) !== undefined &&
+    restoreAt !== undefined
+  ) {
     candidates.push(restoreAt);
   }
   const override = rec.state.override?.status;

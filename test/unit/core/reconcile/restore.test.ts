@@ -203,7 +203,14 @@ const rows: Row[] = [
     state: userSets(meetingOverStanding, NOW - MIN, lunch),
     timeline: [current],
     profile: lunch,
-    expected: { kind: "leave", reason: "the person set it during this block" },
+    expected: { kind: "nothing" },
+  },
+  {
+    row: "R11 our set raced it in its second and landed after it: it is set back",
+    state: weWrote(userSets(meetingOverStanding, NOW - MIN, lunch), meeting, NOW - MIN + 300),
+    timeline: [current],
+    profile: meeting,
+    expected: { kind: "set", status: lunch, reason: "the person set it during this block" },
   },
   {
     row: "R12 a status neither ours nor the standing one is left",
@@ -275,12 +282,12 @@ describe("restore mode: what observations do to the standing status", () => {
     expect(ours(userSets(endedOverStanding, at, EMPTY))).toEqual(remote);
   });
 
-  it("a clear by hand of the standing status empties it", () => {
-    expect(userSets(standing, NOW, EMPTY).standing).toBeUndefined();
+  it("a clear by hand of the standing status empties it, from the clear's second", () => {
+    expect(userSets(standing, NOW, EMPTY).standing).toEqual({ status: EMPTY, since: NOW });
   });
 
   it("a clear by hand of our block's status before its end empties it", () => {
-    expect(userSets(meetingOverStanding, NOW, EMPTY).standing).toBeUndefined();
+    expect(ours(userSets(meetingOverStanding, NOW, EMPTY))).toEqual(EMPTY);
   });
 
   it("a clear in the second of our latest write keeps it: a tie the next read settles", () => {
@@ -304,13 +311,23 @@ describe("restore mode: what observations do to the standing status", () => {
     expect(echo.state.standing).toEqual(restored.standing);
   });
 
-  it("a read finding a status that does not expire makes it the standing one, set since our last look", () => {
+  it("a read finding a status that does not expire makes it the standing one, first seen then", () => {
     const read = applyRead(meetingOverStanding, lunch, NOW).state;
-    expect(read.standing).toEqual({ status: lunch, since: current.start });
+    // Set between our last look (the meeting's set) and the read.
+    expect(read.standing).toEqual({ status: lunch, since: NOW, from: current.start });
+  });
+
+  it("a read finding the standing status still showing keeps when it was set", () => {
+    expect(applyRead(standing, remote, NOW).state.standing).toEqual(standing.standing);
+  });
+
+  it("a user_change re-setting the standing status over our block makes it new again", () => {
+    const again = userSets(meetingOverStanding, NOW, remote);
+    expect(again.standing).toEqual({ status: remote, since: NOW });
   });
 
   it("a read finding the profile empty while the standing status showed empties it (a lost clear)", () => {
-    expect(applyRead(standing, EMPTY, NOW).state.standing).toBeUndefined();
+    expect(ours(applyRead(standing, EMPTY, NOW).state)).toEqual(EMPTY);
   });
 
   it("a read finding the profile empty after our block expired keeps it", () => {
