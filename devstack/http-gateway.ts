@@ -38,7 +38,10 @@ export interface GatewayOptions {
   port?: number;
   host?: string;
   log?: Log;
-  /** Served before the routes, only to loopback callers (e.g. `/_local/...`). */
+  /**
+   * Served before the routes, only to loopback callers that name a loopback host (e.g.
+   * `/_local/...`).
+   */
   local?: LocalEndpoint;
   /**
    * Runs a route's handler (the dev stack's Lambda runtime: timeouts, freeze). Without it
@@ -75,8 +78,20 @@ const readBody = (req: IncomingMessage): Promise<Buffer | "too_large"> =>
 const isLoopback = (ip: string | undefined): boolean =>
   ip === "127.0.0.1" || ip === "::1" || ip === "::ffff:127.0.0.1";
 
+/**
+ * True when a request names this machine by a loopback name: Host `127.0.0.1`, `localhost` or
+ * `[::1]`, with or without a port. A page of another site that rebinds its own name to 127.0.0.1
+ * (DNS rebinding) reaches the loopback socket, but its requests still carry its own name as
+ * Host, so only this check keeps the control surface's secrets from it.
+ */
+export const isLoopbackHost = (host: string | undefined): boolean =>
+  host !== undefined && /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/i.test(host);
+
 const sendJson = (res: ServerResponse, status: number, body: unknown): void => {
-  res.writeHead(status, { "content-type": "application/json" });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "x-content-type-options": "nosniff",
+  });
   res.end(JSON.stringify(body));
 };
 
@@ -104,6 +119,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (url.pathname.startsWith("/_local/")) {
       if (!isLoopback(req.socket.remoteAddress))
         return sendJson(res, 403, { message: "Forbidden" });
+      if (!isLoopbackHost(req.headers.host)) {
+        return sendJson(res, 403, {
+          error: "host_not_loopback",
+          message:
+            "the local control surface answers only requests addressed to 127.0.0.1, localhost or [::1] (with any port); this one named another host, as a page on another site reaching it through DNS rebinding would",
+        });
+      }
       const body = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : await readBody(req);
       if (body === "too_large") return sendJson(res, 413, { message: "Request Entity Too Large" });
       const answer = await options.local?.(req, url, body.toString("utf8"));

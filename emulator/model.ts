@@ -1,3 +1,5 @@
+import { DndState } from "./dnd-state";
+import { HomeState } from "./home-state";
 import type {
   CustomField,
   Role,
@@ -125,8 +127,14 @@ export class EmulatorModel {
   readonly users = new Map<string, WorkspaceUser>();
   readonly tokens = new Map<string, WorkspaceToken>();
   readonly apps = new Map<string, AppState>();
+  /** Apps made by `apps.manifest.create` (not in the workspace file): a snapshot keeps them. */
+  readonly createdApps = new Set<string>();
   readonly profiles = new Map<string, StoredProfile>();
   readonly pendingEmails: PendingEmail[] = [];
+  /** The App Home extension: Home views and the apps' DMs with people. */
+  readonly home = new HomeState();
+  /** The DND extension: people's snoozes. */
+  readonly dnd = new DndState();
   private eventSeq = 0;
   private emailSeq = 0;
 

@@ -15,11 +15,17 @@ export const CODE_LIFETIME_MS = 10 * 60_000;
 /** With token rotation on, an access token lives 12 hours (`expires_in`). */
 export const ROTATING_TOKEN_LIFETIME_S = 43_200;
 
-/** One person's consent to one app: every token issued under it, and its refresh token. */
+/**
+ * One person's consent to one app: every token issued under it, and its refresh token. An
+ * install that asked for bot scopes carries them (`botScopes`); the app's bot token is issued
+ * under a grant of its own, `bot: true`, whose `user` is the bot user.
+ */
 export interface Grant {
   appId: string;
   user: string;
   scopes: string[];
+  botScopes?: string[];
+  bot?: boolean;
 }
 
 export interface PendingCode {
@@ -70,7 +76,9 @@ export class OAuthGrants {
 
   /** Starts from saved grants (the tokens themselves are restored in the model). */
   restore(saved: { grants: SavedGrant[]; codes: SavedCode[] }): void {
-    const grants = saved.grants.map(({ appId, user, scopes }) => ({ appId, user, scopes }));
+    const grants = saved.grants.map(
+      ({ tokens: _tokens, refreshTokens: _refresh, ...grant }): Grant => grant,
+    );
     saved.grants.forEach((entry, i) => {
       const grant = grants[i] as Grant;
       for (const token of entry.tokens) this.grantOfToken.set(token, grant);
@@ -123,12 +131,13 @@ export class OAuthGrants {
     now: number,
   ): { accessToken: string; refreshToken?: string } {
     const { model } = this.opts;
+    const kind = grant.bot === true ? "xoxb" : "xoxp";
     const accessToken = rotating
-      ? `xoxe.xoxp-1-${hex(24)}`
-      : `xoxp-${model.team.id}-${grant.user}-${hex(16)}`;
+      ? `xoxe.${kind}-1-${hex(24)}`
+      : `${kind}-${model.team.id}-${grant.user}-${hex(16)}`;
     const token: WorkspaceToken = {
       token: accessToken,
-      type: "user",
+      type: grant.bot === true ? "bot" : "user",
       user: grant.user,
       scopes: [...grant.scopes],
       state: "active",

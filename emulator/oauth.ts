@@ -11,6 +11,7 @@ import type { Clock } from "#lib/core/clock";
 import type { EventDispatcher } from "./events";
 import { type CallContext, fail, type MethodResult } from "./methods";
 import type { AppState, EmulatorModel } from "./model";
+import { botTokenFields, issueBotToken } from "./oauth-bot";
 import { OAuthGrants, ROTATING_TOKEN_LIFETIME_S } from "./oauth-grants";
 import { authRevoke, authTest, usersInfo } from "./oauth-methods";
 import {
@@ -34,7 +35,14 @@ export type OAuthCallContext = CallContext & { authorization?: string | undefine
 export type OAuthMethod = (ctx: OAuthCallContext) => MethodResult;
 
 type Authorization =
-  | { ok: true; state: AppState; redirectUri: string; sent: boolean; scopes: string[] }
+  | {
+      ok: true;
+      state: AppState;
+      redirectUri: string;
+      sent: boolean;
+      scopes: string[];
+      botScopes: string[];
+    }
   | { ok: false; code: string; message: string };
 
 const splitScopes = (s: string | null | undefined): string[] =>
@@ -71,7 +79,7 @@ const settingsOf = (state: AppState) =>
 
 const oauthConfigOf = (state: AppState) =>
   state.manifest.oauth_config as
-    | { redirect_urls?: unknown; scopes?: { user?: unknown } }
+    | { redirect_urls?: unknown; scopes?: { user?: unknown; bot?: unknown } }
     | undefined;
 
 const strings = (v: unknown): string[] =>
@@ -142,8 +150,9 @@ export class OAuthEmulator {
     if (!user || user.is_bot === true) {
       return sendHtml(res, 400, errorPage("user_not_found", `no person ${as} in this workspace`));
     }
+    const botScopes = request.botScopes.length > 0 ? { botScopes: request.botScopes } : {};
     const code = this.grants.addCode({
-      grant: { appId: request.state.app.id, user: user.id, scopes: request.scopes },
+      grant: { appId: request.state.app.id, user: user.id, scopes: request.scopes, ...botScopes },
       redirectUri: request.redirectUri,
       sent: request.sent,
       issuedAt: this.opts.clock.now(),
@@ -170,18 +179,25 @@ export class OAuthEmulator {
       const message = `redirect_uri did not match any configured URIs. Passed URI: ${redirectUri}`;
       return { ok: false, code: "bad_redirect_uri", message };
     }
-    // Only user tokens are issued: `scope` (bot scopes) is accepted and ignored.
     const scopes = splitScopes(params.get("user_scope"));
     const declared = new Set(strings(config?.scopes?.user));
-    const undeclared = scopes.filter((s) => !declared.has(s));
-    if (scopes.length === 0 || undeclared.length > 0) {
-      const message =
-        scopes.length === 0
-          ? "user_scope names no scope; this emulator issues user tokens only"
-          : `user_scope asks for ${undeclared.join(", ")}, not in the manifest's oauth_config.scopes.user`;
+    const declaredBot = new Set(strings(config?.scopes?.bot));
+    // A manifest that declares no bot scopes (every app before the bot token extension) gets no
+    // bot token: its `scope` is ignored, as it always was, so older installs keep working.
+    const botScopes = declaredBot.size === 0 ? [] : splitScopes(params.get("scope"));
+    const undeclared = [
+      ...scopes.filter((s) => !declared.has(s)),
+      ...botScopes.filter((s) => !declaredBot.has(s)),
+    ];
+    if (scopes.length === 0 && botScopes.length === 0) {
+      const message = "neither user_scope nor scope names a scope the app's manifest declares";
       return { ok: false, code: "invalid_scope", message };
     }
-    return { ok: true, state, redirectUri, sent: given !== null, scopes };
+    if (undeclared.length > 0) {
+      const message = `the request asks for ${undeclared.join(", ")}, not in the manifest's oauth_config.scopes`;
+      return { ok: false, code: "invalid_scope", message };
+    }
+    return { ok: true, state, redirectUri, sent: given !== null, scopes, botScopes };
   }
 
   private consent(request: Authorization & { ok: true }, params: URLSearchParams): string {
@@ -195,7 +211,7 @@ export class OAuthEmulator {
     return consentPage({
       appName: typeof info?.name === "string" ? info.name : request.state.app.id,
       teamName: model.team.name ?? model.team.id,
-      scopes: request.scopes,
+      scopes: [...request.scopes, ...request.botScopes],
       users: [...model.users.values()]
         .filter((u) => u.is_bot !== true)
         .map((u) => ({
@@ -239,22 +255,39 @@ export class OAuthEmulator {
     if (!redeemed.ok) return fail(redeemed.error);
     const { grant } = redeemed;
     const rotating = settingsOf(state)?.token_rotation_enabled === true;
-    const issued = this.grants.issue(grant, rotating, ctx.now);
     const user = grant.user;
+    const bot =
+      grant.botScopes === undefined || grant.botScopes.length === 0
+        ? undefined
+        : issueBotToken({
+            model: this.opts.model,
+            grants: this.grants,
+            appId: state.app.id,
+            scopes: grant.botScopes,
+            rotating,
+            now: ctx.now,
+          });
+    const issued =
+      grant.scopes.length === 0 ? undefined : this.grants.issue(grant, rotating, ctx.now);
+    const authedUser =
+      issued === undefined
+        ? { id: user }
+        : {
+            id: user,
+            scope: grant.scopes.join(","),
+            access_token: issued.accessToken,
+            token_type: "user",
+            ...(issued.refreshToken === undefined
+              ? {}
+              : { refresh_token: issued.refreshToken, expires_in: ROTATING_TOKEN_LIFETIME_S }),
+          };
     return {
       status: 200,
       body: {
         ok: true,
         app_id: state.app.id,
-        authed_user: {
-          id: user,
-          scope: grant.scopes.join(","),
-          access_token: issued.accessToken,
-          token_type: "user",
-          ...(issued.refreshToken === undefined
-            ? {}
-            : { refresh_token: issued.refreshToken, expires_in: ROTATING_TOKEN_LIFETIME_S }),
-        },
+        ...(bot === undefined ? {} : botTokenFields(bot)),
+        authed_user: authedUser,
         team: this.team(),
         enterprise: null,
         is_enterprise_install: false,
@@ -277,7 +310,8 @@ export class OAuthEmulator {
         ok: true,
         app_id: state.app.id,
         scope: grant.scopes.join(","),
-        token_type: "user",
+        token_type: grant.bot === true ? "bot" : "user",
+        ...(grant.bot === true ? { bot_user_id: grant.user } : {}),
         access_token: issued.accessToken,
         refresh_token: issued.refreshToken,
         expires_in: ROTATING_TOKEN_LIFETIME_S,

@@ -3,16 +3,28 @@ import type { AddressInfo, Socket } from "node:net";
 import { systemClock } from "#lib/app/compose/system-clock";
 import type { Clock } from "#lib/core/clock";
 import { type Log, silentLog } from "#lib/core/ports";
+import { MANIFEST_METHODS } from "./app-manifests";
 import { type CallRecord, ParamRedactor, redactToken } from "./call-log";
+import { dndMethods } from "./dnd";
 import { type DeliveryRecord, EventDispatcher } from "./events";
 import { type FaultSpec, seededRandom, toFaultSpec } from "./faults";
+import { homeMethods } from "./home";
+import {
+  CLICK_PATH,
+  type ControlAnswer,
+  HOME_OPENED_PATH,
+  type InteractionRecord,
+  Interactivity,
+} from "./interactivity";
 import { fail, METHODS, type MethodResult } from "./methods";
 import { EmulatorModel, type PendingEmail, type StoredProfile } from "./model";
 import { OAuthEmulator } from "./oauth";
 import { DEFAULT_LIMITS, RateLimiter, type RateLimits } from "./rate-limit";
 import { parseRequestArgs } from "./request";
+import { ResponseUrls } from "./response-urls";
 import type { EmulatorSnapshot } from "./snapshot";
 import { applySnapshot, takeSnapshot } from "./snapshot-state";
+import { DEFAULT_TIER_LIMITS, TierLimiter, type TierLimits } from "./tiers";
 import type { Workspace } from "./workspace";
 
 export { type CallRecord, REDACTED_SECRET, redactToken } from "./call-log";
@@ -43,6 +55,10 @@ export interface EmulatorOptions {
   bodyTimeoutMs?: number;
   /** State saved by `snapshot()` of an earlier run (validated by `parseSnapshot`) to start from. */
   snapshot?: EmulatorSnapshot;
+  /** The rate tiers of the methods beyond the spec (`views.publish`, `chat.postMessage`, `dnd.*`). */
+  tierLimits?: Partial<TierLimits>;
+  /** How long an app has to answer a click's `block_actions` (the platform: 3 s). */
+  interactionTimeoutMs?: number;
 }
 
 export interface EmulatorState {
@@ -51,6 +67,21 @@ export interface EmulatorState {
   pendingEmails: PendingEmail[];
   apps: { id: string; manifest: Record<string, unknown> }[];
   deliveries: DeliveryRecord[];
+  /** Person → the last Home view an app published for them, as sent (extension). */
+  home_views: Record<string, Record<string, unknown>>;
+  /** Every message apps posted into their DMs with people, oldest first (extension). */
+  messages: {
+    app: string;
+    channel: string;
+    user: string;
+    text: string;
+    blocks?: Record<string, unknown>[];
+    ts: string;
+  }[];
+  /** Person → their snooze, while one is on (extension). */
+  dnd: Record<string, { snooze_endtime: number }>;
+  /** Each click delivered to an app, and how it went (extension). */
+  interactions: InteractionRecord[];
 }
 
 export interface RunningEmulator {
@@ -70,6 +101,18 @@ export interface RunningEmulator {
   confirmEmail(user: string): boolean;
   /** The mutable workspace state (not deliveries in flight), for `snapshot` of a later run. */
   snapshot(): EmulatorSnapshot;
+  /** `POST /_emulator/home_opened`: a person opens an app's Home tab. */
+  homeOpened(args: { user: string; app?: string; tab?: "home" | "messages" }): ControlAnswer;
+  /** `POST /_emulator/click`: a person clicks a button of their Home view or latest DM. */
+  click(args: {
+    user: string;
+    action_id: string;
+    value?: string;
+    block_id?: string;
+    app?: string;
+    surface?: "home" | "message";
+    ts?: string;
+  }): Promise<ControlAnswer>;
 }
 
 const MAX_BODY = 1_000_000;
@@ -147,6 +190,25 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     bodyTimeoutMs: opts.bodyTimeoutMs ?? 5000,
   });
   if (opts.snapshot) applySnapshot(model, oauth.grants, opts.snapshot);
+  // The App Home, DM and DND extensions: their methods, clicks and response URLs.
+  const tiers = new TierLimiter({ ...DEFAULT_TIER_LIMITS, ...opts.tierLimits });
+  const extensionMethods = { ...homeMethods(tiers), ...dndMethods(tiers) };
+  let baseUrl = "";
+  const responseUrls = new ResponseUrls({
+    model,
+    clock,
+    baseUrl: () => baseUrl,
+    bodyTimeoutMs: opts.bodyTimeoutMs ?? 5000,
+  });
+  const interactivity = new Interactivity({
+    model,
+    clock,
+    events,
+    responseUrls,
+    ...(opts.interactionTimeoutMs === undefined
+      ? {}
+      : { attemptTimeoutMs: opts.interactionTimeoutMs }),
+  });
 
   function emitUserChange(userId: string): void {
     const user = model.users.get(userId);
@@ -199,6 +261,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
   /** Clears every status whose expiration has passed, text and emoji together. */
   function sweep(): number {
     const nowS = Math.floor(clock.now() / 1000);
+    model.dnd.sweep(nowS);
     let cleared = 0;
     for (const [id, p] of model.profiles) {
       if (p.status_expiration <= 0 || p.status_expiration > nowS) continue;
@@ -253,7 +316,11 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     res: ServerResponse,
     method: string,
   ): Promise<void> {
-    const handler = METHODS[method] ?? oauth.methods[method];
+    const handler =
+      METHODS[method] ??
+      MANIFEST_METHODS[method] ??
+      oauth.methods[method] ??
+      extensionMethods[method];
     const auth = req.headers.authorization;
     const bearer = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     if (!handler) {
@@ -329,6 +396,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
         authorization: auth,
         remoteAddress: req.socket.remoteAddress ?? "",
         oauthCallbackUrl: opts.oauthCallbackUrl ?? "https://svc.example/oauth/callback",
+        origin: url,
       });
       for (const user of result.changed ?? []) emitUserChange(user);
     }
@@ -346,6 +414,19 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
         manifest: structuredClone(a.manifest),
       })),
       deliveries: events.deliveries(),
+      home_views: Object.fromEntries(
+        model.home.allViews().map((h) => [h.user, structuredClone(h.sent)]),
+      ),
+      messages: model.home.allMessages().map((m) => ({
+        app: m.app,
+        channel: m.channel,
+        user: m.user,
+        text: m.text,
+        ...(m.blocks === undefined ? {} : { blocks: structuredClone(m.blocks) }),
+        ts: m.ts,
+      })),
+      dnd: model.dnd.active(Math.floor(clock.now() / 1000)),
+      interactions: interactivity.records(),
     };
   }
 
@@ -400,6 +481,14 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
           : send(res, 404, { ok: false, error: `no pending email change for ${doc.user}` });
       }
       if (path === "/_emulator/sweep") return send(res, 200, { ok: true, cleared: sweep() });
+      if (path === HOME_OPENED_PATH) {
+        const answer = interactivity.homeOpened(doc);
+        return send(res, answer.status, answer.body);
+      }
+      if (path === CLICK_PATH) {
+        const answer = await interactivity.click(doc);
+        return send(res, answer.status, answer.body);
+      }
     }
     send(res, 404, { ok: false, error: "not_found" });
   }
@@ -412,6 +501,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
       const method = path.slice("/api/".length).replaceAll("/", ".");
       work = handleApi(req, res, method);
     } else if (oauth.handlesPath(path)) work = oauth.handleHttp(req, res, path);
+    else if (responseUrls.handlesPath(path)) work = responseUrls.handle(req, res, path);
     else if (path.startsWith("/_emulator/")) work = handleControl(req, res, path);
     else work = Promise.resolve(send(res, 404, { ok: false, error: "not_found" }));
     work.catch((err: unknown) => {
@@ -429,6 +519,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
+  baseUrl = url;
 
   const sweepEvery = opts.expirySweepMs ?? 1000;
   const sweeper = sweepEvery > 0 ? setInterval(sweep, sweepEvery) : undefined;
@@ -453,5 +544,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     flushEvents: () => events.flush(),
     confirmEmail,
     snapshot: () => takeSnapshot(model, oauth.grants),
+    homeOpened: (args) => interactivity.homeOpened(args),
+    click: (args) => interactivity.click(args),
   };
 }

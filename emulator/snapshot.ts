@@ -2,11 +2,14 @@
  * The emulator's mutable workspace state as a JSON document, so a local stack can stop and start
  * again without the emulator forgetting what happened: the profiles (statuses included), every
  * token with its state (those issued through OAuth too), the OAuth grants with their refresh
- * tokens and pending codes, the apps' manifests, pending email changes and the id counters.
+ * tokens and pending codes, the apps' manifests, the apps `apps.manifest.create` made (with their
+ * credentials), pending email changes and the id counters.
  * Event deliveries in flight are not kept. A document is validated before use; one that does not
  * fit this version or this workspace is refused with a reason, never half applied.
  */
 import * as z from "zod";
+import { dndSnapshotSchema } from "./dnd-state";
+import { homeSnapshotSchema } from "./home-state";
 import type { StoredProfile } from "./model";
 import { tokenSchema, type Workspace } from "./workspace";
 
@@ -50,6 +53,10 @@ const grantSchema = z.object({
   appId: z.string().min(1),
   user: z.string().min(1),
   scopes: z.array(z.string()),
+  /** Bot scopes the consent granted (the bot token extension). */
+  botScopes: z.array(z.string()).optional(),
+  /** A grant of the app's bot token, whose `user` is the bot user. */
+  bot: z.boolean().optional(),
   /** Access tokens issued under this consent (revoked together). */
   tokens: z.array(z.string()),
   /** Refresh tokens not yet spent. */
@@ -63,6 +70,20 @@ const snapshotSchema = z.object({
   profiles: z.record(z.string(), profileSchema),
   tokens: z.array(tokenSchema),
   apps: z.array(z.object({ id: z.string().min(1), manifest: z.record(z.string(), z.unknown()) })),
+  /** Apps made by `apps.manifest.create`; absent in snapshots from before that method. */
+  createdApps: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        signing_secret: z.string().min(1),
+        verification_token: z.string().optional(),
+        client_id: z.string().min(1),
+        client_secret: z.string().min(1),
+        manifest: z.record(z.string(), z.unknown()),
+        collaborators: z.array(z.string()),
+      }),
+    )
+    .default([]),
   pendingEmails: z.array(
     z.object({
       id: z.string(),
@@ -88,6 +109,10 @@ const snapshotSchema = z.object({
     event: z.number().int().nonnegative(),
     email: z.number().int().nonnegative(),
   }),
+  /** The App Home extension's Home views and DMs (absent in snapshots older than it). */
+  home: homeSnapshotSchema.optional(),
+  /** The DND extension's snoozes (absent in snapshots older than it). */
+  dnd: dndSnapshotSchema.optional(),
 });
 
 export type EmulatorSnapshot = z.infer<typeof snapshotSchema>;
@@ -117,7 +142,7 @@ export function parseSnapshot(json: unknown, workspace: Workspace): SnapshotRead
   const strayUser = Object.keys(snapshot.profiles).find((id) => !users.has(id));
   if (strayUser !== undefined)
     return { ok: false, reason: `a profile of ${strayUser}, who is not in the workspace` };
-  const apps = new Set(workspace.apps.map((a) => a.id));
+  const apps = new Set([...workspace.apps, ...snapshot.createdApps].map((a) => a.id));
   const strayApp = snapshot.apps.find((a) => !apps.has(a.id));
   if (strayApp !== undefined)
     return { ok: false, reason: `a manifest of app ${strayApp.id}, not in the workspace` };

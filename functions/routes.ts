@@ -79,6 +79,7 @@ export const routes: Route[] = [
     "/settings/ooo/add",
     "/settings/ooo/cancel",
     "/settings/disconnect",
+    "/settings/sign-out",
   ].map((path): Route => ({ method: "POST", path, function: "web", load: web })),
 ];
 

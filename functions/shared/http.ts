@@ -13,6 +13,7 @@ import {
   type WebhookReply,
 } from "../../lib/webhooks";
 import { type AppSource, appIn, appOf, withApp } from "./app-context";
+import { everyResponse } from "./every-response";
 import { errorToResult, type HttpResult, json } from "./http-errors";
 import {
   type HttpEvent,
@@ -71,10 +72,12 @@ const refusals = (): MiddlewareObj<HttpEventIn, HttpResult> => ({
  * it is not an HTTP API event, before the app is built), the header normaliser lower-cases
  * header names, `withApp` gets the app from `source` and injects the Lambda context into its
  * logger, and `refusals` maps errors to status codes. http-error-handler is the net behind it
- * all: it answers (500) anything thrown where `refusals` could not answer.
+ * all: it answers (500) anything thrown where `refusals` could not answer. `everyResponse`, first
+ * and so last to run, puts the headers every answer carries (nosniff) on whatever answered.
  */
 export function httpHandler(source: AppSource, fn: HttpFn) {
   return middy<HttpEventIn, HttpResult, Error, Context>()
+    .use(everyResponse())
     .use(httpErrorHandler({ logger: false, fallbackMessage: '{"error":"internal_error"}' }))
     .use(parser({ schema: httpEventSchema }) as unknown as MiddlewareObj<HttpEventIn, HttpResult>)
     .use(httpHeaderNormalizer())

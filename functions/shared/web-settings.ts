@@ -3,6 +3,7 @@ import { InvalidInputError } from "#lib/app/errors";
 import { OAuthError } from "#lib/service/oauth-client";
 import { connectPath } from "#lib/web/connect";
 import { CSRF_FIELD } from "#lib/web/csrf";
+import { foreignForm } from "#lib/web/form-origin";
 import { type FrontDoor, frontDoorOf } from "#lib/web/front-door";
 import { rulesView, todayView } from "#lib/web/pages/settings-view";
 import {
@@ -10,25 +11,37 @@ import {
   type ConnectOffer,
   type Notice,
   PATHS,
+  type RefusedForm,
 } from "#lib/web/pages/view-model";
 import { isCurrentSession } from "#lib/web/session";
-import { renderErrorPage } from "../../lib/web/pages/messages";
+import { renderErrorPage, renderSignedOutPage } from "../../lib/web/pages/messages";
 import { renderSettingsPage } from "../../lib/web/pages/settings";
 import type { HttpFn } from "./http";
 import type { HttpRequest } from "./http-event";
 import { page, redirect } from "./web-replies";
-import { NOTICES, type NoticeCode, SETTINGS_FORMS, type SignedIn } from "./web-settings-forms";
+import {
+  NOTICES,
+  type NoticeCode,
+  refusedFormOf,
+  SETTINGS_FORMS,
+  type SignedIn,
+} from "./web-settings-forms";
 
 /**
  * The signed-in person, or the redirect to `/install`: no cookie, a forged or expired one, one
- * of a user who no longer exists, or one from before a disconnect (another session epoch).
+ * of a user who no longer exists, one from before a disconnect (another session epoch), or one
+ * signed out (its end mark).
  */
 export async function signedIn(req: HttpRequest, app: App): Promise<SignedIn | undefined> {
   const door = await frontDoorOf(app);
   const read = door.sessions.read(req.cookies);
   if (!read.ok) return undefined;
   const key = { team: read.session.team, user: read.session.user };
-  const view = await door.parts.useCases.selfView(key);
+  const [view, ended] = await Promise.all([
+    door.parts.useCases.selfView(key),
+    door.parts.marks.taken(door.sessions.endMark(read.session).id, app.clock.now()),
+  ]);
+  if (ended) return undefined;
   if (view?.sessionEpoch === undefined) return undefined;
   if (!isCurrentSession(read.session, view.sessionEpoch)) return undefined;
   return { door, session: read.session, key, view };
@@ -72,32 +85,56 @@ async function connectedCalendars(
 export const settingsPage: HttpFn = async (req, app) => {
   const who = await signedIn(req, app);
   if (who === undefined) return toInstall();
-  const { view, session, door } = who;
-  const now = app.clock.now();
   const code = req.query.notice as NoticeCode | undefined;
   const notice: Notice | undefined =
     code !== undefined && Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined;
-  const html = renderSettingsPage({
+  return page(200, await settingsHtml(app, who, { ...(notice !== undefined ? { notice } : {}) }));
+};
+
+/** The settings page of the signed-in person, with a notice or a refused form to show again. */
+async function settingsHtml(
+  app: App,
+  who: SignedIn,
+  shown: { notice?: Notice; refused?: RefusedForm },
+): Promise<string> {
+  const { view, session, door } = who;
+  const now = app.clock.now();
+  return renderSettingsPage({
     csrfToken: door.csrf.tokenFor(session),
     now,
-    user: { id: view.key.user, team: view.key.team, tz: view.tz },
+    user: {
+      id: view.key.user,
+      team: view.key.team,
+      tz: view.tz,
+      ...(view.rules.locale !== undefined ? { locale: view.rules.locale } : {}),
+    },
     connection: view.connection,
     ...(await connectedCalendars(app, who)),
     today: todayView(view.timeline, now, view.tz),
     rules: rulesView(view.rules),
     paused: view.paused,
     ooo: view.ooo.map((e) => ({ id: e.id, start: e.start, end: e.end, message: e.text })),
-    ...(notice !== undefined ? { notice } : {}),
+    ...shown,
   });
-  return page(200, html);
-};
+}
 
 /**
- * POST /settings/…: one of the page's forms. The session must be current and the form's CSRF
- * token this session's, or nothing happens (302 /install; 403). Then 303 back to /settings
- * with the outcome; a refused input changes nothing and says why.
+ * POST /settings/…: one of the page's forms. It must come from our own page (no browser header
+ * says otherwise: lib/web/form-origin.ts), the session must be current and the form's CSRF token
+ * this session's, or nothing happens (403; 302 /install; 403). Then 303 back to /settings with
+ * the outcome; a refused input changes nothing and says why.
  */
 export const settingsAction: HttpFn = async (req, app) => {
+  const foreign = foreignForm(req.headers, (await frontDoorOf(app)).origin);
+  if (foreign !== undefined) {
+    app.log.warn("settings form refused: sent from another site", { reason: foreign.reason });
+    const refused = renderErrorPage({
+      status: 403,
+      title: "This form came from another site",
+      message: `Nothing was changed. ${foreign.message} Statuspilot takes its settings forms only from its own pages: open your settings page and try again there.`,
+    });
+    return page(refused.status, refused.html);
+  }
   const who = await signedIn(req, app);
   if (who === undefined) return toInstall();
   const form = new URLSearchParams(req.rawBody);
@@ -124,10 +161,20 @@ export const settingsAction: HttpFn = async (req, app) => {
       });
       return page(done.status, done.html, [who.door.sessions.clear()]);
     }
+    if (outcome === "signed_out") {
+      const done = renderSignedOutPage();
+      return page(done.status, done.html, [who.door.sessions.clear()]);
+    }
     return redirect(303, `${PATHS.settings}?notice=${outcome}`);
   } catch (error: unknown) {
     if (!(error instanceof InvalidInputError)) throw error;
-    return redirect(303, `${PATHS.settings}?notice=${action.refused}`);
+    if (action.fieldOf === undefined) {
+      return redirect(303, `${PATHS.settings}?notice=${action.refused}`);
+    }
+    // Answered here, not redirected: what was typed stays, each refused field marked.
+    const { refused, unplaced } = refusedFormOf(path, form, error, action.fieldOf);
+    const notice = { ...NOTICES[action.refused], details: unplaced };
+    return page(422, await settingsHtml(app, who, { notice, refused }));
   }
 };
 

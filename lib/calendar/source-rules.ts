@@ -1,10 +1,11 @@
-import { BlockList, isIP } from "node:net";
+import { isBlockedAddress } from "./address-ranges";
 
 /**
  * Which calendar feed addresses Statuspilot will fetch. Feeds are fetched from inside the AWS
- * account, so an address on loopback, a private network or the link-local range (where the
- * instance metadata service answers) would let whoever registers a source read what only the
- * Lambda can reach (SSRF). The local stack serves its feeds on 127.0.0.1 and allows them.
+ * account, so an address on loopback, a private network, the link-local range (where the
+ * instance metadata service answers) or any other range of `BLOCKED_RANGES` would let whoever
+ * registers a source read what only the Lambda can reach (SSRF). The local stack serves its
+ * feeds on 127.0.0.1 and allows them.
  */
 export interface SourceAddressPolicy {
   /** True only in the local stack: loopback and private feed addresses are fetched too. */
@@ -13,31 +14,6 @@ export interface SourceAddressPolicy {
 
 /** The schemes a feed may use; `webcal:` links are the same feed over `https:`. */
 const FEED_PROTOCOLS = new Set(["http:", "https:"]);
-
-const PRIVATE_RANGES: ReadonlyArray<[string, number, "ipv4" | "ipv6"]> = [
-  ["0.0.0.0", 8, "ipv4"], // "this network", 0.0.0.0 reaches the host itself
-  ["10.0.0.0", 8, "ipv4"],
-  ["127.0.0.0", 8, "ipv4"],
-  ["169.254.0.0", 16, "ipv4"], // link-local, with the metadata service at 169.254.169.254
-  ["172.16.0.0", 12, "ipv4"],
-  ["192.168.0.0", 16, "ipv4"],
-  ["::", 96, "ipv6"], // unspecified, loopback (::1) and IPv4-compatible addresses
-  ["fc00::", 7, "ipv6"], // unique local, with the IPv6 metadata service at fd00:ec2::254
-  ["fe80::", 10, "ipv6"], // link-local
-];
-
-const privateRanges = new BlockList();
-for (const [network, prefix, family] of PRIVATE_RANGES) {
-  privateRanges.addSubnet(network, prefix, family);
-}
-
-/** True for a loopback, private, link-local or unspecified IP address (IPv4-mapped IPv6 too). */
-export function isPrivateAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, "");
-  const family = isIP(bare);
-  if (family === 0) return false;
-  return privateRanges.check(bare, family === 4 ? "ipv4" : "ipv6");
-}
 
 /** Names that always mean this machine, whatever DNS says (RFC 6761). */
 const isLocalName = (hostname: string): boolean => {
@@ -65,14 +41,14 @@ export function feedUrlProblem(url: string): string | undefined {
 }
 
 /**
- * Why `url`'s host may not be fetched under `policy`: a loopback or private IP address, or a
+ * Why `url`'s host may not be fetched under `policy`: an IP address of a blocked range, or a
  * name for this machine. Names that merely resolve to such addresses are caught at fetch time.
  */
 export function hostProblem(url: URL, policy: SourceAddressPolicy): string | undefined {
   if (policy.allowPrivate) return undefined;
   if (isLocalName(url.hostname)) return "must not name this machine (localhost)";
-  if (isPrivateAddress(url.hostname)) {
-    return "must not be a loopback, private or link-local address";
+  if (isBlockedAddress(url.hostname)) {
+    return "must not be a loopback, private, link-local or other non-public address";
   }
   return undefined;
 }

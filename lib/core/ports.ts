@@ -248,13 +248,15 @@ export interface StatusStore {
 }
 
 /**
- * Marks that can be taken once: the single use of an install `state`. `consume` records `id`
- * with a conditional put and answers true the first time; false while an earlier mark of the
- * same id has not expired. `expiresAt` and `now` are epoch milliseconds; a mark expired at
- * `now` (expiresAt <= now) counts as absent.
+ * Marks that can be taken once: the single use of an install `state`, the end of a session
+ * (sign-out). `consume` records `id` with a conditional put and answers true the first time;
+ * false while an earlier mark of the same id has not expired. `taken` answers whether a mark of
+ * `id` lives at `now`. `expiresAt` and `now` are epoch milliseconds; a mark expired at `now`
+ * (expiresAt <= now) counts as absent.
  */
 export interface OneTimeMarks {
   consume(id: string, expiresAt: number, now: number): Promise<boolean>;
+  taken(id: string, now: number): Promise<boolean>;
 }
 
 /** One calendar source, as the sync gate keys it. */

@@ -1,12 +1,13 @@
 import {
   ConditionalCheckFailedException,
   type DynamoDBClient,
+  GetItemCommand,
   PutItemCommand,
 } from "@aws-sdk/client-dynamodb";
 import type { OneTimeMarks } from "#lib/core/ports";
 import { StoreError } from "./errors";
 import { n } from "./items/codec";
-import { EXPIRES_AT_MS, oneTimeMarkToItem } from "./items/one-time-mark";
+import { EXPIRES_AT_MS, oneTimeMarkKeys, oneTimeMarkToItem } from "./items/one-time-mark";
 
 /**
  * One-time marks in the table: one conditional PutItem per use. It succeeds only when no mark
@@ -33,6 +34,28 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
       return true;
     } catch (error: unknown) {
       if (error instanceof ConditionalCheckFailedException) return false;
+      throw new StoreError(`one-time mark ${id}: DynamoDB failed`, "dynamodb_failed", {
+        cause: error,
+      });
+    }
+  }
+
+  /** A consistent read: a mark consumed a moment ago (a sign-out) must already count. */
+  async taken(id: string, now: number): Promise<boolean> {
+    const keys = oneTimeMarkKeys(id);
+    try {
+      const got = await this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { PK: { S: keys.PK }, SK: { S: keys.SK } },
+          ConsistentRead: true,
+          ProjectionExpression: "#expiresAtMs",
+          ExpressionAttributeNames: { "#expiresAtMs": EXPIRES_AT_MS },
+        }),
+      );
+      const expiresAt = Number(got.Item?.[EXPIRES_AT_MS]?.N ?? Number.NaN);
+      return expiresAt > now;
+    } catch (error: unknown) {
       throw new StoreError(`one-time mark ${id}: DynamoDB failed`, "dynamodb_failed", {
         cause: error,
       });

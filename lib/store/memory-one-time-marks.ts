@@ -12,6 +12,10 @@ export class MemoryOneTimeMarks implements OneTimeMarks {
     return true;
   }
 
+  async taken(id: string, now: number): Promise<boolean> {
+    return (this.marks.get(id) ?? now) > now;
+  }
+
   /** Expired marks count as absent; dropping them keeps a long-running process small. */
   private forgetExpired(now: number): void {
     for (const [id, expiresAt] of this.marks) if (expiresAt <= now) this.marks.delete(id);

@@ -40,6 +40,8 @@ export interface FrontDoor {
   oauth: OAuthClient;
   /** Served over https: cookies are then Secure (and `__Host-` named). */
   secure: boolean;
+  /** The origin the pages are served from (PUBLIC_BASE_URL's), that forms must come from. */
+  origin: string;
   redirectUri: string;
   /** The service's authorize URL for a fresh `state`. */
   authorizeUrl(state: string): string;
@@ -74,6 +76,7 @@ export async function frontDoorOf(app: App): Promise<FrontDoor> {
       log: app.log,
     }),
     secure,
+    origin: new URL(base).origin,
     redirectUri,
     authorizeUrl: (state) =>
       authorizeUrl({

@@ -50,7 +50,8 @@ const VALUE_FORM = /^1\.([A-Za-z0-9_-]{1,900})\.([A-Za-z0-9_-]{43})$/;
  * Reading never throws: any bad input is "no session", with the reason for the log.
  *
  * A session also carries the user's session epoch; the route compares it with the user record's
- * (`isCurrent`), so disconnecting (which moves the epoch) ends every session at once. The epoch
+ * (`isCurrent`), so disconnecting (which moves the epoch) ends every session at once. Signing out
+ * ends one session only, by a mark of its id (`endMark`), which the route checks too. The epoch
  * must never repeat for a user, even after deletion: use an instant (e.g. when the user record
  * was created or last disconnected), not a counter that restarts at 0.
  */
@@ -102,6 +103,18 @@ export class SessionCookies {
   /** The `Set-Cookie` value that removes the session (sign-out, disconnect). */
   clear(): string {
     return this.serialise("", 0);
+  }
+
+  /**
+   * The one-time mark that ends `session` before its time (sign-out): a copy of the cookie kept
+   * or replayed is then refused, while the person's other sessions (another browser, the phone)
+   * go on. The mark lives as long as the cookie could: after that the cookie is refused anyway.
+   */
+  endMark(session: Session): { id: string; expiresAt: number } {
+    return {
+      id: `session-ended#${session.sessionId}`,
+      expiresAt: session.issuedAt + this.maxAgeMs,
+    };
   }
 
   /**

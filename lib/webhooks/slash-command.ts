@@ -48,6 +48,19 @@ export async function readSlashCommand(
   );
 }
 
-/** Slash-command answers are shown only to the user who typed the command. */
+/**
+ * Message text as the platform reads it: `&`, `<` and `>` are its control characters
+ * (`<!channel>`, `<https://x|label>`, `<@U…>`), so text a user typed or a calendar holds would
+ * mention a channel or hide a link. The platform's formatting guide: turn those three, and only
+ * those, into `&amp;`, `&lt;` and `&gt;`. `&` goes first, so nothing is escaped twice.
+ */
+const escapeMessageText = (text: string): string =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+
+/**
+ * Slash-command answers are shown only to the user who typed the command. Ours use no control
+ * sequence of their own, so the whole answer is escaped once, here, whatever it echoes (event
+ * titles, `/ooo` input, source ids).
+ */
 export const ephemeral = (message: string): WebhookReply =>
-  jsonReply(200, { response_type: "ephemeral", text: message });
+  jsonReply(200, { response_type: "ephemeral", text: escapeMessageText(message) });

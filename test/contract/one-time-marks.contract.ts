@@ -3,7 +3,8 @@ import type { OneTimeMarks } from "#lib/core/ports";
 
 // The rule every OneTimeMarks adapter keeps (lib/core/ports.ts): the first consume of an id
 // answers true; any later one answers false while that mark lives (expiresAt > now); a mark
-// expired at `now` counts as absent, so the id may be taken again.
+// expired at `now` counts as absent, so the id may be taken again. `taken` answers true exactly
+// while a mark lives.
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
 const TEN_MINUTES = 10 * 60_000;
@@ -53,6 +54,25 @@ export function oneTimeMarksContract(name: string, make: () => OneTimeMarks): vo
       ];
       // Assess
       expect(results).toEqual([true, true, false]);
+    });
+
+    it("says a mark is taken from its consume until the millisecond before it expires", async () => {
+      // Prepare
+      const marks = make();
+      const id = freshId("taken");
+      const expiresAt = T0 + TEN_MINUTES;
+      // Act
+      const before = await marks.taken(id, T0);
+      await marks.consume(id, expiresAt, T0);
+      const after = [
+        await marks.taken(id, T0),
+        await marks.taken(id, expiresAt - 1),
+        await marks.taken(id, expiresAt),
+        await marks.taken(freshId("never"), T0),
+      ];
+      // Assess
+      expect(before).toBe(false);
+      expect(after).toEqual([true, true, false, false]);
     });
 
     it("lets exactly one of many concurrent consumes of one id win", async () => {

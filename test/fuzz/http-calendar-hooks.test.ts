@@ -198,10 +198,31 @@ describe("calendar hooks under fuzzing", () => {
       );
     });
 
-    it("echoes any validationToken as text and touches nothing", async () => {
+    it("echoes a validationToken shaped like Graph's as text, refuses any other, and touches nothing", async () => {
+      // Graph's shape (its docs: an opaque token; what it sends reads like the constant below),
+      // random base64, and anything at all: markup, quotes, controls, the empty string.
+      const graphShaped = fc.oneof(
+        fc
+          .uuid()
+          .map(
+            (id) =>
+              `Validation: Testing client application reachability for subscription Request-Id: ${id}`,
+          ),
+        fc.base64String({ minLength: 4, maxLength: 200 }),
+      );
+      const anyToken = fc.oneof(
+        fc.string({ maxLength: 500 }),
+        fc.constantFrom(
+          "",
+          "<script>alert(1)</script>",
+          '"><svg onload=alert(1)>',
+          "a&b",
+          "x".repeat(1025),
+        ),
+      );
       await fuzz(
-        fc.record({ token: fc.string({ maxLength: 500 }), wire: garbageBody }),
-        30,
+        fc.record({ token: fc.oneof(graphShaped, anyToken), wire: garbageBody }),
+        40,
         async ({ token, wire }) => {
           const event = apiEvent({
             method: "POST",
@@ -213,7 +234,14 @@ describe("calendar hooks under fuzzing", () => {
             isBase64Encoded: wire.isBase64Encoded,
           });
           const res = await sendAndExpectRefusal(stack, handler, event, graphValidation);
-          expect(res.body).toBe(token);
+          // The oracle, restated: only Graph's characters, 1 to 1024 of them.
+          const alphabet = new Set(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 -_.:=+/",
+          );
+          const looksLikeOne =
+            token.length >= 1 && token.length <= 1024 && [...token].every((c) => alphabet.has(c));
+          expect(res.statusCode).toBe(looksLikeOne ? 200 : 400);
+          if (looksLikeOne) expect(res.body).toBe(token);
         },
       );
     });

@@ -35,6 +35,7 @@ const FUZZED_ELSEWHERE = new Set([
   "POST /settings/ooo/add",
   "POST /settings/ooo/cancel",
   "POST /settings/disconnect",
+  "POST /settings/sign-out",
   // Connecting calendars: http-connect.test.ts.
   "GET /connect/google",
   "GET /connect/google/callback",

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { ResolveHost } from "#lib/calendar/feed-fetch";
+import type { PinnedFetch } from "#lib/calendar/pinned-connection";
 import type { Clock } from "#lib/core/clock";
 import type { Queue, TokenVault } from "#lib/core/ports";
 import type { ChannelKind } from "#lib/core/records";
@@ -131,6 +132,8 @@ export interface AppOverrides {
   allowPrivateSourceAddresses?: boolean;
   /** How feed host names are resolved for the address check (tests); DNS by default. */
   resolveHost?: ResolveHost;
+  /** How a checked feed address is requested (tests record it); node:http(s) by default. */
+  fetchPinned?: PinnedFetch;
   /**
    * Wraps every reconcile the use cases run (the handlers' and their own internal ones), e.g.
    * the local stack's live log reporting each outcome.

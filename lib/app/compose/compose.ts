@@ -26,6 +26,7 @@ import { OpenedValueCache } from "../secrets/opened-values";
 import { openAddress } from "../secrets/source-address";
 import { ServiceStatusGateway } from "../status/service-gateway";
 import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "../sync/coalescing";
+import { createFirstSync } from "../sync/feed-probe";
 import type { ExpandFn, Expansion, SyncDeps } from "../sync/sync";
 import { syncSource } from "../sync/sync";
 import type { App, AppOverrides, AppSource } from "./app";
@@ -161,6 +162,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
   const feedGuard = {
     policy: { allowPrivate: allowPrivateSourceAddresses },
     resolveHost: parts.resolveHost ?? resolveWithDns,
+    ...(parts.fetchPinned ? { fetchPinned: parts.fetchPinned } : {}),
   };
   const syncDeps: SyncDeps = {
     clock,
@@ -214,6 +216,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       reconcile: (key) => pilot.reconcileUser(key),
       fetch: fetchFn,
       feedGuard,
+      firstSync: createFirstSync(syncDeps),
       marks: new DynamoOneTimeMarks(dynamo, config.TABLE_NAME),
       readParameter,
     }),

@@ -50,6 +50,7 @@ export function readGraphApi(
     {
       window,
       tz: source.tz,
+      emails: source.emails,
       ...(source.cursor !== undefined ? { cursor: source.cursor } : {}),
       ...(source.hash !== undefined ? { hash: source.hash } : {}),
       ...(source.refresh === true ? { refresh: true } : {}),
@@ -155,7 +156,17 @@ const graphBody = () =>
 type GraphNotification = z.infer<ReturnType<typeof graphNotificationSchema>>;
 
 /**
- * Echo the validation token (of the notification URL and of the lifecycle URL alike); otherwise
+ * What a Graph validation token looks like. Graph's docs call it opaque; what Graph sends is
+ * "Validation: Testing client application reachability for subscription Request-Id: <GUID>",
+ * and OneDrive's is a random string. Letters, digits, spaces and `-_.:=+/` (1 to 1,024 of them)
+ * cover both and base64. Markup, quotes and control characters never occur in one, so a "token"
+ * that carries them is refused instead of reflected back to whoever crafted the link.
+ */
+const GRAPH_VALIDATION_TOKEN = /^[A-Za-z0-9 _.:=+/-]{1,1024}$/;
+
+/**
+ * Echo the validation token (of the notification URL and of the lifecycle URL alike) if it looks
+ * like one (`GRAPH_VALIDATION_TOKEN`; anything else is a 400); otherwise
  * each notification's clientState must authenticate a channel (authenticatedChannelId).
  * Notifications are authenticated before anything is read, then grouped by channel, so each
  * authenticated channel costs at most one read and one re-sync, and an unauthenticated batch
@@ -169,6 +180,12 @@ async function verifyGraphNotification<C extends PushChannel>(
 ): Promise<PushVerdict<C>> {
   const validationToken = req.query.validationToken;
   if (validationToken !== undefined) {
+    if (!GRAPH_VALIDATION_TOKEN.test(validationToken)) {
+      throw new WebhookError(
+        "bad_request",
+        "validationToken is not a Graph validation token: 1 to 1024 letters, digits, spaces or -_.:=+/",
+      );
+    }
     return { kind: "answer", reply: textReply(200, validationToken) };
   }
   const { value } = parseJsonInput(graphBody(), req.rawBody);

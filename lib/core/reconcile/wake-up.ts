@@ -1,5 +1,5 @@
 import type { StatusRecord } from "../records";
-import type { StandingMode } from "../rules";
+import type { Standing as StandingMode } from "../rules";
 import { desiredAt, nextWakeAfter } from "../timeline";
 import type { Block } from "../types";
 import { standingOf } from "./standing";

@@ -45,7 +45,10 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join("; "),
-  "referrer-policy": "no-referrer",
+  // Not no-referrer: under it a browser sends `Origin: null` with our own forms, and the forms'
+  // origin check (lib/web/form-origin.ts) could not tell them from a sandboxed page's. Nothing
+  // leaves the origin either way: other sites get no Referer.
+  "referrer-policy": "same-origin",
   "x-content-type-options": "nosniff",
   "cache-control": "no-store",
 });

@@ -30,47 +30,48 @@ const STATE_MESSAGES: Record<WebErrorCode, string> = {
   replayed: "This sign-in link was already used.",
 };
 
-/** The callback's answer to a bad, expired or replayed `state`: status 400. */
-export function renderInstallStateErrorPage(code: WebErrorCode): { status: 400; html: string } {
+/** A one-message page with its status; every one offers a way (back) in through /install. */
+function messagePage<S extends number>(
+  status: S,
+  title: string,
+  message: string,
+  label: string,
+): { status: S; html: string } {
   return {
-    status: 400,
+    status,
     html: renderPage(
-      <MessagePage
-        title="Sign-in could not finish"
-        message={`${STATE_MESSAGES[code]} Nothing was changed. Start again to connect Statuspilot.`}
-        action={{ href: PATHS.install, label: "Start again" }}
-      />,
+      <MessagePage title={title} message={message} action={{ href: PATHS.install, label }} />,
     ),
   };
 }
+
+/** The callback's answer to a bad, expired or replayed `state`: status 400. */
+export const renderInstallStateErrorPage = (code: WebErrorCode): { status: 400; html: string } =>
+  messagePage(
+    400,
+    "Sign-in could not finish",
+    `${STATE_MESSAGES[code]} Nothing was changed. Start again to connect Statuspilot.`,
+    "Start again",
+  );
 
 /** The callback's answer to `error=access_denied`: the person cancelled on the consent page. */
-export function renderNothingInstalledPage(): { status: 200; html: string } {
-  return {
-    status: 200,
-    html: renderPage(
-      <MessagePage
-        title="Nothing was installed"
-        message="You cancelled, so Statuspilot was not installed and has no access to your account."
-        action={{ href: PATHS.install, label: "Install Statuspilot" }}
-      />,
-    ),
-  };
-}
+export const renderNothingInstalledPage = (): { status: 200; html: string } =>
+  messagePage(
+    200,
+    "Nothing was installed",
+    "You cancelled, so Statuspilot was not installed and has no access to your account.",
+    "Install Statuspilot",
+  );
+
+/** After sign-out: this browser's session ended, nothing was deleted, and a way back in. */
+export const renderSignedOutPage = (): { status: 200; html: string } =>
+  messagePage(
+    200,
+    "Signed out",
+    "You are signed out of Statuspilot in this browser. Nothing was deleted: your status keeps following your calendars. Sign in again to change your settings.",
+    "Sign in again",
+  );
 
 /** Any other failure the person should read about (a service error during sign-in, …). */
-export function renderErrorPage(props: { status: number; title: string; message: string }): {
-  status: number;
-  html: string;
-} {
-  return {
-    status: props.status,
-    html: renderPage(
-      <MessagePage
-        title={props.title}
-        message={props.message}
-        action={{ href: PATHS.install, label: "Start again" }}
-      />,
-    ),
-  };
-}
+export const renderErrorPage = (props: { status: number; title: string; message: string }) =>
+  messagePage(props.status, props.title, props.message, "Start again");

@@ -1,5 +1,5 @@
 import type { VNode } from "preact";
-import { dateTimeOf, isoDateOf } from "./format";
+import { isoDateOf, periodOf } from "./format";
 import { CheckBox, PostForm, TextArea, TextField } from "./forms";
 import { FIELDS, SETTINGS_ACTIONS, type SettingsView, STATUS_KINDS } from "./view-model";
 
@@ -90,7 +90,7 @@ export function OutOfOfficeSection({ view }: { view: SettingsView }): VNode {
         <ul class="plain">
           {view.ooo.map((entry) => (
             <li key={entry.id}>
-              <div>{`${dateTimeOf(entry.start, tz, locale)} to ${dateTimeOf(entry.end, tz, locale)}`}</div>
+              <div>{periodOf(entry.start, entry.end, tz, view.now, locale)}</div>
               {entry.message !== undefined && <div class="muted">{entry.message}</div>}
               <PostForm action={SETTINGS_ACTIONS.cancelOoo} csrfToken={view.csrfToken}>
                 <input type="hidden" name={FIELDS.oooEntryId} value={entry.id} />
@@ -152,5 +152,14 @@ export function DisconnectSection({ view }: { view: SettingsView }): VNode {
         </button>
       </PostForm>
     </section>
+  );
+}
+
+/** Ends this browser's session only; deletes nothing (disconnecting is the section above). */
+export function SignOutForm({ view }: { view: SettingsView }): VNode {
+  return (
+    <PostForm action={SETTINGS_ACTIONS.signOut} csrfToken={view.csrfToken}>
+      <button type="submit">Sign out</button>
+    </PostForm>
   );
 }

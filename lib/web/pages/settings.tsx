@@ -1,17 +1,19 @@
 import type { VNode } from "preact";
 import { dateTimeOf, timeOf } from "./format";
-import { PostForm, TextField } from "./forms";
+import { PostForm, RefusedFormContext, TextField } from "./forms";
 import { Layout, renderPage } from "./layout";
 import {
   DisconnectSection,
   OutOfOfficeSection,
   PauseSection,
   RulesSection,
+  SignOutForm,
 } from "./settings-forms";
 import {
   type CalendarView,
   type ConnectionState,
   FIELDS,
+  type Notice,
   PATHS,
   SETTINGS_ACTIONS,
   type SettingsView,
@@ -29,11 +31,8 @@ export function SettingsPage({ view }: { view: SettingsView }): VNode {
         {view.user.name !== undefined ? `Signed in as ${view.user.name}. ` : ""}
         {`Times are shown in ${tz}.`}
       </p>
-      {view.notice && (
-        <p class={view.notice.tone === "error" ? "notice error" : "notice"} role="status">
-          {view.notice.text}
-        </p>
-      )}
+      <SignOutForm view={view} />
+      {view.notice && <NoticeLine notice={view.notice} />}
       <ConnectionSection state={view.connection} />
       <TodaySection
         today={view.today}
@@ -51,8 +50,28 @@ export function SettingsPage({ view }: { view: SettingsView }): VNode {
   );
 }
 
+function NoticeLine({ notice }: { notice: Notice }): VNode {
+  return (
+    <div class={notice.tone === "error" ? "notice error" : "notice"} role="status">
+      {notice.text}
+      {notice.details !== undefined && notice.details.length > 0 && (
+        <ul>
+          {notice.details.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** The page; a refused form (`view.refused`) shows again as typed, its bad fields marked. */
 export const renderSettingsPage = (view: SettingsView): string =>
-  renderPage(<SettingsPage view={view} />);
+  renderPage(
+    <RefusedFormContext.Provider value={view.refused}>
+      <SettingsPage view={view} />
+    </RefusedFormContext.Provider>,
+  );
 
 const CONNECTION_TEXT: Record<ConnectionState, string> = {
   connected: "Connected: Statuspilot can set your status.",

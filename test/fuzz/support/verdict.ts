@@ -20,11 +20,13 @@ export const parseBody = (res: APIGatewayProxyStructuredResultV2): unknown => {
   }
 };
 
+/** The answer's header `name`, whatever case or type the handler gave it; "" without it. */
+export const headerOf = (res: APIGatewayProxyStructuredResultV2, name: string): string =>
+  String(Object.entries(res.headers ?? {}).find(([k]) => k.toLowerCase() === name)?.[1] ?? "");
+
 /** The answer's content type, whatever case or type the handler gave the header. */
 export const contentTypeOf = (res: APIGatewayProxyStructuredResultV2): string =>
-  String(
-    Object.entries(res.headers ?? {}).find(([k]) => k.toLowerCase() === "content-type")?.[1] ?? "",
-  );
+  headerOf(res, "content-type");
 
 const secretValues = Object.values(SECRETS);
 
@@ -39,8 +41,8 @@ export type RefusalForm = "json" | "json-or-page";
 /**
  * The refusal contract: never a 5xx (nor a throw), a 4xx with a JSON `error` code and any
  * `message` as a string (or, for the front door, an HTML page), a 2xx or 3xx only when `noOp`
- * recognises it, and the table, the queues and the service all untouched. Log lines written
- * meanwhile and the answer carry no secret.
+ * recognises it, and the table, the queues and the service all untouched. Every answer says
+ * `nosniff`. Log lines written meanwhile and the answer carry no secret.
  */
 export function expectCleanRefusal(
   res: APIGatewayProxyStructuredResultV2,
@@ -49,6 +51,9 @@ export function expectCleanRefusal(
   const status = res.statusCode ?? 0;
   expect(status, `status ${status}: ${res.body?.slice(0, 300)}`).toBeGreaterThanOrEqual(200);
   expect(status, `server error: ${res.body?.slice(0, 300)}`).toBeLessThan(500);
+  expect(headerOf(res, "x-content-type-options"), `status ${status} without nosniff`).toBe(
+    "nosniff",
+  );
   const body = parseBody(res);
   if (status >= 400 && opts.form === "json-or-page" && /^text\/html/.test(contentTypeOf(res))) {
     expect(res.body ?? "", "an HTML refusal without a page").toMatch(/^<!doctype html>/i);

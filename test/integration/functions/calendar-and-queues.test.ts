@@ -149,6 +149,36 @@ describe("calendar pushes, queues and schedules against dynalite and the emulato
       expect(res.body).toBe(
         "Validation: Testing client application reachability for subscription Request-Id: 7a5c",
       );
+      expect(res.headers?.["x-content-type-options"]).toBe("nosniff");
+    });
+
+    it.each([
+      ["markup", "<html><body><script>alert(document.cookie)</script></body></html>"],
+      ["an attribute break", '"><img src=x onerror=alert(1)>'],
+      ["a header injection", "ok\r\nSet-Cookie: sp_session=evil"],
+      ["nothing", ""],
+      ["more than 1024 characters", "a".repeat(1025)],
+      ["non-ASCII", "Validation: tést"],
+    ])("refuses a validationToken of %s with 400, reflecting none of it", async (_, token) => {
+      // Prepare
+      const fixture = eventFixture("hooks-graph-validation.json");
+      const queued = stack.syncs.sent.length;
+      // Act
+      const res = await http(calendarHandler, {
+        ...fixture,
+        rawQueryString: new URLSearchParams({ validationToken: token }).toString(),
+        queryStringParameters: { validationToken: token },
+      });
+      // Assess
+      expect(res.statusCode).toBe(400);
+      expect(res.headers?.["content-type"]).toMatch(/^application\/json/);
+      expect(res.headers?.["x-content-type-options"]).toBe("nosniff");
+      expect(bodyOf(res)).toEqual({
+        error: "bad_request",
+        message:
+          "validationToken is not a Graph validation token: 1 to 1024 letters, digits, spaces or -_.:=+/",
+      });
+      expect(stack.syncs.sent.length).toBe(queued);
     });
 
     it("coalesces a batch of notifications for one subscription into one re-sync", async () => {

@@ -8,7 +8,9 @@ import type {
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createHandler as createEventsHandler } from "#functions/http/events";
 import { createHandler as createOooHandler } from "#functions/http/ooo-command";
+import { createHandler as createStatuspilotHandler } from "#functions/http/statuspilot-command";
 import { createHandler as createTransitionHandler } from "#functions/queue/transition";
+import type { SourceInput } from "#lib/app/contracts";
 import { signV0 } from "../../../lib/webhooks";
 import { eventFixture, FIXTURE_NOW_MS, lambdaContext, type Stack, startStack } from "./harness";
 
@@ -16,6 +18,7 @@ const alice = { team: "T0DEMO", user: "U001" };
 let stack: Stack;
 const eventsHandler = createEventsHandler(() => stack.app);
 const oooHandler = createOooHandler(() => stack.app);
+const statuspilotHandler = createStatuspilotHandler(() => stack.app);
 const transitionHandler = createTransitionHandler(() => stack.app);
 
 async function invoke(
@@ -26,6 +29,18 @@ async function invoke(
     event,
     lambdaContext("statuspilot-test-serviceEvents"),
   )) as APIGatewayProxyStructuredResultV2;
+}
+
+/** A fresh stack, with alice set up in Berlin with her demo token and `sources`. */
+async function startStackWithAlice(sources: SourceInput[] = []): Promise<void> {
+  stack = await startStack();
+  await stack.app.pilot?.upsertUser({
+    key: alice,
+    tz: "Europe/Berlin",
+    token: "xoxp-demo-U001",
+    sources,
+    mode: "auto",
+  });
 }
 
 /** The fixture with a new body, re-signed at the fixture's timestamp. */
@@ -40,17 +55,7 @@ function resigned(name: string, body: string): APIGatewayProxyEventV2 {
 }
 
 describe("POST /service/events against dynalite and the emulator", () => {
-  beforeAll(async () => {
-    stack = await startStack();
-    const app = stack.app;
-    await app.pilot?.upsertUser({
-      key: alice,
-      tz: "Europe/Berlin",
-      token: "xoxp-demo-U001",
-      sources: [],
-      mode: "auto",
-    });
-  });
+  beforeAll(async () => startStackWithAlice());
   afterAll(async () => stack?.close());
   beforeEach(() => stack.clock.set(FIXTURE_NOW_MS));
 
@@ -171,16 +176,7 @@ describe("POST /service/events against dynalite and the emulator", () => {
 });
 
 describe("a user_change deferred to the transition queue", () => {
-  beforeAll(async () => {
-    stack = await startStack();
-    await stack.app.pilot?.upsertUser({
-      key: alice,
-      tz: "Europe/Berlin",
-      token: "xoxp-demo-U001",
-      sources: [],
-      mode: "auto",
-    });
-  });
+  beforeAll(async () => startStackWithAlice());
   afterAll(async () => stack?.close());
 
   it("is recorded by the worker once, even when delivered twice", async () => {
@@ -212,17 +208,7 @@ describe("a user_change deferred to the transition queue", () => {
 });
 
 describe("POST /service/commands/ooo against dynalite and the emulator", () => {
-  beforeAll(async () => {
-    stack = await startStack();
-    const app = stack.app;
-    await app.pilot?.upsertUser({
-      key: alice,
-      tz: "Europe/Berlin",
-      token: "xoxp-demo-U001",
-      sources: [],
-      mode: "auto",
-    });
-  });
+  beforeAll(async () => startStackWithAlice());
   afterAll(async () => stack?.close());
 
   it("schedules out-of-office from a signed /ooo command, reading dates in the user's zone", async () => {
@@ -293,5 +279,85 @@ describe("POST /service/commands/ooo against dynalite and the emulator", () => {
     const event = eventFixture("ooo-command-schedule.json");
     const res = await invoke(oooHandler, { ...event, body: `${event.body}&x=1` });
     expect(res.statusCode).toBe(401);
+  });
+});
+
+describe("slash-command replies echo what users and calendars wrote as text only", () => {
+  /** A calendar title or /ooo text that would mention the channel and hide a link, unescaped. */
+  const HOSTILE = "<!channel> Board <http://evil.example|review> & co";
+  const ESCAPED = "&lt;!channel&gt; Board &lt;http://evil.example|review&gt; &amp; co";
+  const form = (command: string, text: string) =>
+    new URLSearchParams({ team_id: "T0DEMO", user_id: "U001", command, text }).toString();
+  const replyText = (res: APIGatewayProxyStructuredResultV2): string =>
+    JSON.parse(res.body ?? "{}").text;
+
+  beforeAll(async () =>
+    startStackWithAlice([{ id: "work<&>", url: "https://calendar.example/a.ics", kind: "ics" }]),
+  );
+  afterAll(async () => stack?.close());
+
+  it("escapes &, < and > in an /ooo message, as scheduled and as listed", async () => {
+    // Act
+    const scheduled = await invoke(
+      oooHandler,
+      resigned("ooo-command-schedule.json", form("/ooo", `2026-12-01 ${HOSTILE}`)),
+    );
+    const listed = await invoke(
+      oooHandler,
+      resigned("ooo-command-schedule.json", form("/ooo", "list")),
+    );
+    // Assess: the platform shows the text as typed; nothing in it is a mention or a link
+    for (const text of [replyText(scheduled), replyText(listed)]) {
+      expect(text).toContain(`"${ESCAPED}"`);
+      expect(text).not.toMatch(/[<>]/);
+    }
+    // Stored as typed: escaping belongs to the message, not to the data
+    expect((await stack.app.useCases.listOutOfOffice(alice))[0]?.text).toBe(HOSTILE);
+  });
+
+  it("escapes the /ooo input it quotes back in a refusal", async () => {
+    // Act
+    const badDate = await invoke(
+      oooHandler,
+      resigned("ooo-command-schedule.json", form("/ooo", "<!here>")),
+    );
+    const badId = await invoke(
+      oooHandler,
+      resigned("ooo-command-schedule.json", form("/ooo", "cancel <@U002|boss>&")),
+    );
+    // Assess
+    expect(replyText(badDate)).toBe(
+      '"&lt;!here&gt;" is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM)',
+    );
+    expect(replyText(badId)).toBe("No out-of-office with id &lt;@U002|boss&gt;&amp;.");
+  });
+
+  it("escapes an event title and a source id in /statuspilot status", async () => {
+    // Prepare: the calendar says a meeting with the hostile title is on now
+    const now = stack.clock.now();
+    await stack.app.pilot?.applyTimeline(
+      alice,
+      [
+        {
+          start: now - 60_000,
+          end: now + 3_600_000,
+          text: HOSTILE,
+          emoji: ":spiral_calendar_pad:",
+          kind: "meeting",
+          expiration: Math.floor((now + 3_600_000) / 1000),
+        },
+      ],
+      { sourceId: "work<&>" },
+    );
+    // Act
+    const res = await invoke(
+      statuspilotHandler,
+      resigned("ooo-command-schedule.json", form("/statuspilot", "status")),
+    );
+    // Assess
+    const text = replyText(res);
+    expect(text).toContain(`Calendar says: :spiral_calendar_pad: "${ESCAPED}"`);
+    expect(text).toContain("• work&lt;&amp;&gt; (ics)");
+    expect(text).not.toMatch(/[<>]/);
   });
 });

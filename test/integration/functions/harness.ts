@@ -6,6 +6,7 @@ import { type App, type AppOverrides, composeLocalApp } from "#devstack/app";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "#emulator/server";
 import type { PollBatchMessage, SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import type { ResolveHost } from "#lib/calendar/feed-fetch";
+import type { PinnedFetch } from "#lib/calendar/pinned-connection";
 import { ManualClock } from "#lib/core/clock";
 import type { Queue, QueueEntry, SendOptions } from "#lib/core/ports";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
@@ -66,6 +67,8 @@ export interface StackOptions {
   /** The feeds' fetch and host resolution, for tests of what the sync fetches. */
   fetch?: typeof fetch;
   resolveHost?: ResolveHost;
+  /** How a feed address that passed the check is requested (it records where it connects). */
+  fetchPinned?: PinnedFetch;
   /** The token vault the App uses (e.g. one that counts its calls). */
   tokens?: AppOverrides["tokens"];
   /** Puts something between the App and dynalite (e.g. a counting proxy): its endpoint. */
@@ -107,6 +110,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       allowPrivateSourceAddresses: options.allowPrivateSourceAddresses ?? true,
       ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+      ...(options.fetchPinned ? { fetchPinned: options.fetchPinned } : {}),
       ...(options.tokens ? { tokens: options.tokens } : {}),
     },
   );

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
@@ -7,7 +8,9 @@ import type {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandler as createAdminUsers } from "#functions/http/admin-users";
 import { createHandler as createSyncWorker } from "#functions/queue/sync";
+import type { PinnedFetch } from "#lib/calendar/pinned-connection";
 import { DynamoStore } from "#lib/store/dynamo-store";
+import { scriptedDns } from "../../support/scripted-dns";
 import { eventFixture, lambdaContext, type Stack, startStack } from "./harness";
 
 /** The stack of the describe block running now (each starts its own). */
@@ -72,6 +75,10 @@ const PRIVATE_FEEDS = [
   "http://localhost:8080/cal.ics",
   "https://LOCALHOST./cal.ics",
   "http://calendar.localhost/cal.ics",
+  "http://100.64.0.1/a.ics",
+  "http://198.18.0.1/a.ics",
+  "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/",
+  "http://[2002:a9fe:a9fe::1]/a.ics",
   // Other spellings of 127.0.0.1 that URL parsers and resolvers accept.
   "http://2130706433/cal.ics",
   "http://0x7f.1/cal.ics",
@@ -85,45 +92,70 @@ const PUBLIC_NEIGHBOURS = [
   "http://169.255.0.1/cal.ics",
   "http://192.169.0.1/cal.ics",
   "http://[2001:db8::1]/cal.ics",
+  "http://100.128.0.1/a.ics",
+  "http://198.20.0.1/a.ics",
+  "http://[2003::1]/a.ics",
   "https://localhost.example.com/cal.ics",
 ];
 
 describe("admin PUT of a user's sources, as on AWS", () => {
-  const fetched: string[] = [];
-  /** What the feed hosts resolve to, as DNS would answer. */
-  const dns: Record<string, string[]> = {
-    "calendar.example": ["93.184.216.34"],
-    "rebound.example": ["10.20.30.40"],
-    "mixed.example": ["93.184.216.34", "169.254.169.254"],
-    "redirecting.example": ["93.184.216.34"],
+  /** Each feed request made, with the address its connection went to. */
+  const connections: { url: string; address: string }[] = [];
+  /**
+   * What the feed hosts resolve to, as DNS would answer: one list per lookup, the last repeated.
+   * rebinding.example answers a public address first and the metadata service after it.
+   */
+  const dns: Record<string, string[][]> = {
+    "calendar.example": [["93.184.216.34"]],
+    "rebound.example": [["10.20.30.40"]],
+    "mixed.example": [["93.184.216.34", "169.254.169.254"]],
+    "redirecting.example": [["93.184.216.34"]],
+    "rebinding.example": [["93.184.216.34"], ["169.254.169.254"]],
+    "cgnat.example": [["100.64.12.34"]],
   };
+  const { resolveHost: resolve, lookups } = scriptedDns(dns);
   /** The addresses inside the account's network among those the test's hosts have. */
-  const INSIDE = new Set(["10.20.30.40", "169.254.169.254"]);
-  const wentInside = (url: string): boolean => {
-    const host = new URL(url).hostname;
-    return (dns[host] ?? [host]).some((address) => INSIDE.has(address));
-  };
+  const INSIDE = new Set(["10.20.30.40", "169.254.169.254", "100.64.12.34"]);
+  const wentInside = (c: { address: string }): boolean => INSIDE.has(c.address);
 
-  /** A fetch that follows redirects as fetch does, unless told not to; feeds are recorded. */
-  const feedFetch: typeof fetch = async (input, init) => {
-    const url = String(input instanceof Request ? input.url : input);
-    if (url.startsWith(stack.emulator.apiBase)) return fetch(input, init);
-    fetched.push(url);
+  /** What the feed hosts serve: a calendar, or a redirect to the metadata service. */
+  const serve = (
+    url: string,
+    redirect: RequestRedirect | undefined,
+  ): Promise<Response> | Response => {
     if (url.startsWith("https://redirecting.example/")) {
       const location = "http://169.254.169.254/latest/meta-data/iam/security-credentials/";
-      const redirect = new Response(null, { status: 302, headers: { location } });
-      return init?.redirect === "manual" ? redirect : feedFetch(location, init);
+      const redirected = new Response(null, { status: 302, headers: { location } });
+      return redirect === "manual" ? redirected : feedFetch(location, { redirect });
     }
     return new Response("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nEND:VCALENDAR\r\n", {
       headers: { "content-type": "text/calendar" },
     });
+  };
+  /**
+   * fetch as the system runs it: it resolves the name itself (a lookup of its own, which a
+   * rebinding name answers differently) and follows redirects unless told not to.
+   */
+  const feedFetch: typeof fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.startsWith(stack.emulator.apiBase)) return fetch(input, init);
+    const host = new URL(url).hostname;
+    const [address = host] = isIP(host) ? [host] : await resolve(host);
+    connections.push({ url, address });
+    return serve(url, init?.redirect);
+  };
+  /** The pinned connection: it goes to the first address the check passed, and resolves nothing. */
+  const fetchPinned: PinnedFetch = async (url, addresses) => {
+    connections.push({ url: url.href, address: addresses[0] ?? "" });
+    return serve(url.href, "manual");
   };
 
   beforeAll(async () => {
     stack = await startStack({
       allowPrivateSourceAddresses: false,
       fetch: (input, init) => feedFetch(input, init),
-      resolveHost: async (host) => dns[host] ?? [],
+      resolveHost: resolve,
+      fetchPinned,
     });
   });
   afterAll(async () => stack?.close());
@@ -179,19 +211,38 @@ describe("admin PUT of a user's sources, as on AWS", () => {
     ["rebound.example", "a name that resolves to a private address"],
     ["mixed.example", "a name with one private address among public ones"],
     ["redirecting.example", "a public feed that redirects to the metadata service"],
+    ["cgnat.example", "a name that resolves into the shared address space 100.64.0.0/10"],
   ])("syncs %s (%s) without fetching inside, and without a retry", async (host) => {
     // Prepare: the name itself is public, so the source is registered
     const put = await call(
       putUser("U104", [{ id: "feed", url: `https://${host}/cal.ics`, kind: "ics" }]),
     );
     expect(put.statusCode).toBe(200);
-    fetched.length = 0;
+    connections.length = 0;
     // Act
     const res = (await syncWorker(syncEvent("U104", "feed"), ctx)) as SQSBatchResponse;
-    // Assess: skipped (no dead letter), and nothing private was ever requested
+    // Assess: skipped or read (no dead letter), and no connection went inside
     expect(res.batchItemFailures).toEqual([]);
-    expect(fetched.filter(wentInside)).toEqual([]);
+    expect(connections.filter(wentInside)).toEqual([]);
     expect(bodyOf(await call(getUser("U104"))).user.sources).toEqual([{ id: "feed", kind: "ics" }]);
+  });
+
+  it("reads a rebinding name from the address it checked: one lookup, nothing inside", async () => {
+    // Prepare: the first lookup answers a public address, every later one the metadata service
+    const put = await call(
+      putUser("U109", [{ id: "feed", url: "https://rebinding.example/cal.ics", kind: "ics" }]),
+    );
+    expect(put.statusCode).toBe(200);
+    connections.length = 0;
+    lookups.clear();
+    // Act
+    const res = (await syncWorker(syncEvent("U109", "feed"), ctx)) as SQSBatchResponse;
+    // Assess: read from the public address the check passed, with no second lookup
+    expect(res.batchItemFailures).toEqual([]);
+    expect(connections).toEqual([
+      { url: "https://rebinding.example/cal.ics", address: "93.184.216.34" },
+    ]);
+    expect(lookups.get("rebinding.example")).toBe(1);
   });
 
   it("skips, without a retry, a file: source stored before these rules existed", async () => {
@@ -211,25 +262,28 @@ describe("admin PUT of a user's sources, as on AWS", () => {
       },
       undefined,
     );
-    fetched.length = 0;
+    connections.length = 0;
     // Act
     const res = (await syncWorker(syncEvent("U108", "legacy"), ctx)) as SQSBatchResponse;
     // Assess: no dead letter at every poll, and nothing read
     expect(res.batchItemFailures).toEqual([]);
-    expect(fetched).toEqual([]);
+    expect(connections).toEqual([]);
   });
 
   it("still fetches and applies a feed whose name resolves to public addresses", async () => {
     // Prepare
     await call(putUser("U105", [PUBLIC_FEED]));
-    fetched.length = 0;
+    connections.length = 0;
     // Act
     const res = (await syncWorker(syncEvent("U105", "public"), ctx)) as SQSBatchResponse;
     // Assess
     expect(res.batchItemFailures).toEqual([]);
-    expect(fetched).toEqual([PUBLIC_FEED.url]);
+    expect(connections).toEqual([{ url: PUBLIC_FEED.url, address: "93.184.216.34" }]);
     const sources = bodyOf(await call(getUser("U105"))).user.sources;
-    expect(sources).toEqual([{ id: "public", kind: "ics", syncedAt: stack.clock.now() }]);
+    // Named by its host and file name: the feed has no X-WR-CALNAME.
+    expect(sources).toEqual([
+      { id: "public", kind: "ics", syncedAt: stack.clock.now(), name: "calendar.example ok.ics" },
+    ]);
   });
 });
 

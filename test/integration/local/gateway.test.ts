@@ -1,3 +1,4 @@
+import { type IncomingHttpHeaders, request } from "node:http";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PortInUseError } from "#devstack/errors";
@@ -40,6 +41,29 @@ const routes: HttpRoute[] = [
     }),
   },
 ];
+
+/** GETs `path` on the gateway's loopback socket with `host` as the Host header (fetch sets its own). */
+function getWithHost(
+  port: number,
+  path: string,
+  host: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, headers: { host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+        }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 let gateway: Gateway;
 beforeAll(async () => {
@@ -126,6 +150,49 @@ describe("the local HTTP gateway", () => {
     const res = await fetch(`${gateway.url}/_local/ping`);
     // Assess
     expect(await res.json()).toEqual({ pong: true });
+  });
+
+  it.each(["127.0.0.1", "127.0.0.1:8787", "localhost", "LOCALHOST:3000", "[::1]", "[::1]:8787"])(
+    "answers a /_local/ request that names the loopback host %s",
+    async (host) => {
+      // Act
+      const res = await getWithHost(gateway.port, "/_local/ping", host);
+      // Assess
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body)).toEqual({ pong: true });
+    },
+  );
+
+  it.each([
+    "rebind.attacker.example",
+    "rebind.attacker.example:8787",
+    "127.0.0.1.attacker.example",
+    "localhost.attacker.example",
+    "evil.localhost.example:80",
+    "127.0.0.2",
+    "0.0.0.0:8787",
+    "[::1].example",
+    "127.0.0.1:8787@evil.example",
+  ])(
+    "refuses a /_local/ request that names the host %j with 403, as DNS rebinding would",
+    async (host) => {
+      // Act
+      const res = await getWithHost(gateway.port, "/_local/ping", host);
+      // Assess: a clear refusal, and none of the endpoint's answer
+      expect(res.status).toBe(403);
+      expect(res.headers["x-content-type-options"]).toBe("nosniff");
+      const body = JSON.parse(res.body);
+      expect(body.error).toBe("host_not_loopback");
+      expect(body.message).toMatch(/only requests addressed to 127\.0\.0\.1, localhost or \[::1\]/);
+      expect(res.body).not.toContain("pong");
+    },
+  );
+
+  it("serves the API routes whatever their Host, as API Gateway does", async () => {
+    // Act
+    const res = await getWithHost(gateway.port, "/health", "statuspilot.example");
+    // Assess
+    expect(res.status).toBe(200);
   });
 
   it("fails with a one-line message naming the port when it is taken", async () => {

@@ -14,6 +14,13 @@ export function conformanceWorkspace(mutate?: (ws: Workspace) => void): Workspac
   return ws;
 }
 
+/** The workspace's app `id` (A0MAIN by default), for a test to change; throws when it is gone. */
+export function appOf(ws: Workspace, id = "A0MAIN"): Workspace["apps"][number] {
+  const app = ws.apps.find((a) => a.id === id);
+  if (!app) throw new Error(`the workspace has no app ${id}`);
+  return app;
+}
+
 export interface Received {
   headers: IncomingHttpHeaders;
   body: string;

@@ -200,6 +200,53 @@ describe("the front door over HTTP", () => {
     expect(await stack.scan()).not.toEqual(before);
   });
 
+  it("refuses a form another site sent, even with the right token, with 403 and changes nothing", async () => {
+    // Prepare: a signed-in person with a real token (as if a hostile page had obtained it)
+    const { jar } = await installAs("U001");
+    const csrf = csrfOf((await settingsOf(jar)).html);
+    const before = await stack.scan();
+    const crossSite: Record<string, string>[] = [
+      { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "cross-site" },
+      { "sec-fetch-site": "same-site" },
+      { origin: "null" },
+      { origin: stack.web.replace("127.0.0.1", "localhost") },
+      { referer: "https://evil.example/cat-pictures" },
+    ];
+    // Act
+    const answers = [];
+    for (const headers of crossSite) {
+      answers.push(await visit(jar, `${stack.web}/settings/pause`, { form: { csrf }, headers }));
+    }
+    // Assess: each a 403 page that says why, and nothing changed
+    for (const res of answers) {
+      expect(res.status).toBe(403);
+      const html = await res.text();
+      expect(html).toContain("This form came from another site");
+      expect(html).toContain("Nothing was changed.");
+      expect(html).not.toContain("evil.example");
+    }
+    expect(await stack.scan()).toEqual(before);
+    // From our own page (what a browser sends there), the same form works.
+    const ours = await visit(jar, `${stack.web}/settings/pause`, {
+      form: { csrf },
+      headers: {
+        origin: stack.web,
+        "sec-fetch-site": "same-origin",
+        referer: `${stack.web}/settings`,
+      },
+    });
+    expect(ours.status).toBe(303);
+  });
+
+  it("serves its pages with a same-origin referrer policy, so its own forms carry a real Origin", async () => {
+    // Act
+    const { jar } = await installAs("U001");
+    const res = await visit(jar, `${stack.web}/settings`);
+    // Assess: under no-referrer a browser sends Origin: null with every form of the page
+    expect(res.headers.get("referrer-policy")).toBe("same-origin");
+  });
+
   it("lets only the session's user act: another user's form and token change nothing of theirs", async () => {
     // Prepare: Alice and Bob each installed; Bob's page gives Bob's CSRF token.
     const alice = await installAs("U001");
@@ -263,6 +310,53 @@ describe("the front door over HTTP", () => {
     const still = await visit(stale, `${stack.web}/settings`);
     expect(still.status).toBe(302);
     expect((await settingsOf(other.jar)).status).toBe(200);
+  });
+
+  it("signs out: ends this session only, refuses a replay of its cookie, and deletes nothing", async () => {
+    // Prepare: the same person signed in in two browsers
+    const first = await installAs("U001");
+    const second = await installAs("U001");
+    const page = await settingsOf(first.jar);
+    expect(page.html).toContain('action="/settings/sign-out"');
+    const stolen = first.jar.copy();
+    const before = await itemsOf("U001");
+    // Act
+    const out = await visit(first.jar, `${stack.web}/settings/sign-out`, {
+      form: { csrf: csrfOf(page.html) },
+    });
+    // Assess: the page says so and offers to sign in again; the cookie is cleared
+    expect(out.status).toBe(200);
+    const html = await out.text();
+    expect(html).toContain("Signed out");
+    expect(html).toContain("Nothing was deleted");
+    expect(html).toMatch(/<a class="button" href="\/install">Sign in again<\/a>/);
+    expect(out.headers.getSetCookie().join("\n")).toMatch(/statuspilot_session=; .*Max-Age=0/);
+    expect(first.jar.header()).not.toContain("statuspilot_session");
+    // A replayed copy of the cookie (and its CSRF token) no longer works, and changes nothing
+    const replay = await visit(stolen, `${stack.web}/settings`);
+    expect(replay.status).toBe(302);
+    expect(replay.headers.get("location")).toBe("/install");
+    const replayedForm = await visit(stolen, `${stack.web}/settings/pause`, {
+      form: { csrf: csrfOf(page.html) },
+    });
+    expect(replayedForm.status).toBe(302);
+    // Nothing of the person was deleted, and their other browser is still signed in
+    expect(await itemsOf("U001")).toEqual(before);
+    expect((await settingsOf(second.jar)).status).toBe(200);
+    // Signing in again makes a new session that works
+    const again = await installAs("U001", first.jar);
+    expect(again.callback.status).toBe(302);
+    expect((await settingsOf(first.jar)).status).toBe(200);
+  });
+
+  it("refuses a sign-out without this session's CSRF token, signing nobody out", async () => {
+    // Prepare
+    const { jar } = await installAs("U001");
+    // Act
+    const forged = await visit(jar, `${stack.web}/settings/sign-out`, { form: { csrf: "x" } });
+    // Assess
+    expect(forged.status).toBe(403);
+    expect((await settingsOf(jar)).status).toBe(200);
   });
 
   it("sends a visitor without a session, or with a forged one, to /install", async () => {

@@ -151,6 +151,7 @@ describe("install state", () => {
           consumed.push(id);
           return true;
         },
+        taken: async () => false,
       },
     });
     const expired = states.issue();

@@ -78,7 +78,7 @@ describe("settings page", () => {
     }
   });
 
-  it("offers every action as a form: add and remove calendars, rules, pause, out-of-office, disconnect", () => {
+  it("offers every action as a form: add and remove calendars, rules, pause, out-of-office, disconnect, sign out", () => {
     // Act
     const running = forms(renderSettingsPage(VIEWS.connected as SettingsView)).map((f) => f.action);
     const paused = forms(renderSettingsPage(VIEWS.revoked as SettingsView)).map((f) => f.action);
@@ -92,6 +92,7 @@ describe("settings page", () => {
         SETTINGS_ACTIONS.scheduleOoo,
         SETTINGS_ACTIONS.cancelOoo,
         SETTINGS_ACTIONS.disconnect,
+        SETTINGS_ACTIONS.signOut,
       ]),
     );
     expect(running.filter((a) => a === SETTINGS_ACTIONS.removeCalendar)).toHaveLength(2);
@@ -228,9 +229,10 @@ describe("settings page", () => {
     // Act
     const html = renderSettingsPage(settingsView({ now: lateEvening }));
     const dates = tags(html, "input").filter((i) => i.attrs.type === "date");
-    // Assess: the entry runs from midnight 10 March to midnight 15 March, Berlin time.
+    // Assess: the entry runs from midnight 10 March to midnight 15 March, Berlin time: the
+    // whole days from Monday 10 to Friday 14 (issue 28 item 5).
     expect(dates.map((d) => d.attrs.value)).toEqual(["2025-03-04", "2025-03-04"]);
-    expect(textOf(html)).toContain("Mon, 10 Mar 2025, 00:00 to Sat, 15 Mar 2025, 00:00");
+    expect(textOf(html)).toMatch(/Mon 10( Mar)? – Fri 14 Mar Skiing/);
   });
 
   it("ticks the rule checkboxes as the rules say", () => {
