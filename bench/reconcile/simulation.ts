@@ -100,6 +100,8 @@ export class Simulation {
   /** `users.profile.get` calls and `users.profile.set` calls sent. */
   reads = 0;
   writes = 0;
+  /** Every `users.profile.set` sent, and when. */
+  sent: Array<{ status: StatusValue; at: number }> = [];
   /**
    * A write of ours went out in the second the previous one went out or was applied: its
    * echo and a user's change in that second look alike, so the reconciler may read.
@@ -194,6 +196,7 @@ export class Simulation {
     const status = write.status;
     this.check(write, status);
     this.writes++;
+    this.sent.push({ status, at: this.now });
     const second = Math.floor(this.now / 1000);
     const previous = this.previousWrite;
     if (previous !== undefined && (previous.sent === second || previous.applied === second)) {
