@@ -1,14 +1,7 @@
 import type { StatusRecord } from "../records";
 import type { Standing as StandingMode } from "../rules";
 import { desiredAt } from "../timeline";
-import {
-  type Block,
-  EMPTY_STATUS,
-  effectiveStatus,
-  isEmptyStatus,
-  type StatusValue,
-  sameStatus,
-} from "../types";
+import { type Block, EMPTY_STATUS, type StatusValue, sameStatus } from "../types";
 import { type Standing, standingOf } from "./standing";
 import {
   type AttemptedWrite,
@@ -25,7 +18,10 @@ import {
   secondOf,
   spansSecond,
 } from "./state";
+import { type Belief, rule, type Verdict, type WriteStep } from "./table";
 import { withSchedule } from "./wake-up";
+
+export type { WriteStep };
 
 /*
  * The reconcile decision, whole: one pure function, `decide`. In: the status record as stored
@@ -35,9 +31,10 @@ import { withSchedule } from "./wake-up";
  * the status, with its reason. The loop around it (lib/app/status/reconcile.ts) loads, reads
  * when asked, claims, sends, records and reschedules; it decides nothing.
  *
- * Top to bottom: the input and output; `decide` and the step (`statusStep`); the table of the
- * design (`rule`); what the stored state adds to the table (`dueNow`: a write in flight, a
- * same-second tie, a write whose outcome is unknown, an override that is only a belief).
+ * Top to bottom: the input and output; `decide` and the step (`statusStep`); what the stored
+ * state adds to the table of the design (`dueNow`: a write in flight, a same-second tie, a write
+ * whose outcome is unknown, an override that is only a belief). The table itself, `rule`, is
+ * ./table.ts.
  */
 
 /** How the user and the deployment shape the decision. */
@@ -69,15 +66,6 @@ export interface Situation {
   now: number;
   policy: ReconcilePolicy;
 }
-
-/** A write: a set (expiring at its block's end), or a clear (text, emoji, expiration emptied). */
-export type WriteStep = { kind: "set" | "clear"; status: StatusValue; reason: string };
-
-/** What the table of the design says of the profile right now. */
-export type Verdict =
-  | WriteStep
-  | { kind: "leave"; reason: string }
-  | { kind: "nothing"; reason: string };
 
 /** The next step for the status. `found`: what a read found that changes what we believed. */
 export type StatusStep =
@@ -213,79 +201,6 @@ const whileInFlight = (verdict: Verdict): StatusStep =>
   verdict.kind === "leave"
     ? verdict
     : { kind: "nothing", reason: "the write in flight sends what is due" };
-
-// ---- The table of the design ------------------------------------------------------------------
-
-/** What the table is read with: the profile as we believe it, and whose status it is. */
-export interface Belief {
-  /** The status on the profile. */
-  actual: StatusValue;
-  /** What we last wrote; `undefined` when we never wrote. */
-  lastWritten: StatusValue | undefined;
-  /** A manual status the user set; left alone while it is active. */
-  override: StatusValue | undefined;
-  /** Restore mode: the standing status, shown when no block is; absent in keep mode or none. */
-  standing?: Standing | undefined;
-}
-
-/**
- * The reconciliation table (docs/reconcile.md). The status is ours only while it equals what
- * we last wrote; anything else the user set is a manual override we leave until it expires or
- * is cleared. In restore mode the standing status is what shows when no block does (it is set
- * back after a block: a restore), and a block shows over it unless the person set it while that
- * block showed.
- */
-export function rule(belief: Belief, desired: Block | undefined, now: number): Verdict {
-  if (overrideActive(belief.override, now)) return { kind: "leave", reason: "manual override" };
-  const actual = effectiveStatus(belief.actual, now);
-  const target = targetOf(belief.standing, desired, now);
-  if (target !== undefined && sameStatus(actual, target.status)) {
-    return { kind: "nothing", reason: "the profile shows what is due" };
-  }
-  if (isEmptyStatus(actual)) {
-    return target ?? { kind: "nothing", reason: "nothing is due and nothing shows" };
-  }
-  if (belief.lastWritten !== undefined && sameStatus(actual, belief.lastWritten)) {
-    return (
-      target ?? { kind: "clear", status: { ...EMPTY_STATUS }, reason: "ours shows, nothing is due" }
-    );
-  }
-  // The person's standing status, set before the due block began: the block shows over it.
-  const standing = belief.standing?.status;
-  if (target !== undefined && standing !== undefined && sameStatus(actual, standing)) return target;
-  return { kind: "leave", reason: "manual status" };
-}
-
-/**
- * What the profile should show now, as the write that would show it: the due block's status,
- * expiring at its end; in restore mode, the standing status when no block is due, or when the
- * person set it while the due block showed (it wins for the rest of that block).
- */
-function targetOf(
-  standing: Standing | undefined,
-  desired: Block | undefined,
-  now: number,
-): WriteStep | undefined {
-  const want = desiredStatus(desired, now);
-  if (want === undefined || desired === undefined) {
-    return standing === undefined
-      ? undefined
-      : { kind: "set", status: standing.status, reason: "the standing status is restored" };
-  }
-  if (standing !== undefined && standing.since >= desired.start) {
-    return { kind: "set", status: standing.status, reason: "the person set it during this block" };
-  }
-  return { kind: "set", status: want, reason: `the ${desired.kind} block is due` };
-}
-
-/** The status a block asks for, or `undefined` when it is over or carries nothing to show. */
-function desiredStatus(block: Block | undefined, now: number): StatusValue | undefined {
-  if (block === undefined || block.end <= now) return undefined;
-  const status = { text: block.text, emoji: block.emoji, expiration: Math.floor(block.end / 1000) };
-  // A block ending within the current second would expire on arrival.
-  if (status.expiration * 1000 <= now || isEmptyStatus(status)) return undefined;
-  return status;
-}
 
 // ---- What the stored state adds to the table --------------------------------------------------
 
