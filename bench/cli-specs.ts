@@ -1,7 +1,14 @@
 import type { CommandSpec } from "#lib/cli/command-specs";
 
 /** The benchmarks' parts, as `--only` names them. */
-export const BENCH_PARTS = ["calendar", "herd", "cost", "bundles", "convergence"] as const;
+export const BENCH_PARTS = [
+  "calendar",
+  "herd",
+  "cost",
+  "bundles",
+  "convergence",
+  "standing",
+] as const;
 
 /**
  * The commands of the tooling above the CLI (bench/tooling.ts hands them to it): their help,

@@ -68,6 +68,13 @@ const PROPERTIES: Property[] = [
     nextBlock: true,
     invariants: [...ALWAYS, "manual_never_overwritten"],
   },
+  {
+    name: "standing restore: what the person did shows (their events prompt)",
+    days,
+    options: { verify: false, standing: "restore", promptUserEvents: true },
+    nextBlock: false,
+    invariants: [...ALWAYS, "person_status_kept", "restore_standing"],
+  },
 ];
 
 interface Tally {

@@ -8,17 +8,18 @@ import { runConvergence } from "./convergence";
 import { costTable, runCostBench } from "./cost";
 import { runFeedBoundsBench } from "./feed-bounds";
 import { ADMIN_HERD_TARGET_S, HERD_P99_TARGET_S, herdTable, runHerd } from "./herd";
+import { runStandingBench, standingTable } from "./standing";
 
 export type BenchSize = "quick" | "default" | "full";
 
 /** How big each benchmark runs at each size. */
 export const SIZES: Record<
   BenchSize,
-  { herd: number; adminHerd: number; costUsers: number; costDays: number }
+  { herd: number; adminHerd: number; costUsers: number; costDays: number; standingUsers: number }
 > = {
-  quick: { herd: 100, adminHerd: 45, costUsers: 1, costDays: 2 },
-  default: { herd: 1000, adminHerd: 300, costUsers: 4, costDays: 30 },
-  full: { herd: 10_000, adminHerd: 900, costUsers: 100, costDays: 30 },
+  quick: { herd: 100, adminHerd: 45, costUsers: 1, costDays: 2, standingUsers: 10 },
+  default: { herd: 1000, adminHerd: 300, costUsers: 4, costDays: 30, standingUsers: 100 },
+  full: { herd: 10_000, adminHerd: 900, costUsers: 100, costDays: 30, standingUsers: 500 },
 };
 
 const PARTS = BENCH_PARTS;
@@ -122,6 +123,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     figures.convergence = result;
     if (result.failures > 0) throw new Error(`a reconcile property failed\n${table}`);
     return table;
+  });
+  await part("standing", async () => {
+    const results = await runStandingBench(s.standingUsers);
+    figures.standing = results;
+    return standingTable(results);
   });
   const totalS = Math.round((performance.now() - started) / 1000);
   say(`\ntotal ${totalS} s`);

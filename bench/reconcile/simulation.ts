@@ -15,6 +15,7 @@ import {
   sameStatus,
 } from "#lib/core/types";
 import type { Command } from "./commands";
+import { RestoreOracle } from "./restore-oracle";
 
 /*
  * A simulated day: a service holding the status (clearing it at its expiration, silently),
@@ -32,7 +33,9 @@ import type { Command } from "./commands";
  * The reconciler takes the steps of the one decision (lib/core/reconcile/decision.ts `decide`):
  * it reads the profile when the decision asks (an override stands, or a tie; with `verify`,
  * before every write too) and decides again with what the read showed. The oracle here is the
- * service's own state and the rules restated, never the reconciler's beliefs.
+ * service's own state and the rules restated, never the reconciler's beliefs; with
+ * `standing: "restore"`, what the profile should show is restated from what the person did
+ * (./restore-oracle.ts).
  */
 
 export const LEASE_MS = 30_000;
@@ -58,17 +61,30 @@ export type Invariant =
   | "manual_kept"
   | "manual_never_overwritten"
   | "one_write"
-  | "echo_ours";
+  | "echo_ours"
+  /** Restore mode: a write went over a status of the person's that the rules say stands. */
+  | "person_status_kept"
+  /** Restore mode: a restore wrote something other than what should show. */
+  | "restore_standing";
 
 export interface SimulationOptions {
   /** Read the profile before every write (the reconciler's `verifyBeforeWrite`). */
   verify: boolean;
+  /** The person's rule for a status they set with no expiry (default `keep`). */
+  standing?: "keep" | "restore";
+  /**
+   * The person's own events arrive at once, in order (ours are still delayed, doubled,
+   * reordered and lost): what the reconciler can know is then what the person did.
+   */
+  promptUserEvents?: boolean;
 }
 
 export class Simulation {
   now = Date.UTC(2025, 2, 3, 8, 0, 0);
   service: StatusValue = { text: "", emoji: "", expiration: 0 };
   serviceByUser = false;
+  /** Restore mode's oracle: what the profile should show, from what the person did. */
+  readonly person = new RestoreOracle();
   userEventId = "";
   delivered = new Set<string>();
   events: PendingEvent[] = [];
@@ -84,6 +100,8 @@ export class Simulation {
   /** `users.profile.get` calls and `users.profile.set` calls sent. */
   reads = 0;
   writes = 0;
+  /** Every `users.profile.set` sent, and when. */
+  sent: Array<{ status: StatusValue; at: number }> = [];
   /**
    * A write of ours went out in the second the previous one went out or was applied: its
    * echo and a user's change in that second look alike, so the reconciler may read.
@@ -157,6 +175,7 @@ export class Simulation {
         leaseMs: LEASE_MS,
         verifyBeforeWrite: this.options.verify,
         inFlightRecheckMs: 1_000,
+        standing: this.options.standing ?? "keep",
       },
     };
     let next = decide(situation);
@@ -177,6 +196,7 @@ export class Simulation {
     const status = write.status;
     this.check(write, status);
     this.writes++;
+    this.sent.push({ status, at: this.now });
     const second = Math.floor(this.now / 1000);
     const previous = this.previousWrite;
     if (previous !== undefined && (previous.sent === second || previous.applied === second)) {
@@ -226,7 +246,9 @@ export class Simulation {
         message: "a clear did not send text, emoji and expiration 0 together",
       });
     }
-    if (decision.kind === "set") {
+    if (this.restoring) {
+      this.checkRestore(decision, status);
+    } else if (decision.kind === "set") {
       const block = this.desiredNow();
       if (status.expiration * 1000 <= this.now) {
         this.violations.push({ invariant: "set_expiration", message: "a set expires in the past" });
@@ -240,13 +262,23 @@ export class Simulation {
     }
     const manualShowing =
       this.serviceByUser && !isEmptyStatus(effectiveStatus(this.service, this.now));
-    if (manualShowing && this.delivered.has(this.userEventId)) {
+    if (manualShowing && this.restoring) {
+      // Only the due block's own set may go over the person's standing status from before it.
+      const block = this.desiredNow();
+      const blockSet = block !== undefined && status.expiration === block.expiration;
+      if (!blockSet || this.person.stands(this.service, block)) {
+        this.violations.push({
+          invariant: "person_status_kept",
+          message: `a ${decision.kind} went over a status of the person's that stands`,
+        });
+      }
+    } else if (manualShowing && this.delivered.has(this.userEventId)) {
       this.violations.push({
         invariant: "manual_kept",
         message: "overwrote an active manual status we knew about",
       });
     }
-    if (manualShowing) {
+    if (manualShowing && !this.restoring) {
       this.violations.push({
         invariant: "manual_never_overwritten",
         message: "overwrote an active manual status, known or not",
@@ -259,6 +291,44 @@ export class Simulation {
       });
     }
     this.epochWrites.push(status);
+  }
+
+  private get restoring(): boolean {
+    return this.options.standing === "restore";
+  }
+
+  /** The block showing now, unless it ends within this second (its status expires on arrival). */
+  private showingNow(): Block | undefined {
+    const block = this.desiredNow();
+    return block === undefined || block.expiration <= Math.floor(this.now / 1000)
+      ? undefined
+      : block;
+  }
+
+  /** What the profile should show now in restore mode (the oracle). */
+  expectedNow(): StatusValue {
+    return this.person.expected(this.now, this.showingNow(), this.service);
+  }
+
+  /** Restore mode: a set is its block's (expiring at its end) or what should show (a restore). */
+  private checkRestore(decision: WriteStep, status: StatusValue): void {
+    if (decision.kind !== "set") return;
+    if (status.expiration === 0) {
+      if (!sameStatus(status, this.expectedNow())) {
+        this.violations.push({
+          invariant: "restore_standing",
+          message: `restored "${status.text}" where "${this.expectedNow().text}" should show`,
+        });
+      }
+      return;
+    }
+    const block = this.desiredNow();
+    if (status.expiration * 1000 <= this.now || block?.expiration !== status.expiration) {
+      this.violations.push({
+        invariant: "set_expiration",
+        message: "a set's expiration differs from its block's end",
+      });
+    }
   }
 
   private deliver(event: PendingEvent): void {
@@ -296,10 +366,16 @@ export class Simulation {
                 ? 0
                 : Math.floor(this.now / 1000) + command.expiresInMin * 60,
           };
+    this.person.acts(status, this.now, this.service);
     this.service = status;
     this.serviceByUser = !isEmptyStatus(status);
     this.userEventId = this.emit(status, false);
     this.newEpoch();
+    const own = this.events.find((e) => e.eventId === this.userEventId);
+    if (this.options.promptUserEvents === true && own !== undefined) {
+      this.events.splice(this.events.indexOf(own), 1);
+      this.deliver(own);
+    }
     // The user was first: our write in flight lands over their change, in the same second.
     if (command.tie?.first === "user") this.land();
     // Nothing of ours shares the second of a user's action unless the command asked for it.
@@ -405,8 +481,18 @@ export class Simulation {
     this.deliverInOrder();
   }
 
+  /** The day runs past the end of every block: the reconciler wakes there (a restore is due). */
+  endAllBlocks(): void {
+    const last = Math.max(this.now, ...this.timeline.map((b) => b.end));
+    this.tickSecond((last + 2_000 - this.now) / 1000);
+    this.flush();
+    this.finish("ok", true);
+    this.deliverInOrder();
+  }
+
   converged(): boolean {
     const shown = effectiveStatus(this.service, this.now);
+    if (this.restoring) return sameStatus(shown, this.expectedNow());
     if (this.serviceByUser && !isEmptyStatus(shown)) return true;
     const block = this.desiredNow();
     if (block === undefined || block.end / 1000 <= Math.floor(this.now / 1000))

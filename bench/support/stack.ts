@@ -69,6 +69,8 @@ export interface BenchUser {
   tz: string;
   /** The user's calendar feed, served at its own secret address. */
   ics: string;
+  /** The user's rules (the defaults when absent). */
+  rules?: Record<string, unknown>;
 }
 
 export interface BenchStackOptions {
@@ -356,6 +358,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         ...(options.adminToken ? { adminTokenUser: BENCH_ADMIN } : {}),
         sources: [{ id: "cal1", url: ics.feedUrl(feedPath(u.user)), kind: "ics", secret }],
         mode: "auto",
+        ...(u.rules === undefined ? {} : { rules: u.rules }),
       });
       if (options.hooks) {
         await pilot.putChannel(`${BENCH_TEAM}.${u.user}.cal1`, { key, sourceId: "cal1", secret });

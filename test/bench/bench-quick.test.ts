@@ -53,6 +53,11 @@ describe("statuspilot bench --quick", () => {
     expect(perMinute.every((n) => n > 0 && n <= 30)).toBe(true);
     expect(perMinute.reduce((a, b) => a + b, 0)).toBe(45);
     expect(out).toMatch(/^ {2}per busy block \(incl\. explicit clears\)\s+1\s/m);
+    // standing: 1 set per block in keep mode; 1 set and 1 restore in restore mode, all restored.
+    expect(out).toMatch(/^keep\s+10\s+1\s+0\s/m);
+    expect(out).toMatch(
+      /^restore\s+10\s+1\s+1\s+[\d.]+\s+[\d.]+ \/ [\d.]+ \/ [\d.]+ s\s+[\d.]+ s\s+10\/10$/m,
+    );
     expect(out).toMatch(/^US\$ per user-month\s+\d/m);
     // The same run priced by deployment size, and where issue 12's targets would be met.
     expect(out).toMatch(/^1,000 \(headline\)\s+0\.\d+\s+0\.\d+\s+[\d.]+\s+[\d.]+$/m);

@@ -17,13 +17,19 @@ export function rulesOf(log: Log, user: UserRecord): UserRules {
 }
 
 /**
+/**
  * The merged desired timeline: every source's blocks, scheduled out-of-office, and the stretches
  * outside working hours (made here, from the rules, for the days ahead: each one's start is a
  * block start, so the reconcile wakes there and makes the next), ranked by priority.
+ * `rules`: the user's, when the caller has them already.
  */
-export function timelineOf(log: Log, snap: UserSnapshot, now: number): Block[] {
+export function timelineOf(
+  log: Log,
+  snap: UserSnapshot,
+  now: number,
+  rules: UserRules = snap.user === undefined ? DEFAULT_RULES : rulesOf(log, snap.user),
+): Block[] {
   const user = snap.user;
-  const rules = user === undefined ? DEFAULT_RULES : rulesOf(log, user);
   const tz = user?.tz ?? "UTC";
   const segments: Segment[] = [];
   // Only calendars the user still has count; a removed one's timeline may linger a moment.

@@ -8,7 +8,7 @@ import type { ReconcileOutcome } from "../contracts";
 import { recordTransitionLateness } from "../metrics/catalog";
 import { retryOnConflict } from "../version-retry";
 import { purgeIfDue } from "./app-removal";
-import { timelineOf } from "./desired-timeline";
+import { rulesOf, timelineOf } from "./desired-timeline";
 import { readProfile, sendStatus, takeWriteSlot } from "./profile-calls";
 import { enqueueTransition, newStatusRecord, saveStatus } from "./records";
 import { deferForBudget } from "./write-failures";
@@ -42,15 +42,17 @@ async function reconcileOnce(ctx: UseCaseContext, key: UserKey): Promise<Reconci
   if (user === undefined) return { kind: "leave", reason: "unknown user" };
   if (await purgeIfDue(ctx, snap.status, key)) return { kind: "leave", reason: "deleted" };
   const expected = snap.status?.version;
+  const rules = rulesOf(ctx.log, user);
   const situation: Situation = {
     record: snap.status ?? newStatusRecord(key, now),
-    timeline: timelineOf(ctx.log, snap, now),
+    timeline: timelineOf(ctx.log, snap, now, rules),
     now,
     policy: {
       paused: user.mode === "paused",
       leaseMs: ctx.options.pendingLeaseMs,
       verifyBeforeWrite: ctx.options.verifyBeforeWrite,
       inFlightRecheckMs: ctx.options.inFlightRecheckMs,
+      standing: rules.standing,
     },
   };
   let next = decide(situation);

@@ -9,7 +9,7 @@ import type { UserChange } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { isZone } from "../inputs";
 import { retryOnConflict } from "../version-retry";
-import { timelineOf } from "./desired-timeline";
+import { rulesOf, timelineOf } from "./desired-timeline";
 import { mutateUser, newStatusRecord, saveStatus } from "./records";
 
 /**
@@ -35,8 +35,10 @@ export async function recordUserChange(ctx: UseCaseContext, change: UserChange):
       const rec = snap.status ?? newStatusRecord(key, now);
       const observed = applyObservation(rec.state, change);
       if (observed.result === "duplicate") return undefined;
-      const timeline = timelineOf(ctx.log, snap, now);
-      const scheduled = withSchedule({ ...rec, state: observed.state }, timeline, now);
+      const rules = rulesOf(ctx.log, user);
+      const timeline = timelineOf(ctx.log, snap, now, rules);
+      const state = observed.state;
+      const scheduled = withSchedule({ ...rec, state }, timeline, now, rules.standing);
       await saveStatus(ctx, scheduled.rec, snap.status?.version);
       return { result: observed.result, user };
     },

@@ -1,18 +1,14 @@
 import type { StatusRecord } from "../records";
+import type { Standing as StandingMode } from "../rules";
 import { desiredAt } from "../timeline";
-import {
-  type Block,
-  EMPTY_STATUS,
-  effectiveStatus,
-  isEmptyStatus,
-  type StatusValue,
-  sameStatus,
-} from "../types";
+import { type Block, EMPTY_STATUS, type StatusValue, sameStatus } from "../types";
+import { type Standing, standingOf } from "./standing";
 import {
   type AttemptedWrite,
   applyRead,
   findingOf,
   fromUserEvent,
+  knownStanding,
   overrideActive,
   type PendingWrite,
   type ProfileRead,
@@ -20,8 +16,12 @@ import {
   type RecentWrite,
   type StatusState,
   secondOf,
+  spansSecond,
 } from "./state";
+import { type Belief, rule, type Verdict, type WriteStep } from "./table";
 import { withSchedule } from "./wake-up";
+
+export type { WriteStep };
 
 /*
  * The reconcile decision, whole: one pure function, `decide`. In: the status record as stored
@@ -31,9 +31,10 @@ import { withSchedule } from "./wake-up";
  * the status, with its reason. The loop around it (lib/app/status/reconcile.ts) loads, reads
  * when asked, claims, sends, records and reschedules; it decides nothing.
  *
- * Top to bottom: the input and output; `decide` and the step (`statusStep`); the table of the
- * design (`rule`); what the stored state adds to the table (`dueNow`: a write in flight, a
- * same-second tie, a write whose outcome is unknown, an override that is only a belief).
+ * Top to bottom: the input and output; `decide` and the step (`statusStep`); what the stored
+ * state adds to the table of the design (`dueNow`: a write in flight, a same-second tie, a write
+ * whose outcome is unknown, an override that is only a belief). The table itself, `rule`, is
+ * ./table.ts.
  */
 
 /** How the user and the deployment shape the decision. */
@@ -46,6 +47,11 @@ export interface ReconcilePolicy {
   verifyBeforeWrite: boolean;
   /** While a write is in flight, a different decision is looked at again after this long. */
   inFlightRecheckMs: number;
+  /**
+   * The user's rule for a status they set with no expiry: `keep` (absent: as before) or
+   * `restore`: blocks show over it and it is set back after them (docs/reconcile.md).
+   */
+  standing?: StandingMode;
 }
 
 /** What the decision is made from. */
@@ -60,15 +66,6 @@ export interface Situation {
   now: number;
   policy: ReconcilePolicy;
 }
-
-/** A write: a set (expiring at its block's end), or a clear (text, emoji, expiration emptied). */
-export type WriteStep = { kind: "set" | "clear"; status: StatusValue; reason: string };
-
-/** What the table of the design says of the profile right now. */
-export type Verdict =
-  | WriteStep
-  | { kind: "leave"; reason: string }
-  | { kind: "nothing"; reason: string };
 
 /** The next step for the status. `found`: what a read found that changes what we believed. */
 export type StatusStep =
@@ -109,7 +106,12 @@ export function decide(situation: Situation): Decision {
   if (status.kind === "read" || status.kind === "needs_reauth") {
     return { desired, record, changed: false, status };
   }
-  const next = withSchedule({ ...record, state: step.state }, situation.timeline, situation.now);
+  const next = withSchedule(
+    { ...record, state: step.state },
+    situation.timeline,
+    situation.now,
+    situation.policy.standing,
+  );
   const changed = step.state !== record.state || next.changed;
   return { desired, record: next.rec, changed, status };
 }
@@ -117,6 +119,9 @@ export function decide(situation: Situation): Decision {
 type Stepped = { state: StatusState; status: StatusStep };
 
 const VERIFY = "every write reads the profile first";
+// A block's set hides the standing status and the restore puts it back: both rest on what the
+// profile shows, which a lost or late user_change would hide.
+const RESTORE_READS = "in restore mode every write reads the profile first";
 
 /** The status's step, and the state it acts on. */
 function statusStep(
@@ -127,7 +132,8 @@ function statusStep(
   const stopped = state.needsReauth;
   if (stopped !== undefined) return { state, status: { kind: "needs_reauth", code: stopped.code } };
   if (policy.paused) return settle(state, { kind: "leave", reason: "paused" }, now, undefined);
-  const due = dueNow(state, desired, now, policy.leaseMs);
+  const mode = policy.standing ?? "keep";
+  const due = dueNow(state, desired, now, policy.leaseMs, mode);
   const pending = due.pending;
   if (pending !== undefined) {
     // The write in flight is what this reconcile would send: it is its sender's job.
@@ -148,14 +154,19 @@ function statusStep(
     return { state, status: { kind: "wait", at: retry.at, code: retry.code, enqueue: false } };
   }
   if (read === undefined) {
-    const reason = due.readFirst ?? (policy.verifyBeforeWrite ? VERIFY : undefined);
+    const always = policy.verifyBeforeWrite
+      ? VERIFY
+      : mode === "restore"
+        ? RESTORE_READS
+        : undefined;
+    const reason = due.readFirst ?? always;
     if (reason !== undefined) return { state, status: { kind: "read", reason } };
   }
   if (read?.kind === "shown") {
     // What the read showed is final: a second read would show the same.
     const applied = applyRead(state, read.status, read.at);
     const found = findingOf(state, applied.result, now);
-    const after = dueNow(applied.state, desired, now, policy.leaseMs);
+    const after = dueNow(applied.state, desired, now, policy.leaseMs, mode);
     return act(applied.state, after.verdict, now, found);
   }
   return act(state, due.verdict, now, undefined);
@@ -191,52 +202,6 @@ const whileInFlight = (verdict: Verdict): StatusStep =>
     ? verdict
     : { kind: "nothing", reason: "the write in flight sends what is due" };
 
-// ---- The table of the design ------------------------------------------------------------------
-
-/** What the table is read with: the profile as we believe it, and whose status it is. */
-export interface Belief {
-  /** The status on the profile. */
-  actual: StatusValue;
-  /** What we last wrote; `undefined` when we never wrote. */
-  lastWritten: StatusValue | undefined;
-  /** A manual status the user set; left alone while it is active. */
-  override: StatusValue | undefined;
-}
-
-/**
- * The reconciliation table of the design. The status is ours only while it equals what we
- * last wrote; anything else the user set is a manual override we leave until it expires or
- * is cleared.
- */
-export function rule(belief: Belief, desired: Block | undefined, now: number): Verdict {
-  if (overrideActive(belief.override, now)) return { kind: "leave", reason: "manual override" };
-  const actual = effectiveStatus(belief.actual, now);
-  const want = desiredStatus(desired, now);
-  if (want !== undefined && sameStatus(actual, want)) {
-    return { kind: "nothing", reason: "the profile shows what is due" };
-  }
-  if (isEmptyStatus(actual)) {
-    return want === undefined
-      ? { kind: "nothing", reason: "nothing is due and nothing shows" }
-      : { kind: "set", status: want, reason: "a block is due on an empty profile" };
-  }
-  if (belief.lastWritten !== undefined && sameStatus(actual, belief.lastWritten)) {
-    return want === undefined
-      ? { kind: "clear", status: { ...EMPTY_STATUS }, reason: "ours shows, nothing is due" }
-      : { kind: "set", status: want, reason: "a block is due over our status" };
-  }
-  return { kind: "leave", reason: "manual status" };
-}
-
-/** The status a block asks for, or `undefined` when it is over or carries nothing to show. */
-function desiredStatus(block: Block | undefined, now: number): StatusValue | undefined {
-  if (block === undefined || block.end <= now) return undefined;
-  const status = { text: block.text, emoji: block.emoji, expiration: Math.floor(block.end / 1000) };
-  // A block ending within the current second would expire on arrival.
-  if (status.expiration * 1000 <= now || isEmptyStatus(status)) return undefined;
-  return status;
-}
-
 // ---- What the stored state adds to the table --------------------------------------------------
 
 /** The table's verdict over the whole stored state. */
@@ -259,11 +224,12 @@ export interface Due {
 const TIE = "a user's change ties with our latest write";
 const OVERRIDE_MAY_BE_GONE = "a manual override stands that may be gone";
 
-/** The belief that a status of ours shows. */
-const ours = (status: StatusValue): Belief => ({
+/** The belief that a status of ours shows (with the standing status, in restore mode). */
+const ours = (status: StatusValue, standing: Standing | undefined): Belief => ({
   actual: status,
   lastWritten: status,
   override: undefined,
+  standing,
 });
 
 /**
@@ -274,15 +240,22 @@ const ours = (status: StatusValue): Belief => ({
  * is unknown, a verdict that writes nothing is checked again as if the attempt had been
  * applied, so a cancel still clears a status the service may have applied despite the failed
  * call. A stored override is a belief: when a write would be due were it gone, the profile is
- * read first, and so it is when a user change ties with our latest write.
+ * read first, and so it is when a user change ties with our latest write. In restore mode the
+ * standing status joins every belief, and a status the person set with no expiry is that
+ * standing status, not an override: blocks show over it.
  */
 export function dueNow(
   state: StatusState,
   desired: Block | undefined,
   now: number,
   leaseMs: number,
+  mode: StandingMode = "keep",
 ): Due {
-  const override = overrideActive(state.override?.status, now) ? state.override : undefined;
+  const restore = mode === "restore";
+  const standing = restore ? standingOf(knownStanding(state)) : undefined;
+  const stands = (o: StatusState["override"]): boolean =>
+    o !== undefined && overrideActive(o.status, now) && !(restore && o.status.expiration === 0);
+  const override = stands(state.override) ? state.override : undefined;
   const { actual, pending } = state;
   if (pending !== undefined && pending.claimedAt + leaseMs > now) {
     const newer = actual.observedAt > pending.claimedAt;
@@ -298,6 +271,7 @@ export function dueNow(
       actual: newer ? actual.status : pending.status,
       lastWritten: pending.status,
       override: overwritten ? undefined : override?.status,
+      standing,
     };
     const verdict = rule(landed, desired, now);
     const differs = "status" in verdict && !sameStatus(verdict.status, pending.status);
@@ -307,6 +281,7 @@ export function dueNow(
     actual: actual.status,
     lastWritten: state.lastWritten,
     override: override?.status,
+    standing,
   };
   const verdict = rule(believed, desired, now);
   const tie = tiedWrite(state);
@@ -320,19 +295,19 @@ export function dueNow(
     const lostClear = desired !== undefined && desired.start > override.since;
     const instead: Belief[] = [
       ...(lostClear ? [{ ...believed, actual: EMPTY_STATUS, override: undefined }] : []),
-      ...(tie === undefined ? [] : [ours(tie.status)]),
-      ...attempts.map((a) => ours(a.status)),
+      ...(tie === undefined ? [] : [ours(tie.status, standing)]),
+      ...attempts.map((a) => ours(a.status, standing)),
     ];
     const due = instead.some((belief) => "status" in rule(belief, desired, now));
     return due ? { verdict, readFirst: OVERRIDE_MAY_BE_GONE } : { verdict };
   }
   if (tie !== undefined) {
     // Our write may have come last: then a clear (or another set) is due.
-    const oursLast = rule(ours(tie.status), desired, now);
+    const oursLast = rule(ours(tie.status, standing), desired, now);
     if ("status" in oursLast) return { verdict: oursLast, readFirst: TIE };
   }
   for (const attempt of attempts) {
-    const applied = rule(ours(attempt.status), desired, now);
+    const applied = rule(ours(attempt.status, standing), desired, now);
     if ("status" in applied) return { verdict: applied };
   }
   return { verdict };
@@ -348,10 +323,7 @@ function tiedWrite(state: StatusState): RecentWrite | undefined {
   const latest = state.recentWrites.at(-1);
   if (latest === undefined || !fromUserEvent(actual)) return undefined;
   if (sameStatus(latest.status, actual.status)) return undefined;
-  const second = secondOf(actual.observedAt);
-  return secondOf(latest.at) <= second && second <= secondOf(latest.until ?? latest.at)
-    ? latest
-    : undefined;
+  return spansSecond(latest, secondOf(actual.observedAt)) ? latest : undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   type StatusValue,
   sameStatus,
 } from "../types";
+import { type Standing, type StandingContext, standingAfter } from "./standing";
 
 /*
  * The status state the reconcile keeps for each user: what was observed of the profile and the
@@ -59,6 +60,13 @@ export interface Observed {
   actual: Observation;
   /** A status the user set themselves; we leave it alone until it expires or is cleared. */
   override?: { status: StatusValue; since: number };
+  /**
+   * The standing status: the status the person last set with no expiry, or their clear by hand
+   * since (an empty status). Observed in every mode (./standing.ts); with the rule
+   * `standing: "restore"`, blocks show over it and it is set back after them
+   * (docs/reconcile.md). Absent in items stored before it existed.
+   */
+  standing?: Standing;
   /** Newest last; bounded to `RECENT_EVENT_IDS`. Makes event application idempotent. */
   recentEventIds: string[];
 }
@@ -104,6 +112,56 @@ export const overrideActive = (override: StatusValue | undefined, now: number): 
 /** The whole second of an epoch-ms instant: the resolution of a `user_change`'s `event_time`. */
 export const secondOf = (ms: number): number => Math.floor(ms / 1000);
 
+/** Whether one of our writes may have been applied in `second` (its send to its confirmation). */
+export const spansSecond = (write: RecentWrite, second: number): boolean =>
+  secondOf(write.at) <= second && second <= secondOf(write.until ?? write.at);
+
+/**
+ * The standing status as known. Items stored before `standing` existed hold it as an override
+ * with no expiry (what the person set, as observed then).
+ */
+export function knownStanding(state: Observed): Standing | undefined {
+  const override = state.override;
+  return state.standing ?? (override?.status.expiration === 0 ? override : undefined);
+}
+
+/** What a sighting of the profile is judged against, for the standing status (./standing.ts). */
+export function standingContext(state: StatusState): StandingContext {
+  const { actual, pending } = state;
+  const latest = state.recentWrites.at(-1);
+  // A write of ours may have landed after the belief when it was applied in its second or later
+  // (a read is exact to the millisecond). As the decision does, a user's change seen after a
+  // write was sent is taken as newer than it.
+  const exact = actual.source === "read";
+  const after = (ms: number, sent = false) =>
+    exact
+      ? ms > actual.observedAt || (sent && ms === actual.observedAt)
+      : secondOf(ms) >= secondOf(actual.observedAt);
+  const unrecorded = [
+    ...(state.attempts ?? []).filter((a) => after(a.sentAt, true)),
+    ...(pending !== undefined && after(pending.claimedAt, true) ? [pending] : []),
+  ];
+  return {
+    known: knownStanding(state),
+    actual,
+    latest,
+    unrecorded: unrecorded.map((w) => w.status),
+    landed: latest !== undefined && after(latest.until ?? latest.at) ? latest.status : undefined,
+    ours: [
+      ...state.recentWrites.map((w) => w.status),
+      ...(state.attempts ?? []).map((a) => a.status),
+      ...(pending === undefined ? [] : [pending.status]),
+      ...(state.lastWritten === undefined ? [] : [state.lastWritten]),
+    ],
+  };
+}
+
+/** The state with `standing` as the standing status (none: without the field). */
+export function withStanding<S extends Observed>(state: S, standing: Standing | undefined): S {
+  const { standing: _was, ...rest } = state;
+  return (standing === undefined ? rest : { ...rest, standing }) as S;
+}
+
 /** Whether the observation is a user's change reported by an event (whole seconds, not exact). */
 export const fromUserEvent = (observation: Observation): boolean =>
   observation.source === "manual" || observation.source === "expired";
@@ -131,9 +189,25 @@ export type ReadResult = "ours" | "empty" | "manual";
  * late: it settles what events cannot (a lost clear, a same-second tie, a write whose outcome is
  * unknown), and an older `user_change` arriving after it is stale. A status matching one of our
  * writes, attempts or the pending write is ours (and what we last wrote); an empty or expired
- * one ends any override; anything else is a manual status, even when its event was lost.
+ * one ends any override, and the standing status unless an expiry explains it (a clear whose
+ * event was lost); anything else is a manual status, even when its event was lost, and the
+ * standing status when it has no expiry (first seen at the read: when the person set it, the
+ * read cannot tell, so a block that began before the read does not show over it).
  */
 export function applyRead(
+  state: StatusState,
+  shown: StatusValue,
+  readAt: number,
+): { state: StatusState; result: ReadResult } {
+  const reported = { ...shown, expiration: isEmptyStatus(shown) ? 0 : shown.expiration };
+  const sighting = { status: effectiveStatus(reported, readAt), at: readAt, by: "read" as const };
+  const standing = standingAfter(standingContext(state), sighting);
+  const applied = readInto(state, shown, readAt);
+  return { ...applied, state: withStanding(applied.state, standing) };
+}
+
+/** `applyRead` but for the standing status. */
+function readInto(
   state: StatusState,
   shown: StatusValue,
   readAt: number,
@@ -288,10 +362,13 @@ export function recordWrite(
   // our send and now). It stays what we believe is showing: surely newer, or a tie that a read
   // settles before the next write (./decision.ts). A read is exact.
   const actual = state.actual;
+  // So is the echo of another write of ours (one whose call failed) from a later second than
+  // this one was sent: that write was applied after this one was sent.
   const newerUserChange =
     actual.source === "read"
       ? actual.observedAt > sentAt
-      : fromUserEvent(actual) && secondOf(actual.observedAt) >= secondOf(sentAt);
+      : (fromUserEvent(actual) && secondOf(actual.observedAt) >= secondOf(sentAt)) ||
+        (actual.source === "ours" && secondOf(actual.observedAt) > secondOf(sentAt));
   if (newerUserChange && !sameStatus(actual.status, written)) {
     return { ...rest, lastWritten: written, recentWrites };
   }

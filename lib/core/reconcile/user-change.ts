@@ -1,5 +1,14 @@
 import { isEmptyStatus, type StatusValue, sameStatus, type UserChange } from "../types";
-import { appendWrite, fromUserEvent, RECENT_EVENT_IDS, type StatusState, secondOf } from "./state";
+import { standingAfter } from "./standing";
+import {
+  appendWrite,
+  fromUserEvent,
+  RECENT_EVENT_IDS,
+  type StatusState,
+  secondOf,
+  standingContext,
+  withStanding,
+} from "./state";
 
 /*
  * What a `user_change` event does to the status state (`applyObservation`), and whether it
@@ -16,9 +25,31 @@ export type ObservedChange = Pick<UserChange, "eventId" | "eventTime" | "status"
  * duplicates (by id) and anything older than the newest applied observation are ignored, and
  * so is a late echo of one of our earlier writes. The echo of a write in flight or of an
  * attempt whose call failed confirms that the service applied it. A non-empty status matching
- * nothing of ours is a manual override; an empty one ends any override.
+ * nothing of ours is a manual override, and the standing status when it has no expiry; an empty
+ * one ends any override, and the standing status when the person cleared it by hand.
  */
 export function applyObservation(
+  state: StatusState,
+  change: ObservedChange,
+): { state: StatusState; result: ObservationResult } {
+  const applied = observe(state, change);
+  const { result } = applied;
+  // Event times have whole-second resolution, so only a strictly earlier second is late.
+  const late = change.eventTime < secondOf(state.actual.observedAt);
+  // Our own writes' echoes say nothing of what the person set.
+  if (result === "duplicate" || result === "ours" || (result === "stale" && !late)) return applied;
+  const status = { ...change.status, ...(isEmptyStatus(change.status) ? { expiration: 0 } : {}) };
+  const sighting = { status, at: change.eventTime * 1000, by: late ? "late" : "event" } as const;
+  const context = standingContext(state);
+  const standing = standingAfter(context, sighting);
+  // A late event is stale, unless it told something of the standing status.
+  if (late && standing === context.known) return applied;
+  const next = withStanding(applied.state, standing);
+  return { state: next, result: late ? "manual" : result };
+}
+
+/** `applyObservation` but for the standing status. */
+function observe(
   state: StatusState,
   change: ObservedChange,
 ): { state: StatusState; result: ObservationResult } {
@@ -36,9 +67,14 @@ export function applyObservation(
     expiration: isEmptyStatus(change.status) ? 0 : change.status.expiration,
   };
   // An echo never precedes its write's second: an earlier event showing the same status is
-  // something else (a user's clear looks like a clear of ours).
+  // something else (a user's clear looks like a clear of ours). Nor does it follow a user's
+  // change seen in a later second than the write was sent: that change is taken as newer than
+  // the write (./decision.ts), so what comes after it is the user's too.
+  const userSecond = fromUserEvent(state.actual) ? secondOf(state.actual.observedAt) : undefined;
   const echoes = (written: StatusValue, sentAt: number): boolean =>
-    sameStatus(written, status) && change.eventTime >= secondOf(sentAt);
+    sameStatus(written, status) &&
+    change.eventTime >= secondOf(sentAt) &&
+    !(userSecond !== undefined && userSecond > secondOf(sentAt) && change.eventTime > userSecond);
   const attempt = state.attempts?.findLast((a) => echoes(a.status, a.sentAt));
   const pending = state.pending;
   const echoesPending = pending !== undefined && echoes(pending.status, pending.claimedAt);

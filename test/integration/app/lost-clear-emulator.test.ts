@@ -16,7 +16,8 @@ import { block, MemoryQueue, MIN, T0 } from "./harness";
 /*
  * The lost clear, end to end: the emulator delivers signed user_change events over HTTP to a
  * receiver that runs the real events use case (signature, parsing, recordUserChange) against
- * the reconciler on dynalite; `drop_event=1` makes the service drop the user's clear.
+ * the reconciler on dynalite; `drop_event=1` makes the service drop the user's clear. Then
+ * `standing: "restore"`: the restore at a meeting's end, and a dropped set it must not overwrite.
  */
 
 const SIGNING_SECRET = "conformance-signing-secret";
@@ -203,5 +204,76 @@ describe("manual statuses without expiry, user_change delivered over HTTP", () =
         .filter((c) => c.seq > before)
         .map((c) => c.method),
     ).toEqual(["users.profile.get"]);
+  });
+});
+
+describe("standing: restore, user_change delivered over HTTP", () => {
+  const key = { team: "T0CONF", user: "U0PRIMARY" };
+  const token = "xoxp-primary-0001";
+  const remote = { status_text: "Working remotely", status_emoji: ":house_with_garden:" };
+  const methodsSince = (seq: number) =>
+    emulator
+      .calls()
+      .filter((c) => c.seq > seq)
+      .map((c) => c.method);
+
+  /** The person's own status, set with no expiry, then a meeting 10 minutes later. */
+  async function meetingOverOwnStatus(start: number) {
+    clock.set(start);
+    await pilot.upsertUser({
+      key,
+      tz: "Europe/Berlin",
+      token,
+      sources: [{ id: "work", url: `https://cal.example/primary-${start}.ics`, kind: "ics" }],
+      mode: "auto",
+      rules: { standing: "restore" },
+    });
+    await user().setProfile({ token, profile: { ...remote, status_expiration: 0 } });
+    await emulator.flushEvents();
+    const meeting = block(start + 10 * MIN, start + 40 * MIN);
+    await pilot.applyTimeline(key, [meeting], { sourceId: "work" });
+    clock.set(meeting.start);
+    const set = await pilot.reconcileUser(key);
+    await emulator.flushEvents();
+    return { meeting, set };
+  }
+
+  it("shows the meeting over the person's status and sets it back at the meeting's end", async () => {
+    // Prepare
+    const { meeting, set } = await meetingOverOwnStatus(T0 + 2000 * MIN);
+    const during = shown("U0PRIMARY");
+    const wake = (await pilot.getStatusView(key))?.nextTransitionAt;
+    const before = lastSeq();
+    // Act: the wake-up at the meeting's end.
+    clock.set(meeting.end);
+    const restore = await pilot.reconcileUser(key);
+    // Assess
+    expect(set.kind).toBe("set");
+    expect(during).toEqual(["In a meeting", ":spiral_calendar_pad:", meeting.end / 1000]);
+    expect(wake).toBe(meeting.end);
+    expect(restore.kind).toBe("set");
+    expect(shown("U0PRIMARY")).toEqual([remote.status_text, remote.status_emoji, 0]);
+    expect(methodsSince(before)).toEqual(["users.profile.get", "users.profile.set"]);
+  });
+
+  it("leaves a status set during the meeting whose user_change was dropped: the restore's read finds it", async () => {
+    // Prepare: during the meeting the person sets their own; the service drops its event.
+    const { meeting } = await meetingOverOwnStatus(T0 + 3000 * MIN);
+    emulator.setFaults("drop_event=1");
+    clock.set(meeting.start + 5 * MIN);
+    await user().setProfile({
+      token,
+      profile: { status_text: "Lunch", status_emoji: ":sandwich:", status_expiration: 0 },
+    });
+    await emulator.flushEvents();
+    emulator.setFaults("");
+    const before = lastSeq();
+    // Act
+    clock.set(meeting.end);
+    const outcome = await pilot.reconcileUser(key);
+    // Assess: read, nothing written over it.
+    expect(outcome.kind).not.toBe("set");
+    expect(shown("U0PRIMARY")).toEqual(["Lunch", ":sandwich:", 0]);
+    expect(methodsSince(before)).toEqual(["users.profile.get"]);
   });
 });
