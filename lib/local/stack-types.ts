@@ -27,7 +27,13 @@ export interface LocalUserConfig {
   emails?: string[];
 }
 
-export type StackTime = { mode: "real"; clock?: Clock } | { mode: "manual"; clock: ManualClock };
+/**
+ * Real time (the system clock unless `clock`), or a clock moved by hand. `skippable` real time
+ * may be skipped ahead (`POST /_local/clock`), for tests that would otherwise wait it out.
+ */
+export type StackTime =
+  | { mode: "real"; clock?: Clock; skippable?: boolean }
+  | { mode: "manual"; clock: ManualClock };
 
 export interface StackOptions {
   /** The emulator's workspace; unused with `serviceUrl`. */
