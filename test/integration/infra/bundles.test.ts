@@ -44,7 +44,9 @@ describe("function bundles", () => {
     expect(inputsOf("webCalendars")).toContain("lib/calendar/expand.ts");
     const bytes = reports.get("web")?.bytes ?? 0;
     expect(bytes).toBeGreaterThan(100 * KiB);
-    expect(bytes).toBeLessThanOrEqual(900 * KiB);
+    // About 918 KiB: the rules editor and the standard emoji table (names to characters) came
+    // after ical.js left; the engine alone was about 185 KiB.
+    expect(bytes).toBeLessThanOrEqual(960 * KiB);
   });
 
   it("leaves KMS, SSM and the service client out of the tick and the poll", () => {
