@@ -80,6 +80,7 @@ async function signIn(app: App, door: FrontDoor, code: string, clear: string) {
     key,
     token: grant.accessToken,
     tz: info.tz,
+    scopes: grant.scopes,
     ...(grant.refreshToken !== undefined ? { refreshToken: grant.refreshToken } : {}),
     ...(grant.expiresAt !== undefined ? { tokenExpiresAt: grant.expiresAt } : {}),
   });

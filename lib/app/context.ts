@@ -5,6 +5,7 @@ import type {
   Metrics,
   Queue,
   RateBudget,
+  SnoozeGateway,
   StatusGateway,
   StatusStore,
   TokenRefresher,
@@ -88,6 +89,8 @@ export interface UseCaseDeps {
   tokenRefresher?: TokenRefresher;
   /** Operational metrics (lib/app/metrics/catalog.ts); none without it. */
   metrics?: Metrics;
+  /** The person's Do Not Disturb snooze (lib/app/status/dnd.ts); without it none is set. */
+  snoozes?: SnoozeGateway;
 }
 
 /** How a use case has a user reconciled after changing what they should show. */
@@ -106,6 +109,7 @@ export interface UseCaseContext {
   rateBudget: RateBudget | undefined;
   tokenRefresher: TokenRefresher | undefined;
   metrics: Metrics;
+  snoozes: SnoozeGateway | undefined;
   /**
    * Every reconcile a use case starts goes through this: inline (the use cases' own
    * reconcileUser), or queued for callers that must answer first.
@@ -125,5 +129,6 @@ export const contextOf = (deps: UseCaseDeps, reconcile: Reconcile): UseCaseConte
   rateBudget: deps.rateBudget,
   tokenRefresher: deps.tokenRefresher,
   metrics: deps.metrics ?? silentMetrics,
+  snoozes: deps.snoozes,
   reconcile,
 });

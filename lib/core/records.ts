@@ -1,3 +1,4 @@
+import type { SnoozeRecord } from "./dnd";
 import type { StatusState } from "./reconcile/state";
 import type { ChannelKind, SourceKind } from "./source-kinds";
 import type { Block, UserKey } from "./types";
@@ -116,6 +117,12 @@ export interface UserRecord {
    */
   sessionEpoch?: number;
   // --- end front door ---
+  /**
+   * The user token's scopes as far as known: granted at install, less the Do Not Disturb ones
+   * once the service answered `missing_scope` (lib/core/dnd.ts dndAllowed). Absent on users
+   * installed before it was kept, and on users an administrator set up.
+   */
+  grantedScopes?: string[];
 }
 
 export interface StatusRecord {
@@ -168,4 +175,6 @@ export interface UserSnapshot {
   status?: StatusRecord;
   timelines: TimelineRecord[];
   ooo: OutOfOfficeRecord[];
+  /** The Do Not Disturb snooze Statuspilot set, if any (lib/core/dnd.ts). */
+  snooze?: SnoozeRecord;
 }

@@ -15,6 +15,8 @@ export interface InstallInput {
   /** With token rotation on: the refresh token and when the access token expires (epoch ms). */
   refreshToken?: string;
   tokenExpiresAt?: number;
+  /** The scopes the person granted the user token (`authed_user.scope`). */
+  scopes?: string[];
 }
 
 export interface InstallOutcome {
@@ -58,6 +60,7 @@ export async function completeInstall(
         tokenExpiresAt: _oldExpiry,
         tokenRefreshUntil: _oldLease,
         uninstalledAt: _uninstalled,
+        grantedScopes: _oldScopes,
         ...kept
       } = existing ?? ({} as Partial<UserRecord>);
       const record: UserRecord = {
@@ -74,6 +77,7 @@ export async function completeInstall(
         sessionEpoch: existing?.sessionEpoch ?? now,
         ...(refreshTokenSealed !== undefined ? { refreshTokenSealed } : {}),
         ...(input.tokenExpiresAt !== undefined ? { tokenExpiresAt: input.tokenExpiresAt } : {}),
+        ...(input.scopes !== undefined ? { grantedScopes: [...input.scopes] } : {}),
       };
       const user = await ctx.store.putUser(record, existing?.version);
       return { user, existing };

@@ -51,6 +51,7 @@ export function userToItem(user: UserRecord): Item {
         tokenExpiresAt: user.tokenExpiresAt,
         tokenRefreshUntil: user.tokenRefreshUntil,
         uninstalledAt: user.uninstalledAt,
+        grantedScopes: user.grantedScopes,
       }),
     ),
   };
@@ -75,6 +76,7 @@ interface UserData {
   tokenExpiresAt?: number;
   tokenRefreshUntil?: number;
   uninstalledAt?: number;
+  grantedScopes?: string[];
 }
 
 export function userFromItem(item: Item): UserRecord {
@@ -97,6 +99,7 @@ export function userFromItem(item: Item): UserRecord {
     version: readN(item, "version"),
     updatedAt: readN(item, "updatedAt"),
     ...(data.sessionEpoch !== undefined ? { sessionEpoch: data.sessionEpoch } : {}),
+    ...(data.grantedScopes !== undefined ? { grantedScopes: data.grantedScopes } : {}),
   };
 }
 
