@@ -287,7 +287,6 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
         });
       }
     };
-
     const settle = async () => {
       // Quiet twice in a row, a loop turn apart: each delivery counts from when it is made.
       let quietRounds = 0;

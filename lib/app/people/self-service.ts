@@ -1,4 +1,5 @@
 import { sourceUrlProblem } from "#lib/calendar/source-rules";
+import { dndAllowed } from "#lib/core/dnd";
 import type { OutOfOfficeEntry, SourceRecord } from "#lib/core/records";
 import { type UserRules, userRulesSchema, userRulesSchemaKnowing } from "#lib/core/rules";
 import type { Block, UserKey } from "#lib/core/types";
@@ -24,6 +25,11 @@ export interface SelfView {
   rules: UserRules;
   paused: boolean;
   ooo: OutOfOfficeEntry[];
+  /**
+   * Whether Statuspilot may put the person in Do Not Disturb (their token has `dnd:read` and
+   * `dnd:write`). False for someone installed before it asked: the page offers to reconnect.
+   */
+  dndAllowed: boolean;
 }
 
 /** The settings page's view of the user, or undefined when there is no such user. */
@@ -52,6 +58,7 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
       .filter((e) => e.end > now)
       .sort((a, b) => a.start - b.start)
       .map(({ key: _key, ...entry }) => entry),
+    dndAllowed: dndAllowed(user),
   };
 }
 

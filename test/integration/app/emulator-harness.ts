@@ -5,6 +5,7 @@ import { loadWorkspace, type RunningEmulator, startEmulator } from "#emulator/se
 import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/compose/use-cases";
 import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
+import { ServiceSnoozeGateway } from "#lib/app/status/snooze-gateway";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { ServiceClient } from "#lib/service/client";
@@ -66,11 +67,11 @@ export function emulatorPilot(
   stack: EmulatorStack,
   options: Partial<UseCaseOptions> = {},
 ): UseCases {
+  const client = new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock });
   return createUseCases({
     store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
-    gateway: new ServiceStatusGateway(
-      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock }),
-    ),
+    gateway: new ServiceStatusGateway(client),
+    snoozes: new ServiceSnoozeGateway(client),
     transitionQueue: new MemoryQueue(),
     clock: stack.clock,
     log: silentLog,

@@ -107,7 +107,9 @@ export async function startFrontDoor(opts: { modules?: AppModules } = {}): Promi
     ...app.manifest,
     oauth_config: {
       redirect_urls: [`${web}/oauth/callback`],
-      scopes: { user: ["users.profile:read", "users.profile:write", "users:read"] },
+      scopes: {
+        user: ["users.profile:read", "users.profile:write", "users:read", "dnd:read", "dnd:write"],
+      },
     },
   };
   const emulator = await startEmulator({ workspace, port: 0, clock, expirySweepMs: 0 });
