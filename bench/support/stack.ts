@@ -69,6 +69,8 @@ export interface BenchUser {
   tz: string;
   /** The user's calendar feed, served at its own secret address. */
   ics: string;
+  /** The user's rules (docs/rules.md); the defaults without. */
+  rules?: Record<string, unknown>;
 }
 
 export interface BenchStackOptions {
@@ -355,6 +357,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         token: options.adminToken ? BENCH_ADMIN_TOKEN : benchTokenOf(u.user),
         ...(options.adminToken ? { adminTokenUser: BENCH_ADMIN } : {}),
         sources: [{ id: "cal1", url: ics.feedUrl(feedPath(u.user)), kind: "ics", secret }],
+        ...(u.rules !== undefined ? { rules: u.rules } : {}),
         mode: "auto",
       });
       if (options.hooks) {

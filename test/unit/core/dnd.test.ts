@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decideSnooze, dndAllowed, type OurSnooze } from "#lib/core/dnd";
+import { resolveSegments } from "#lib/core/timeline";
 import type { Block } from "#lib/core/types";
 
 // 2025-03-10T10:00:00Z; every instant below is written out from it by hand.
@@ -110,6 +111,27 @@ describe("decideSnooze: a dnd block showing", () => {
     });
     // Assess
     expect(step).toMatchObject({ kind: "snooze", minutes: 15 });
+  });
+});
+
+describe("equal statuses, one with dnd", () => {
+  it("stay two blocks, so the dnd one starts its own snooze", () => {
+    // Prepare: the same text and emoji, 10:00-10:30 without dnd, 10:30-11:00 with it.
+    const segments = [block(T, T + 30 * MIN, false), block(T + 30 * MIN, T + 60 * MIN, true)];
+    // Act
+    const timeline = resolveSegments(segments);
+    const step = decideSnooze({
+      timeline,
+      now: T + 30 * MIN + 300,
+      ours: undefined,
+      info: { endS: undefined },
+    });
+    // Assess
+    expect(timeline.map((b) => [b.start, b.end, b.dnd === true])).toEqual([
+      [T, T + 30 * MIN, false],
+      [T + 30 * MIN, T + 60 * MIN, true],
+    ]);
+    expect(step).toMatchObject({ kind: "snooze", minutes: 30 });
   });
 });
 
