@@ -92,9 +92,10 @@ export function decideSnooze({ timeline, now, ours, info }: SnoozeSituation): Sn
     return { kind: "snooze", minutes, block, reason };
   }
   if (ours === undefined) return { kind: "nothing", reason: "no dnd block" };
-  // The block ran its course: the service ends the snooze (at most the rounding later).
+  // The block ran its course: the service ends the snooze (at most the rounding later). The
+  // stale record costs no write: the next dnd block's snooze replaces it.
   if (now >= ours.blockEnd || now >= ours.endS * 1000) {
-    return { kind: "forget", reason: "our snooze ran its course" };
+    return { kind: "nothing", reason: "our snooze ran its course" };
   }
   if (info === undefined) return { kind: "info", reason: "our block was cancelled or shortened" };
   if (!isOurs) return { kind: "forget", reason: "the snooze on is the person's own" };

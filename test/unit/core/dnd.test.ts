@@ -188,7 +188,7 @@ describe("decideSnooze: no dnd block showing", () => {
     expect(gone.kind).toBe("forget");
   });
 
-  it("forgets our snooze without a call once its block ran its course", () => {
+  it("makes no call and no write once our snooze's block ran its course", () => {
     // Act: 10:30:00.5, our snooze ends at 10:30:01 (the rounding), the block at 10:30.
     const step = decideSnooze({
       timeline: [],
@@ -196,7 +196,7 @@ describe("decideSnooze: no dnd block showing", () => {
       ours: { ...oursForFocus, endS: T / 1000 + 1801 },
     });
     // Assess
-    expect(step.kind).toBe("forget");
+    expect(step.kind).toBe("nothing");
   });
 });
 
