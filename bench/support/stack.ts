@@ -414,7 +414,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       emulator
         .calls()
         .slice(callsFrom)
-        .filter((c) => c.method === "users.profile.set" || c.method === "users.profile.get");
+        .filter((c) => c.method.startsWith("users.profile.") || c.method.startsWith("dnd."));
     const profileSets = () => serviceCalls().filter((c) => c.method === "users.profile.set");
     const resetMeters = () => {
       resetDynamoCounts();
