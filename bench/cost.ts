@@ -96,6 +96,11 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     .flatMap((s) => s.serviceCalls)
     .filter((c) => c.method === "users.profile.get");
   const okSets = sets.filter((c) => c.outcome === "ok").length;
+  const dndCalls = countBy(
+    samples
+      .flatMap((s) => s.serviceCalls)
+      .flatMap((c) => (c.method.startsWith("dnd.") ? [c.method] : [])),
+  );
   const expiryClears = sum(samples.map((s) => s.expiryClears));
   const pushes = sum(samples.map((s) => s.pushes));
   const blocks = sum(samples.map((s) => s.blocks));
@@ -298,6 +303,9 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     profileGetsPerUserDay: round(perUserDay(gets.length), 2),
     setsPerBusyBlock: round(okSets / blocks, 2),
     transitionsPerBusyBlock: round(messages("transitionWorker") / blocks, 2),
+    dndCallsPerBusyBlock: Object.fromEntries(
+      Object.entries(dndCalls).map(([method, count]) => [method, round(count / blocks, 2)]),
+    ),
     readsPerUserDay: round(reads, 1),
     writesPerUserDay: round(writes, 1),
     readUnitsPerUserDay: round(readUnits, 1),

@@ -26,6 +26,8 @@ export interface CostResult extends ScaleFigures {
   profileGetsPerUserDay: number;
   setsPerBusyBlock: number;
   transitionsPerBusyBlock: number;
+  /** Do Not Disturb calls per busy block, by method (DND is on for every simulated user). */
+  dndCallsPerBusyBlock: Record<string, number>;
   readsPerUserDay: number;
   writesPerUserDay: number;
   readUnitsPerUserDay: number;

@@ -20,6 +20,9 @@ const IDLE_RUNS = 3;
 
 const isOooDay = (d: number) => d >= 14 && d <= 18;
 
+/** Every simulated user has Do Not Disturb on for meetings and focus time (issue 25's cost). */
+export const COST_RULES = { meeting: { dnd: true }, focus: { dnd: true } };
+
 /**
  * One user's month: six meetings a weekday (a back-to-back pair), a weekly focus block, a week
  * out of office, the last meeting moved every Tuesday at 08:00 and a review cancelled while it
@@ -164,6 +167,7 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
     user: benchUserId(i),
     tz: "UTC",
     ics: feed(i, start),
+    rules: COST_RULES,
   }));
   const edgeMinutes = new Set<number>();
   const editsAt = new Map<number, number[]>();

@@ -128,6 +128,11 @@ export function costTable(r: CostResult): string {
     dynamo,
     `Lambda invocations: ${r.fewerInvocations}× fewer than polling (goal ≥ 50×: ${goal}); most are ${top.map((f) => `${f.fn} ${f.batched}`).join(", ")}; with the sync queue's batch size at 10: ${r.invocationsBatchedAtSyncBatch10} (${round(1440 / r.invocationsBatchedAtSyncBatch10, 1)}× fewer)`,
     `sets per busy block ${r.setsPerBusyBlock} (goal ≤ 1); transition messages per busy block ${r.transitionsPerBusyBlock}; a poll bot that sets every minute while busy makes ${r.poll.profileSetsEveryMinutePerUserDay} sets a day`,
+    `Do Not Disturb on for meetings and focus (every user): per busy block ${
+      Object.entries(r.dndCallsPerBusyBlock)
+        .map(([method, v]) => `${method} ${v}`)
+        .join(", ") || "no DND call"
+    } (goal: dnd.setSnooze ≤ 1); the US$ per user-month above includes them`,
     `statuspilot US$ per user-month by service: ${usd}; index entries written per user-day: ${Object.entries(
       r.indexWritesPerUserDay,
     )

@@ -69,7 +69,7 @@ export interface BenchUser {
   tz: string;
   /** The user's calendar feed, served at its own secret address. */
   ics: string;
-  /** The user's rules (the defaults when absent). */
+  /** The user's rules (docs/rules.md); the defaults without. */
   rules?: Record<string, unknown>;
 }
 
@@ -357,6 +357,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
         token: options.adminToken ? BENCH_ADMIN_TOKEN : benchTokenOf(u.user),
         ...(options.adminToken ? { adminTokenUser: BENCH_ADMIN } : {}),
         sources: [{ id: "cal1", url: ics.feedUrl(feedPath(u.user)), kind: "ics", secret }],
+        ...(u.rules !== undefined ? { rules: u.rules } : {}),
         mode: "auto",
         ...(u.rules === undefined ? {} : { rules: u.rules }),
       });
@@ -414,7 +415,7 @@ export async function startBenchStack(options: BenchStackOptions): Promise<Bench
       emulator
         .calls()
         .slice(callsFrom)
-        .filter((c) => c.method === "users.profile.set" || c.method === "users.profile.get");
+        .filter((c) => c.method.startsWith("users.profile.") || c.method.startsWith("dnd."));
     const profileSets = () => serviceCalls().filter((c) => c.method === "users.profile.set");
     const resetMeters = () => {
       resetDynamoCounts();

@@ -16,7 +16,7 @@ export const benchTokenOf = (user: string): string => `xoxp-bench-${user}`;
  * to `user_change`.
  */
 export function benchWorkspace(members: readonly string[], eventsUrl: string): Workspace {
-  const scopes = ["users.profile:write", "users.profile:read"];
+  const scopes = ["users.profile:write", "users.profile:read", "dnd:read", "dnd:write"];
   return parseWorkspace(
     {
       team: { id: BENCH_TEAM, name: "Bench", plan: "pro", profile_source: "api" },

@@ -145,7 +145,7 @@ async function settingsHtml(
         : {}),
     },
     rules: rulesView(view.rules),
-    ...(view.dndGranted ? {} : { dndReconnect: true }),
+    ...(view.dndAllowed ? {} : { dndReconnect: true }),
     paused: view.paused,
     ooo: view.ooo.map((e) => ({ id: e.id, start: e.start, end: e.end, message: e.text })),
     ...shown,

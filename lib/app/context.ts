@@ -6,6 +6,7 @@ import type {
   Metrics,
   Queue,
   RateBudget,
+  SnoozeGateway,
   StatusGateway,
   StatusStore,
   TokenRefresher,
@@ -91,6 +92,8 @@ export interface UseCaseDeps {
   metrics?: Metrics;
   /** Where each calendar's events near today are kept for the settings page; none without it. */
   agenda?: AgendaStore;
+  /** The person's Do Not Disturb snooze (lib/app/status/dnd.ts); without it none is set. */
+  snoozes?: SnoozeGateway;
 }
 
 /** How a use case has a user reconciled after changing what they should show. */
@@ -110,6 +113,7 @@ export interface UseCaseContext {
   tokenRefresher: TokenRefresher | undefined;
   metrics: Metrics;
   agenda: AgendaStore | undefined;
+  snoozes: SnoozeGateway | undefined;
   /**
    * Every reconcile a use case starts goes through this: inline (the use cases' own
    * reconcileUser), or queued for callers that must answer first.
@@ -130,5 +134,6 @@ export const contextOf = (deps: UseCaseDeps, reconcile: Reconcile): UseCaseConte
   tokenRefresher: deps.tokenRefresher,
   metrics: deps.metrics ?? silentMetrics,
   agenda: deps.agenda,
+  snoozes: deps.snoozes,
   reconcile,
 });

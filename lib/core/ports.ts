@@ -1,4 +1,5 @@
 import type { AgendaEvent } from "./agenda";
+import type { SnoozeRecord } from "./dnd";
 import type {
   ChannelRecord,
   OutOfOfficeRecord,
@@ -147,6 +148,19 @@ export interface StatusGateway {
   readStatus(target: StatusTarget): Promise<{ actual: StatusValue }>;
 }
 
+/**
+ * The user's own Do Not Disturb snooze (`dnd.setSnooze`, `dnd.endSnooze`, `dnd.info`, with the
+ * user's token). Throws a GatewayError like StatusGateway; ending a snooze that is no longer on
+ * (`snooze_not_active`) is not an error.
+ */
+export interface SnoozeGateway {
+  /** Snoozes for `minutes`; answers when the snooze ends, epoch seconds. */
+  setSnooze(target: StatusTarget, minutes: number): Promise<{ endS: number }>;
+  endSnooze(target: StatusTarget): Promise<void>;
+  /** When the user's snooze ends (epoch s), or undefined when none is on. */
+  snoozeInfo(target: StatusTarget): Promise<{ endS: number | undefined }>;
+}
+
 /** A slot for one status write, or when to try again. */
 export type RateSlot = { ok: true } | { ok: false; retryAt: number };
 
@@ -206,6 +220,8 @@ export interface StatusStore {
   putUser(user: UserRecord, expectedVersion: number | undefined): Promise<UserRecord>;
   getStatus(key: UserKey): Promise<StatusRecord | undefined>;
   putStatus(status: StatusRecord, expectedVersion: number | undefined): Promise<StatusRecord>;
+  /** The record of the snooze Statuspilot set (lib/core/dnd.ts); loadUser reads it back. */
+  putSnooze(snooze: SnoozeRecord, expectedVersion: number | undefined): Promise<SnoozeRecord>;
   putTimeline(
     timeline: TimelineRecord,
     expectedVersion: number | undefined,

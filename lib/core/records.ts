@@ -1,3 +1,4 @@
+import type { SnoozeRecord } from "./dnd";
 import type { StatusState } from "./reconcile/state";
 import type { ChannelKind, SourceKind } from "./source-kinds";
 import type { Block, UserKey } from "./types";
@@ -132,13 +133,13 @@ export interface UserRecord {
    * An instant, never a counter: a counter would restart and repeat after a deletion.
    */
   sessionEpoch?: number;
-  /**
-   * The scopes the service granted the user's token (oauth.v2.access's `authed_user.scope`) at
-   * the last install through the front door; absent for a token granted before they were
-   * recorded, or given otherwise (read as none: Do Not Disturb asks for a reconnect).
-   */
-  tokenScopes?: string[];
   // --- end front door ---
+  /**
+   * The user token's scopes as far as known: granted at install, less the Do Not Disturb ones
+   * once the service answered `missing_scope` (lib/core/dnd.ts dndAllowed). Absent on users
+   * installed before it was kept, and on users an administrator set up.
+   */
+  grantedScopes?: string[];
 }
 
 export interface StatusRecord {
@@ -191,4 +192,6 @@ export interface UserSnapshot {
   status?: StatusRecord;
   timelines: TimelineRecord[];
   ooo: OutOfOfficeRecord[];
+  /** The Do Not Disturb snooze Statuspilot set, if any (lib/core/dnd.ts). */
+  snooze?: SnoozeRecord;
 }

@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { Clock } from "#lib/core/clock";
 import type { Log } from "#lib/core/ports";
 import { isEmptyStatus, type StatusValue } from "#lib/core/types";
@@ -53,6 +54,13 @@ export interface RawCall {
 }
 
 const SELF = "@self";
+
+const dndAnswerSchema = z.looseObject({
+  ok: z.literal(true),
+  snooze_enabled: z.boolean().optional(),
+  snooze_endtime: z.number().int().optional(),
+});
+export type DndAnswer = z.infer<typeof dndAnswerSchema>;
 
 /**
  * The typed client of the service's profile methods (`users.profile.*`). Manifests have their
@@ -138,6 +146,19 @@ export class ServiceClient {
       encoding: "json",
     });
     return this.transport.expect(body, profileResponseSchema, "users.profile.get").profile;
+  }
+
+  /**
+   * `dnd.setSnooze`, `dnd.endSnooze` and `dnd.info` with the user's own token (an extension of
+   * the spec, after the platform's public reference): the answer's snooze fields, checked.
+   */
+  async dnd(
+    method: "dnd.setSnooze" | "dnd.endSnooze" | "dnd.info",
+    token: string,
+    params: Record<string, string> = {},
+  ): Promise<DndAnswer> {
+    const body = await this.transport.post(method, token, params, { encoding: "form" });
+    return this.transport.expect(body, dndAnswerSchema, method);
   }
 
   /** Any method with a body of the caller's making; the answer is checked like any other. */

@@ -7,6 +7,7 @@ import {
   QueryCommand,
   type ScanCommand,
 } from "@aws-sdk/client-dynamodb";
+import type { SnoozeRecord } from "#lib/core/dnd";
 import type { DueTransition, PolledUser, StatusStore } from "#lib/core/ports";
 import type {
   ChannelRecord,
@@ -37,6 +38,7 @@ import {
 } from "./items/channel";
 import { type Item, n, readS, userPk } from "./items/codec";
 import { OOO_PREFIX, oooFromItem, oooKeys, oooToItem } from "./items/ooo";
+import { SNOOZE_SK, snoozeFromItem, snoozeToItem } from "./items/snooze";
 import { dueFromEntry, statusFromItem, statusKeys, statusToItem } from "./items/status";
 import { SYNC_GATE_PREFIX } from "./items/sync-gate";
 import { TIMELINE_PREFIX, timelineFromItem, timelineKeys, timelineToItem } from "./items/timeline";
@@ -75,6 +77,7 @@ export class DynamoStore implements StatusStore {
         else if (sk === "STATUS") snapshot.status = statusFromItem(item);
         else if (sk.startsWith(TIMELINE_PREFIX)) snapshot.timelines.push(timelineFromItem(item));
         else if (sk.startsWith(OOO_PREFIX)) snapshot.ooo.push(oooFromItem(item));
+        else if (sk === SNOOZE_SK) snapshot.snooze = snoozeFromItem(item);
       }
       start = out.LastEvaluatedKey;
     } while (start);
@@ -128,6 +131,10 @@ export class DynamoStore implements StatusStore {
     expectedVersion: number | undefined,
   ): Promise<StatusRecord> {
     return this.putNextVersion(status, expectedVersion, statusToItem);
+  }
+
+  async putSnooze(snooze: SnoozeRecord, expected: number | undefined): Promise<SnoozeRecord> {
+    return this.putNextVersion(snooze, expected, snoozeToItem);
   }
 
   async putTimeline(

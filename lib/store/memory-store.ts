@@ -1,3 +1,4 @@
+import type { SnoozeRecord } from "#lib/core/dnd";
 import type { DueTransition, PolledUser, StatusStore } from "#lib/core/ports";
 import type {
   ChannelRecord,
@@ -11,6 +12,7 @@ import type { UserKey } from "#lib/core/types";
 import { ConflictError } from "./errors";
 import { channelKeys } from "./items/channel";
 import { oooKeys } from "./items/ooo";
+import { snoozeKeys } from "./items/snooze";
 import { statusKeys } from "./items/status";
 import { timelineKeys } from "./items/timeline";
 import { isPolled, pollPhase, userKeys } from "./items/user";
@@ -37,6 +39,7 @@ export class MemoryStore implements StatusStore {
     // In the order of the table's sort key, as a DynamoDB query returns them.
     snapshot.timelines = sortedValues(partition.timelines).map(copy);
     snapshot.ooo = sortedValues(partition.ooo).map(copy);
+    if (partition.snooze) snapshot.snooze = copy(partition.snooze);
     return snapshot;
   }
 
@@ -72,6 +75,18 @@ export class MemoryStore implements StatusStore {
       statusKeys(status.key),
     );
     partition.status = next;
+    return copy(next);
+  }
+
+  async putSnooze(
+    snooze: SnoozeRecord,
+    expectedVersion: number | undefined,
+  ): Promise<SnoozeRecord> {
+    const partition = this.partition(snooze.key);
+    const next = nextVersion(snooze, partition.snooze, expectedVersion, () =>
+      snoozeKeys(snooze.key),
+    );
+    partition.snooze = next;
     return copy(next);
   }
 
@@ -165,6 +180,7 @@ export class MemoryStore implements StatusStore {
     let deleted = 0;
     if (partition) {
       deleted += (partition.profile ? 1 : 0) + (partition.status ? 1 : 0);
+      deleted += partition.snooze ? 1 : 0;
       deleted += partition.timelines.size + partition.ooo.size;
       this.users.delete(id);
     }
@@ -206,6 +222,7 @@ export class MemoryStore implements StatusStore {
 interface UserPartition {
   profile?: UserRecord;
   status?: StatusRecord;
+  snooze?: SnoozeRecord;
   /** By source id. */
   timelines: Map<string, TimelineRecord>;
   /** By entry id. */

@@ -7,8 +7,15 @@ import { OAuthStates } from "./oauth-state";
 import { SessionCookies } from "./session";
 
 /** What `/install` asks for: the person's own profile (read and write) and `users:read`, which
- * the platform requires for `user_change` (and `users.info`'s zone); the bot's slash commands. */
-export const USER_SCOPES = ["users.profile:read", "users.profile:write", "users:read"] as const;
+ * the platform requires for `user_change` (and `users.info`'s zone); their Do Not Disturb snooze
+ * (`dnd:read`, `dnd:write`: lib/core/dnd.ts); the bot's slash commands. */
+export const USER_SCOPES = [
+  "users.profile:read",
+  "users.profile:write",
+  "users:read",
+  "dnd:read",
+  "dnd:write",
+] as const;
 export const BOT_SCOPES = ["commands"] as const;
 
 /** Where the service sends the person back; the redirect URL is `<PUBLIC_BASE_URL>` + this. */

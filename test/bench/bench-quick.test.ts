@@ -75,6 +75,10 @@ describe("statuspilot bench --quick", () => {
     expect(out).toMatch(/^syncWorker\s+\d/m);
     expect(out).toMatch(/^serviceEvents\s+\d/m);
     expect(out).toMatch(/fewer than polling \(goal ≥ 50×: (met|NOT met)\)/);
+    // Do Not Disturb is on for every simulated user: its calls per busy block are reported.
+    expect(out).toMatch(
+      /^Do Not Disturb on for meetings and focus \(every user\): per busy block dnd\.info [\d.]+, dnd\.setSnooze [\d.]+[ ,]/m,
+    );
     // Beside the ICS users, a push-backed Google user: the polls and dollars it saves.
     expect(out).toMatch(/^polls: poll checks that read the calendar\s+[\d.]+\s+[\d.]+$/m);
     expect(out).toMatch(/^push-backed: [\d.]+× fewer polls, \$[\d.]+ (saved|MORE) per user-month/m);

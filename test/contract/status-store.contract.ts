@@ -19,6 +19,7 @@ import {
   ics,
   keyOrder,
   scribble,
+  snoozeKind,
   sortBy,
   statusKind,
   T0,
@@ -66,7 +67,13 @@ export function describeStatusStoreContract(
       await subject.cleanup();
     });
 
-    for (const kind of [userKind, statusKind, timelineKind, channelKind] as VersionedKind<{
+    for (const kind of [
+      userKind,
+      statusKind,
+      timelineKind,
+      channelKind,
+      snoozeKind,
+    ] as VersionedKind<{
       version: number;
     }>[]) {
       describe(`${kind.name} records`, () => {
@@ -234,6 +241,7 @@ export function describeStatusStoreContract(
           await store.putStatus(aStatus(key), undefined);
           await store.putTimeline(aTimeline(key, "work"), undefined);
           await store.createOutOfOffice(anAbsence(key, "o1"));
+          await snoozeKind.put(store, snoozeKind.make(key, 1), undefined);
         }
         // Act
         const snapshots = await Promise.all(
@@ -306,6 +314,7 @@ export function describeStatusStoreContract(
           await store.putStatus(aStatus(key, dueAt(T0)), undefined);
           await store.putTimeline(aTimeline(key, "work"), undefined);
           await store.createOutOfOffice(anAbsence(key, "o1"));
+          await snoozeKind.put(store, snoozeKind.make(key, 1), undefined);
         }
         await store.putChannel(aChannel("alice-ch"), undefined);
         const moved = await store.putChannel(aChannel("moved-ch"), undefined);

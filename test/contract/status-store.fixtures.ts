@@ -1,3 +1,4 @@
+import type { SnoozeRecord } from "#lib/core/dnd";
 import type { DueTransition, StatusStore } from "#lib/core/ports";
 import { initialStatusState } from "#lib/core/reconcile/state";
 import type {
@@ -109,7 +110,7 @@ export const userKind: VersionedKind<UserRecord> = {
       rules: { showTitles: true, nested: { depth: [mark] } },
       emails: [`${key.user}@example.com`, `alias${mark}@example.com`],
       sessionEpoch: T0 + mark,
-      tokenScopes: ["users.profile:write", `dnd:read${mark}`],
+      grantedScopes: ["users.profile:write", `dnd:read${mark}`],
     }),
   put: (store, record, expected) => store.putUser(record, expected),
   get: (store, key) => store.getUser(key),
@@ -153,6 +154,19 @@ export const channelKind: VersionedKind<ChannelRecord> = {
   }),
   put: (store, record, expected) => store.putChannel(record, expected),
   get: (store, key) => store.getChannel(`ch-${key.team}-${key.user}`),
+};
+
+export const snoozeKind: VersionedKind<SnoozeRecord> = {
+  name: "snooze",
+  make: (key, mark) => ({
+    key: { ...key },
+    ours: { blockStart: T0 + mark, blockEnd: T0 + 60_000 * mark, endS: 1_741_600_000 + mark },
+    ...(mark % 2 === 0 ? { claim: { blockStart: T0, blockEnd: T0 + mark, claimedAt: T0 } } : {}),
+    version: 0,
+    updatedAt: T0 + mark,
+  }),
+  put: (store, record, expected) => store.putSnooze(record, expected),
+  get: async (store, key) => (await store.loadUser(key)).snooze,
 };
 
 export const byKey = (a: { key: UserKey }, b: { key: UserKey }): number =>

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { lookup } from "node:dns/promises";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import type { Queue, StatusGateway, TokenVault } from "#lib/core/ports";
+import type { Queue, SnoozeGateway, StatusGateway, TokenVault } from "#lib/core/ports";
 import { buildTimeline } from "#lib/core/timeline";
 import { callTimeLeftMs } from "#lib/service/call-deadline";
 import { DynamoAgendaStore } from "#lib/store/dynamo-agenda-store";
@@ -27,6 +27,7 @@ import { tokenRefresherFor } from "../secrets/oauth-token-refresher";
 import { OpenedValueCache } from "../secrets/opened-values";
 import { openAddress } from "../secrets/source-address";
 import { ServiceStatusGateway } from "../status/service-gateway";
+import { ServiceSnoozeGateway } from "../status/snooze-gateway";
 import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "../sync/coalescing";
 import { createFirstSync } from "../sync/feed-probe";
 import type { ExpandFn, Expansion, SyncDeps } from "../sync/sync";
@@ -100,19 +101,27 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       clock,
     );
   const fetchFn = parts.fetch ?? fetch;
-  let service: Promise<ServiceStatusGateway> | undefined;
-  const serviceGateway = (): Promise<ServiceStatusGateway> => {
-    service ??= loaderOf(modules, "service")().then(
-      ({ ServiceClient }) =>
-        new ServiceStatusGateway(
-          new ServiceClient({ baseUrl: config.SERVICE_BASE_URL, clock, fetch: fetchFn, log }),
-        ),
-    );
+  let service: Promise<[ServiceStatusGateway, ServiceSnoozeGateway]> | undefined;
+  const serviceGateway = (): Promise<[ServiceStatusGateway, ServiceSnoozeGateway]> => {
+    service ??= loaderOf(modules, "service")().then(({ ServiceClient }) => {
+      const client = new ServiceClient({
+        baseUrl: config.SERVICE_BASE_URL,
+        clock,
+        fetch: fetchFn,
+        log,
+      });
+      return [new ServiceStatusGateway(client), new ServiceSnoozeGateway(client)];
+    });
     return service;
   };
   const gateway: StatusGateway = {
-    setStatus: async (target, status) => (await serviceGateway()).setStatus(target, status),
-    readStatus: async (target) => (await serviceGateway()).readStatus(target),
+    setStatus: async (target, status) => (await serviceGateway())[0].setStatus(target, status),
+    readStatus: async (target) => (await serviceGateway())[0].readStatus(target),
+  };
+  const snoozes: SnoozeGateway = {
+    setSnooze: async (target, minutes) => (await serviceGateway())[1].setSnooze(target, minutes),
+    endSnooze: async (target) => (await serviceGateway())[1].endSnooze(target),
+    snoozeInfo: async (target) => (await serviceGateway())[1].snoozeInfo(target),
   };
   const allowPrivateSourceAddresses = parts.allowPrivateSourceAddresses === true;
   // Counted at the ports: profile sets, ratelimited answers, lost races (lib/app/metrics/counted-ports).
@@ -123,6 +132,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     },
     store,
     gateway,
+    snoozes,
     transitionQueue,
     clock,
     log,

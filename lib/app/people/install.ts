@@ -15,7 +15,7 @@ export interface InstallInput {
   /** With token rotation on: the refresh token and when the access token expires (epoch ms). */
   refreshToken?: string;
   tokenExpiresAt?: number;
-  /** The scopes granted to the token (`authed_user.scope`), as the service answered them. */
+  /** The scopes the person granted the user token (`authed_user.scope`). */
   scopes?: string[];
 }
 
@@ -60,7 +60,7 @@ export async function completeInstall(
         tokenExpiresAt: _oldExpiry,
         tokenRefreshUntil: _oldLease,
         uninstalledAt: _uninstalled,
-        tokenScopes: _oldScopes,
+        grantedScopes: _oldScopes,
         ...kept
       } = existing ?? ({} as Partial<UserRecord>);
       const record: UserRecord = {
@@ -77,7 +77,7 @@ export async function completeInstall(
         sessionEpoch: existing?.sessionEpoch ?? now,
         ...(refreshTokenSealed !== undefined ? { refreshTokenSealed } : {}),
         ...(input.tokenExpiresAt !== undefined ? { tokenExpiresAt: input.tokenExpiresAt } : {}),
-        ...(input.scopes !== undefined ? { tokenScopes: [...input.scopes] } : {}),
+        ...(input.scopes !== undefined ? { grantedScopes: [...input.scopes] } : {}),
       };
       const user = await ctx.store.putUser(record, existing?.version);
       return { user, existing };

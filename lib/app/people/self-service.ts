@@ -1,5 +1,6 @@
 import { sourceUrlProblem } from "#lib/calendar/source-rules";
 import { occurrencesOf } from "#lib/core/agenda";
+import { dndAllowed } from "#lib/core/dnd";
 import type { OutOfOfficeEntry, SourceRecord, TooLargeMark } from "#lib/core/records";
 import { type UserRules, userRulesSchema, userRulesSchemaKnowing } from "#lib/core/rules";
 import type { SourceKind } from "#lib/core/source-kinds";
@@ -38,14 +39,11 @@ export interface SelfView {
   paused: boolean;
   ooo: OutOfOfficeEntry[];
   /**
-   * Whether the token may snooze and read Do Not Disturb: its scopes, as granted at the last
-   * install, include DND_SCOPES. Unknown (a token granted before scopes were kept) is no.
+   * Whether Statuspilot may put the person in Do Not Disturb (their token has `dnd:read` and
+   * `dnd:write`). False for someone installed before it asked: the page offers to reconnect.
    */
-  dndGranted: boolean;
+  dndAllowed: boolean;
 }
-
-/** What Do Not Disturb needs of the person's token. */
-export const DND_SCOPES = ["dnd:read", "dnd:write"] as const;
 
 /** The settings page's view of the user, or undefined when there is no such user. */
 export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfView | undefined> {
@@ -80,7 +78,7 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
       .filter((e) => e.end > now)
       .sort((a, b) => a.start - b.start)
       .map(({ key: _key, ...entry }) => entry),
-    dndGranted: DND_SCOPES.every((scope) => user.tokenScopes?.includes(scope) === true),
+    dndAllowed: dndAllowed(user),
   };
 }
 

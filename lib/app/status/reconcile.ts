@@ -9,6 +9,7 @@ import { recordTransitionLateness } from "../metrics/catalog";
 import { retryOnConflict } from "../version-retry";
 import { purgeIfDue } from "./app-removal";
 import { rulesOf, timelineOf } from "./desired-timeline";
+import { followSnooze } from "./dnd";
 import { readProfile, sendStatus, takeWriteSlot } from "./profile-calls";
 import { enqueueTransition, newStatusRecord, saveStatus } from "./records";
 import { deferForBudget } from "./write-failures";
@@ -55,6 +56,8 @@ async function reconcileOnce(ctx: UseCaseContext, key: UserKey): Promise<Reconci
       standing: rules.standing,
     },
   };
+  // Do Not Disturb follows the same timeline, on its own item (lib/app/status/dnd.ts).
+  await followSnooze(ctx, snap, situation.timeline);
   let next = decide(situation);
   let read: ProfileRead | undefined;
   if (next.status.kind === "read" || next.status.kind === "set" || next.status.kind === "clear") {

@@ -24,7 +24,7 @@ const statusOf = (profile: Profile): StatusValue => ({
 });
 
 /** The service client's failure as a gateway error: retryable, final, or neither. */
-function gatewayError(error: unknown, what: "write" | "read"): GatewayError {
+export function gatewayError(error: unknown, what: string): GatewayError {
   if (error instanceof ServiceError) {
     const final = isFinalAuthError(error.code) || FINAL_PERMISSION_CODES.has(error.code);
     return new GatewayError(

@@ -51,7 +51,7 @@ export function userToItem(user: UserRecord): Item {
         tokenExpiresAt: user.tokenExpiresAt,
         tokenRefreshUntil: user.tokenRefreshUntil,
         uninstalledAt: user.uninstalledAt,
-        tokenScopes: user.tokenScopes,
+        grantedScopes: user.grantedScopes,
       }),
     ),
   };
@@ -76,7 +76,7 @@ interface UserData {
   tokenExpiresAt?: number;
   tokenRefreshUntil?: number;
   uninstalledAt?: number;
-  tokenScopes?: string[];
+  grantedScopes?: string[];
 }
 
 export function userFromItem(item: Item): UserRecord {
@@ -99,7 +99,7 @@ export function userFromItem(item: Item): UserRecord {
     version: readN(item, "version"),
     updatedAt: readN(item, "updatedAt"),
     ...(data.sessionEpoch !== undefined ? { sessionEpoch: data.sessionEpoch } : {}),
-    ...(data.tokenScopes !== undefined ? { tokenScopes: data.tokenScopes } : {}),
+    ...(data.grantedScopes !== undefined ? { grantedScopes: data.grantedScopes } : {}),
   };
 }
 

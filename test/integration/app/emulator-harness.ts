@@ -1,10 +1,16 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
-import { loadWorkspace, type RunningEmulator, startEmulator } from "#emulator/server";
+import {
+  loadWorkspace,
+  type RunningEmulator,
+  startEmulator,
+  type Workspace,
+} from "#emulator/server";
 import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/compose/use-cases";
 import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
+import { ServiceSnoozeGateway } from "#lib/app/status/snooze-gateway";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { ServiceClient } from "#lib/service/client";
@@ -26,15 +32,19 @@ export interface EmulatorStack {
  * Starts the stack before the file's tests and closes it after them. The servers exist only
  * once `beforeAll` has run, so read `dynamo` and `emulator` inside tests, not at module level.
  */
-export function useEmulatorStack(options: { faults?: string } = {}): EmulatorStack {
+export function useEmulatorStack(
+  options: { faults?: string; workspace?: (ws: Workspace) => void } = {},
+): EmulatorStack {
   const clock = new ManualClock(T0);
   let dynamo: LocalDynamo | undefined;
   let emulator: RunningEmulator | undefined;
 
   beforeAll(async () => {
     dynamo = await startDynalite();
+    const workspace = loadWorkspace(workspaceFile);
+    options.workspace?.(workspace);
     emulator = await startEmulator({
-      workspace: loadWorkspace(workspaceFile),
+      workspace,
       clock,
       port: 0,
       expirySweepMs: 0,
@@ -66,11 +76,11 @@ export function emulatorPilot(
   stack: EmulatorStack,
   options: Partial<UseCaseOptions> = {},
 ): UseCases {
+  const client = new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock });
   return createUseCases({
     store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
-    gateway: new ServiceStatusGateway(
-      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock }),
-    ),
+    gateway: new ServiceStatusGateway(client),
+    snoozes: new ServiceSnoozeGateway(client),
     transitionQueue: new MemoryQueue(),
     clock: stack.clock,
     log: silentLog,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createUseCases } from "#lib/app/compose/use-cases";
 import { contextOf, type UseCaseDeps } from "#lib/app/context";
 import { completeInstall } from "#lib/app/people/install";
+import { selfView } from "#lib/app/people/self-service";
 import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
 import { silentLog } from "#lib/core/ports";
@@ -79,5 +80,30 @@ describe("completing an install", () => {
       "In a meeting",
       (T0 + 30 * MIN) / 1000,
     ]);
+  });
+
+  it("keeps the scopes granted, and tells the settings page whether Do Not Disturb is allowed", async () => {
+    // Prepare
+    stack.clock.set(T0);
+    const { ctx } = setup();
+    const key = { team: "T0CONF", user: "U0SCOPES" };
+    const profile = ["users.profile:read", "users.profile:write", "users:read"];
+    // Act: installed before DND was asked for, then reconnected with it, then without it.
+    await completeInstall(ctx, { key, token: "xoxp-s-1", tz: "UTC" });
+    const before = await selfView(ctx, key);
+    await completeInstall(ctx, {
+      key,
+      token: "xoxp-s-2",
+      tz: "UTC",
+      scopes: [...profile, "dnd:read", "dnd:write"],
+    });
+    const reconnected = await selfView(ctx, key);
+    await completeInstall(ctx, { key, token: "xoxp-s-3", tz: "UTC", scopes: profile });
+    const declined = await selfView(ctx, key);
+    // Assess
+    expect(before?.dndAllowed).toBe(false);
+    expect(reconnected?.dndAllowed).toBe(true);
+    expect(declined?.dndAllowed).toBe(false);
+    expect((await ctx.store.getUser(key))?.grantedScopes).toEqual(profile);
   });
 });

@@ -40,6 +40,8 @@ describe("infra/manifest.yaml", () => {
     };
     // Assess: the platform requires users:read for user_change; the bot scope is commands.
     expect([...doc.oauth_config.scopes.user].sort()).toEqual([
+      "dnd:read",
+      "dnd:write",
       "users.profile:read",
       "users.profile:write",
       "users:read",

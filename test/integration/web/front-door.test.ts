@@ -41,6 +41,8 @@ describe("the front door over HTTP", () => {
     // Assess: the authorize URL asks for exactly the scopes, with the redirect URL.
     expect(authorize.pathname).toBe("/oauth/v2/authorize");
     expect(authorize.searchParams.get("user_scope")?.split(",").sort()).toEqual([
+      "dnd:read",
+      "dnd:write",
       "users.profile:read",
       "users.profile:write",
       "users:read",

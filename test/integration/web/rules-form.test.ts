@@ -243,7 +243,7 @@ describe("Today, and why", () => {
     // Assess
     expect(rules).toContain("Reconnect to allow Do Not Disturb");
     expect((await stack.scan()).find((i) => i.SK === "PROFILE")?.data).toContain(
-      '"tokenScopes":["users.profile:read","users.profile:write","users:read"]',
+      '"grantedScopes":["users.profile:read","users.profile:write","users:read"]',
     );
   });
 
@@ -253,7 +253,7 @@ describe("Today, and why", () => {
     const users = new DynamoStore(stack.dynamo.client, stack.dynamo.tableName);
     const user = (await users.getUser(KEY)) ?? expect.fail("no user");
     await users.putUser(
-      { ...user, tokenScopes: ["users.profile:write", "dnd:read", "dnd:write"] },
+      { ...user, grantedScopes: ["users.profile:write", "dnd:read", "dnd:write"] },
       user.version,
     );
     // Act

@@ -120,7 +120,9 @@ export async function startFrontDoor(
     ...app.manifest,
     oauth_config: {
       redirect_urls: [`${web}/oauth/callback`],
-      scopes: { user: ["users.profile:read", "users.profile:write", "users:read"] },
+      scopes: {
+        user: ["users.profile:read", "users.profile:write", "users:read", "dnd:read", "dnd:write"],
+      },
     },
   };
   const emulator = await startEmulator({ workspace, port: 0, clock, expirySweepMs: 0 });

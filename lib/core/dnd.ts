@@ -1,0 +1,118 @@
+import { desiredAt } from "./timeline";
+import type { Block, UserKey } from "./types";
+
+/*
+ * Do Not Disturb: the snooze a `dnd` block asks for, decided purely. In: the timeline, the
+ * clock, the record of the snooze Statuspilot set (what it asked for and what the service
+ * answered) and, after an `info` step, what `dnd.info` says now. Out: one step and its reason.
+ * The loop around it (lib/app/status/dnd.ts) reads, claims, calls and records; it decides
+ * nothing.
+ *
+ * A snooze is Statuspilot's own only while `dnd.info` says it ends at the second our
+ * `dnd.setSnooze` answered: anything else is a snooze the person set (or changed), and it is
+ * never ended nor cut short.
+ */
+
+/** The user-token scopes the Do Not Disturb calls need: `dnd.info` and `dnd.setSnooze`. */
+export const DND_SCOPES = ["dnd:read", "dnd:write"] as const;
+
+/** The snooze Statuspilot set for one block. */
+export interface OurSnooze {
+  /** The block it was set for: its start and end, epoch ms. */
+  blockStart: number;
+  blockEnd: number;
+  /** When the snooze ends, epoch seconds, as the service answered `dnd.setSnooze`. */
+  endS: number;
+}
+
+/** A snooze call claimed and not yet answered (a versioned write, like a status write). */
+export interface SnoozeClaim {
+  blockStart: number;
+  blockEnd: number;
+  claimedAt: number;
+}
+
+/** The store's record of a user's snooze (lib/store/items/snooze.ts). */
+export interface SnoozeRecord {
+  key: UserKey;
+  ours?: OurSnooze;
+  claim?: SnoozeClaim;
+  version: number;
+  updatedAt: number;
+}
+
+/** What `dnd.info` says of the caller's own snooze: when it ends (epoch s), or none is on. */
+export interface SnoozeInfo {
+  endS: number | undefined;
+}
+
+export type SnoozeStep =
+  /** `dnd.setSnooze` with `num_minutes: minutes`, for `block`. */
+  | { kind: "snooze"; minutes: number; block: Block; reason: string }
+  /** `dnd.endSnooze`: our own snooze outlives the block it was for. */
+  | { kind: "end"; reason: string }
+  /** Ask `dnd.info`, then decide again with its answer. */
+  | { kind: "info"; reason: string }
+  /** No call; drop the record of our snooze (it ran out, or it is the person's now). */
+  | { kind: "forget"; reason: string }
+  | { kind: "nothing"; reason: string };
+
+export interface SnoozeSituation {
+  timeline: Block[];
+  /** Epoch ms. */
+  now: number;
+  ours: OurSnooze | undefined;
+  /** Only after an `info` step. */
+  info?: SnoozeInfo;
+}
+
+/** Whole minutes from `now` to `end`, rounded up: the snooze covers the rest of the block. */
+export const snoozeMinutes = (end: number, now: number): number =>
+  Math.max(1, Math.ceil((end - now) / 60_000));
+
+/** The snooze step for a user whose token may make DND calls. */
+export function decideSnooze({ timeline, now, ours, info }: SnoozeSituation): SnoozeStep {
+  const shown = desiredAt(timeline, now);
+  const block = shown?.dnd === true ? shown : undefined;
+  const isOurs = ours !== undefined && info !== undefined && info.endS === ours.endS;
+  if (block !== undefined) {
+    if (ours !== undefined && ours.blockStart === block.start && ours.blockEnd === block.end) {
+      return { kind: "nothing", reason: "snoozed for this block" };
+    }
+    // Before a set: a longer snooze of the person's own must not be cut short by ours.
+    if (info === undefined) return { kind: "info", reason: "a dnd block shows" };
+    if (!isOurs && info.endS !== undefined && info.endS * 1000 >= block.end) {
+      return { kind: "nothing", reason: "the person's own snooze covers the block" };
+    }
+    const minutes = snoozeMinutes(block.end, now);
+    const reason =
+      ours !== undefined && ours.blockStart === block.start
+        ? "the block changed length"
+        : "a dnd block started";
+    return { kind: "snooze", minutes, block, reason };
+  }
+  if (ours === undefined) return { kind: "nothing", reason: "no dnd block" };
+  // The block ran its course: the service ends the snooze (at most the rounding later). The
+  // stale record costs no write: the next dnd block's snooze replaces it.
+  if (now >= ours.blockEnd || now >= ours.endS * 1000) {
+    return { kind: "nothing", reason: "our snooze ran its course" };
+  }
+  if (info === undefined) return { kind: "info", reason: "our block was cancelled or shortened" };
+  if (!isOurs) return { kind: "forget", reason: "the snooze on is the person's own" };
+  return { kind: "end", reason: "our block was cancelled or shortened" };
+}
+
+/**
+ * Whether Statuspilot may make DND calls for a person. With their token's scopes on record
+ * (from the install, less the DND ones once the service answered `missing_scope`), those
+ * decide. Without: a person installed through the front door before it asked for DND has
+ * none; one set up by an administrator (no install) is tried until the service refuses.
+ */
+export function dndAllowed(user: {
+  grantedScopes?: readonly string[];
+  sessionEpoch?: number;
+}): boolean {
+  const granted = user.grantedScopes;
+  if (granted !== undefined) return DND_SCOPES.every((scope) => granted.includes(scope));
+  return user.sessionEpoch === undefined;
+}

@@ -1,0 +1,241 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { decideSnooze, dndAllowed, type OurSnooze } from "#lib/core/dnd";
+import { resolveSegments } from "#lib/core/timeline";
+import type { Block } from "#lib/core/types";
+
+// 2025-03-10T10:00:00Z; every instant below is written out from it by hand.
+const T = Date.UTC(2025, 2, 10, 10, 0, 0);
+const MIN = 60_000;
+
+const block = (start: number, end: number, dnd: boolean, text = "Focus"): Block => ({
+  start,
+  end,
+  kind: "focus",
+  text,
+  emoji: ":headphones:",
+  expiration: end / 1000,
+  ...(dnd ? { dnd: true } : {}),
+});
+
+const focus = block(T, T + 30 * MIN, true);
+/** What a setSnooze of 30 minutes sent 400 ms after the start answers: 10:30:00. */
+const oursForFocus: OurSnooze = { blockStart: T, blockEnd: T + 30 * MIN, endS: T / 1000 + 1800 };
+
+describe("decideSnooze: a dnd block showing", () => {
+  it("asks dnd.info first, then snoozes for the block's length rounded up to the minute", () => {
+    // Act
+    const first = decideSnooze({ timeline: [focus], now: T + 400, ours: undefined });
+    const then = decideSnooze({
+      timeline: [focus],
+      now: T + 400,
+      ours: undefined,
+      info: { endS: undefined },
+    });
+    // Assess: 29 min 59.6 s left rounds up to 30.
+    expect(first.kind).toBe("info");
+    expect(then).toMatchObject({ kind: "snooze", minutes: 30, block: { start: T } });
+  });
+
+  it("rounds a part minute up, never down", () => {
+    // Act: 10:00:00 to 10:20:30, asked at 10:00:01 → 20 min 29 s left → 21 minutes.
+    const step = decideSnooze({
+      timeline: [block(T, T + 20 * MIN + 30_000, true)],
+      now: T + 1000,
+      ours: undefined,
+      info: { endS: undefined },
+    });
+    // Assess
+    expect(step).toMatchObject({ kind: "snooze", minutes: 21 });
+  });
+
+  it("does nothing once it snoozed for this very block (one call per block)", () => {
+    // Act
+    const step = decideSnooze({ timeline: [focus], now: T + 10 * MIN, ours: oursForFocus });
+    // Assess
+    expect(step.kind).toBe("nothing");
+  });
+
+  it("does nothing for a block without dnd, even of the same status", () => {
+    // Act
+    const step = decideSnooze({ timeline: [block(T, T + MIN, false)], now: T, ours: undefined });
+    // Assess
+    expect(step.kind).toBe("nothing");
+  });
+
+  it("leaves a longer snooze of the person's own alone", () => {
+    // Act: their snooze runs to 11:00, past the block's 10:30 end.
+    const step = decideSnooze({
+      timeline: [focus],
+      now: T + 400,
+      ours: undefined,
+      info: { endS: T / 1000 + 3600 },
+    });
+    // Assess
+    expect(step.kind).toBe("nothing");
+  });
+
+  it("lengthens a shorter snooze of the person's own to the block's end", () => {
+    // Act: theirs ends at 10:10, the block at 10:30.
+    const step = decideSnooze({
+      timeline: [focus],
+      now: T + 400,
+      ours: undefined,
+      info: { endS: T / 1000 + 600 },
+    });
+    // Assess
+    expect(step).toMatchObject({ kind: "snooze", minutes: 30 });
+  });
+
+  it("snoozes again for the next dnd block when the previous one's snooze is still on", () => {
+    // Prepare: back-to-back, different texts: two blocks.
+    const next = block(T + 30 * MIN, T + 45 * MIN, true, "Deep work");
+    // Act: at 10:30:00.5 our first snooze (ending 10:30:01) is still on.
+    const step = decideSnooze({
+      timeline: [focus, next],
+      now: T + 30 * MIN + 500,
+      ours: { ...oursForFocus, endS: T / 1000 + 1801 },
+      info: { endS: T / 1000 + 1801 },
+    });
+    // Assess
+    expect(step).toMatchObject({ kind: "snooze", minutes: 15, block: { start: T + 30 * MIN } });
+  });
+
+  it("snoozes again, shorter, when the block showing was shortened", () => {
+    // Act: the block now ends at 10:20; it is 10:05.
+    const step = decideSnooze({
+      timeline: [block(T, T + 20 * MIN, true)],
+      now: T + 5 * MIN,
+      ours: oursForFocus,
+      info: { endS: oursForFocus.endS },
+    });
+    // Assess
+    expect(step).toMatchObject({ kind: "snooze", minutes: 15 });
+  });
+});
+
+describe("equal statuses, one with dnd", () => {
+  it("stay two blocks, so the dnd one starts its own snooze", () => {
+    // Prepare: the same text and emoji, 10:00-10:30 without dnd, 10:30-11:00 with it.
+    const segments = [block(T, T + 30 * MIN, false), block(T + 30 * MIN, T + 60 * MIN, true)];
+    // Act
+    const timeline = resolveSegments(segments);
+    const step = decideSnooze({
+      timeline,
+      now: T + 30 * MIN + 300,
+      ours: undefined,
+      info: { endS: undefined },
+    });
+    // Assess
+    expect(timeline.map((b) => [b.start, b.end, b.dnd === true])).toEqual([
+      [T, T + 30 * MIN, false],
+      [T + 30 * MIN, T + 60 * MIN, true],
+    ]);
+    expect(step).toMatchObject({ kind: "snooze", minutes: 30 });
+  });
+});
+
+describe("decideSnooze: no dnd block showing", () => {
+  it("does nothing without a snooze of ours", () => {
+    // Act
+    const step = decideSnooze({ timeline: [], now: T, ours: undefined });
+    // Assess
+    expect(step.kind).toBe("nothing");
+  });
+
+  it("ends our snooze when its block was cancelled, after dnd.info says it is still ours", () => {
+    // Act
+    const first = decideSnooze({ timeline: [], now: T + 5 * MIN, ours: oursForFocus });
+    const then = decideSnooze({
+      timeline: [],
+      now: T + 5 * MIN,
+      ours: oursForFocus,
+      info: { endS: oursForFocus.endS },
+    });
+    // Assess
+    expect(first.kind).toBe("info");
+    expect(then.kind).toBe("end");
+  });
+
+  it("ends our snooze when its block was shortened to before now", () => {
+    // Act: the block now ended at 10:04; it is 10:05.
+    const step = decideSnooze({
+      timeline: [block(T, T + 4 * MIN, true)],
+      now: T + 5 * MIN,
+      ours: oursForFocus,
+      info: { endS: oursForFocus.endS },
+    });
+    // Assess
+    expect(step.kind).toBe("end");
+  });
+
+  it("never ends a snooze the person set or changed: it only forgets ours", () => {
+    // Act: the snooze on ends at 11:00, not at our 10:30.
+    const changed = decideSnooze({
+      timeline: [],
+      now: T + 5 * MIN,
+      ours: oursForFocus,
+      info: { endS: T / 1000 + 3600 },
+    });
+    const gone = decideSnooze({
+      timeline: [],
+      now: T + 5 * MIN,
+      ours: oursForFocus,
+      info: { endS: undefined },
+    });
+    // Assess
+    expect(changed.kind).toBe("forget");
+    expect(gone.kind).toBe("forget");
+  });
+
+  it("makes no call and no write once our snooze's block ran its course", () => {
+    // Act: 10:30:00.5, our snooze ends at 10:30:01 (the rounding), the block at 10:30.
+    const step = decideSnooze({
+      timeline: [],
+      now: T + 30 * MIN + 500,
+      ours: { ...oursForFocus, endS: T / 1000 + 1801 },
+    });
+    // Assess
+    expect(step.kind).toBe("nothing");
+  });
+});
+
+describe("decideSnooze: properties", () => {
+  it("a snooze always covers the rest of the block, by less than one extra minute", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 600 * MIN }),
+        fc.integer({ min: 0, max: 600 * MIN }),
+        (length, into) => {
+          const start = T;
+          const end = T + length;
+          const now = start + (into % length);
+          const step = decideSnooze({
+            timeline: [block(start, end, true)],
+            now,
+            ours: undefined,
+            info: { endS: undefined },
+          });
+          if (step.kind !== "snooze") return false;
+          const covered = step.minutes * MIN;
+          return covered >= end - now && covered - (end - now) < MIN && step.minutes >= 1;
+        },
+      ),
+    );
+  });
+});
+
+describe("dndAllowed", () => {
+  it("follows the scopes granted at install, both of them", () => {
+    expect(dndAllowed({ grantedScopes: ["users.profile:write", "dnd:read", "dnd:write"] })).toBe(
+      true,
+    );
+    expect(dndAllowed({ grantedScopes: ["users.profile:write", "dnd:read"] })).toBe(false);
+    expect(dndAllowed({ grantedScopes: [], sessionEpoch: T })).toBe(false);
+  });
+
+  it("refuses a person installed before the scopes were asked for, tries an admin's user", () => {
+    expect(dndAllowed({ sessionEpoch: T })).toBe(false);
+    expect(dndAllowed({})).toBe(true);
+  });
+});
