@@ -236,15 +236,22 @@ describe("Today, and why", () => {
   });
 
   it("offers a reconnect beside the Do Not Disturb toggles while the install lacks its scopes", async () => {
-    // Prepare: the install granted the profile scopes only (the stack's app asks for no more).
+    // Prepare: the install keeps the scopes it was granted (the stack's app asks for dnd); the
+    // record then says what an install from before that asked for leaves.
     const jar = await signedInAs(stack, "U001");
+    expect((await stack.scan()).find((i) => i.SK === "PROFILE")?.data).toContain(
+      '"grantedScopes":["users.profile:read","users.profile:write","users:read","dnd:read","dnd:write"]',
+    );
+    const users = new DynamoStore(stack.dynamo.client, stack.dynamo.tableName);
+    const user = (await users.getUser(KEY)) ?? expect.fail("no user");
+    await users.putUser(
+      { ...user, grantedScopes: ["users.profile:read", "users.profile:write", "users:read"] },
+      user.version,
+    );
     // Act
     const rules = sectionText(await settingsHtml(jar), "rules");
     // Assess
     expect(rules).toContain("Reconnect to allow Do Not Disturb");
-    expect((await stack.scan()).find((i) => i.SK === "PROFILE")?.data).toContain(
-      '"grantedScopes":["users.profile:read","users.profile:write","users:read"]',
-    );
   });
 
   it("offers no reconnect once the install granted dnd:read and dnd:write", async () => {
