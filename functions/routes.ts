@@ -32,9 +32,16 @@ const admin = () => import("./http/admin");
 const adminUsers = () => import("./http/admin-users");
 const health = () => import("./http/health");
 const web = () => import("./http/web");
+const interactive = () => import("./http/interactive");
 
 export const routes: Route[] = [
   { method: "POST", path: "/service/events", function: "serviceEvents", load: events },
+  {
+    method: "POST",
+    path: "/service/interactive",
+    function: "serviceInteractive",
+    load: interactive,
+  },
   { method: "POST", path: "/service/commands/ooo", function: "oooCommand", load: oooCommand },
   {
     method: "POST",
@@ -66,6 +73,7 @@ export const routes: Route[] = [
   { method: "GET", path: "/install", function: "web", load: web },
   { method: "GET", path: "/oauth/callback", function: "web", load: web },
   { method: "GET", path: "/settings", function: "web", load: web },
+  { method: "GET", path: "/settings/open", function: "web", load: web },
   { method: "GET", path: "/connect/google", function: "web", load: web },
   { method: "GET", path: "/connect/google/callback", function: "web", load: web },
   { method: "GET", path: "/connect/microsoft", function: "web", load: web },
@@ -80,6 +88,8 @@ export const routes: Route[] = [
     "/settings/ooo/cancel",
     "/settings/disconnect",
     "/settings/sign-out",
+    "/settings/sync",
+    "/settings/messages",
   ].map((path): Route => ({ method: "POST", path, function: "web", load: web })),
 ];
 

@@ -94,6 +94,9 @@ export const settingsPage: HttpFn = async (req, app) => {
     paused: view.paused,
     ooo: view.ooo.map((e) => ({ id: e.id, start: e.start, end: e.end, message: e.text })),
     ...(notice !== undefined ? { notice } : {}),
+    ...(app.notify !== undefined
+      ? { home: { dmsOff: view.dmsOff, noBot: !(await app.notify.hasBot(view.key.team)) } }
+      : {}),
   });
   return page(200, html);
 };

@@ -29,7 +29,7 @@ import { type ControlDeps, controlEndpoint } from "./stack-control";
 import { startLocalProviders } from "./stack-providers";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
-import { ourApp, pointEventsAt } from "./stack-workspace";
+import { botTokenOf, ourApp, pointEventsAt } from "./stack-workspace";
 
 export type { LocalStack, LocalUserConfig, StackOptions, StackTime } from "./stack-types";
 
@@ -308,6 +308,11 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       await scheduler.idle();
     };
 
+    // The app's bot, as the workspace gave it: the Home tab and messages of the users below.
+    const bot = options.workspace && appId ? botTokenOf(options.workspace, appId) : undefined;
+    if (bot !== undefined && !options.serviceUrl) {
+      await app.notify?.recordBot(bot.team, bot.token, bot.botUser);
+    }
     // Users from the configuration, then a first sync of every calendar.
     const hookList: LocalHook[] = await registerUsers({
       app,

@@ -68,3 +68,5 @@ export {
   handleStatuspilotCommand,
   STATUSPILOT_HELP,
 } from "./statuspilot-command";
+export type { InteractionDeps } from "./interactive";
+export { handleInteraction, interactionSchema, MAX_PAYLOAD_LENGTH } from "./interactive";

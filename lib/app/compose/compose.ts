@@ -6,6 +6,8 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Queue, StatusGateway, TokenVault } from "#lib/core/ports";
 import { buildTimeline } from "#lib/core/timeline";
+import type { BotClient } from "#lib/service/bot-client";
+import { DynamoNoticeStore } from "#lib/store/dynamo-notice-store";
 import { DynamoOneTimeMarks } from "#lib/store/dynamo-one-time-marks";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { DynamoStore } from "#lib/store/dynamo-store";
@@ -18,6 +20,7 @@ import { contextOf } from "../context";
 import type { SyncMessage, TransitionMessage } from "../contracts";
 import { withCountedPorts } from "../metrics/counted-ports";
 import { createPowertoolsMetrics } from "../metrics/powertools";
+import { createNotifyParts } from "../notify/parts";
 import { createFrontDoorParts } from "../people/front-door";
 import { createDeferredReconcileUseCases } from "../people/slash-commands";
 import { LocalTokenVault } from "../secrets/local-vault";
@@ -26,6 +29,7 @@ import { OpenedValueCache } from "../secrets/opened-values";
 import { openAddress } from "../secrets/source-address";
 import { ServiceStatusGateway } from "../status/service-gateway";
 import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "../sync/coalescing";
+import { recordReadHealth } from "../sync/health";
 import type { ExpandFn, Expansion, SyncDeps } from "../sync/sync";
 import { syncSource } from "../sync/sync";
 import type { App, AppOverrides, AppSource } from "./app";
@@ -145,9 +149,27 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
 
   const readParameter = async (name: string, variable: string) =>
     (await parameters()).readSecureParameter(region, name, variable);
+  const ctx = contextOf(pilotDeps, (key) => pilot.reconcileUser(key));
+  const marks = new DynamoOneTimeMarks(dynamo, config.TABLE_NAME);
+  // Telling people (issue 26): the Home tab, a message once per problem, Sync now.
+  let bot: Promise<BotClient> | undefined;
+  const notify = createNotifyParts({
+    ctx,
+    notices: new DynamoNoticeStore(dynamo, config.TABLE_NAME),
+    marks,
+    syncQueue,
+    ...(config.PUBLIC_BASE_URL !== undefined ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    ...(parts.notifier !== undefined ? { notifier: parts.notifier } : {}),
+    loadBot: () => {
+      bot ??= loaderOf(modules, "bot")().then(
+        (m) => new m.BotClient({ baseUrl: config.SERVICE_BASE_URL, clock, fetch: fetchFn, log }),
+      );
+      return bot;
+    },
+  });
   // Calendars connected through OAuth (issue 14): lib/app/connect/use-cases.ts.
   const connect = createConnectParts({
-    ctx: contextOf(pilotDeps, (key) => pilot.reconcileUser(key)),
+    ctx,
     config,
     fetch: fetchFn,
     readParameter,
@@ -177,6 +199,12 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       openAddress(tokens, key, { ...stored, id: sourceId }),
     metrics,
     ...(anyConnectable ? { connected: connect.sync } : {}),
+    // A change of a calendar's health is a change of what its person is shown.
+    recordHealth: async (key, sourceId, read, known) => {
+      if ((await recordReadHealth(ctx, key, sourceId, read, known)) !== undefined) {
+        await notify.queue(key);
+      }
+    },
   };
 
   const syncGate = new DynamoSyncGate(dynamo, config.TABLE_NAME);
@@ -215,11 +243,12 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       reconcile: (key) => pilot.reconcileUser(key),
       fetch: fetchFn,
       feedGuard,
-      marks: new DynamoOneTimeMarks(dynamo, config.TABLE_NAME),
+      marks,
       readParameter,
     }),
     // --- end front door ---
     connect: connect.parts,
+    notify,
   };
 }
 

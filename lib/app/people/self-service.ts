@@ -5,7 +5,10 @@ import type { Block, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { InvalidInputError, UnknownUserError } from "../errors";
 import { MAX_CALENDARS, parseInput } from "../inputs";
-import { hasAddress, sealAddress, shownAddress } from "../secrets/source-address";
+import { queueNotice } from "../notify/queue-notice";
+import { type CalendarHealthView, calendarHealthOf } from "../notify/calendar-health";
+import { connectionOf } from "../notify/home-model";
+import { hasAddress, sealAddress } from "../secrets/source-address";
 import { rulesOf, timelineOf } from "../status/desired-timeline";
 import { mutateUser } from "../status/records";
 import type { FeedProbe } from "../sync/feed-probe";
@@ -17,13 +20,37 @@ export interface SelfView {
   sessionEpoch: number | undefined;
   /** Whether the token works, from the status record's re-authorisation flag. */
   connection: "connected" | "revoked" | "expired";
-  calendars: { id: string; label: string; lastReadAt?: number }[];
+  /** Each calendar as the Home tab shows it too (lib/app/notify/calendar-health.ts). */
+  calendars: SelfCalendar[];
   /** The merged timeline from now on (and what shows now). */
   timeline: Block[];
   rules: UserRules;
   paused: boolean;
   ooo: OutOfOfficeEntry[];
+  /** The messages that say something broke are turned off. */
+  dmsOff: boolean;
 }
+
+/** A calendar on the settings page: its name, last good read, last error, next read. */
+export interface SelfCalendar {
+  id: string;
+  label: string;
+  /** The last read known good, epoch ms. */
+  lastReadAt?: number;
+  /** Why its reads fail, in words, and since when. */
+  problem?: string;
+  failingSince?: number;
+  /** When it is read next, epoch ms. */
+  nextReadAt?: number;
+}
+
+const selfCalendarOf = (c: CalendarHealthView): SelfCalendar => ({
+  id: c.id,
+  label: c.name,
+  ...(c.lastGoodAt !== undefined ? { lastReadAt: c.lastGoodAt } : {}),
+  ...(c.error !== undefined ? { problem: c.error.words, failingSince: c.error.since } : {}),
+  ...(c.nextReadAt !== undefined ? { nextReadAt: c.nextReadAt } : {}),
+});
 
 /** The settings page's view of the user, or undefined when there is no such user. */
 export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfView | undefined> {
@@ -31,18 +58,12 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
   const snap = await ctx.store.loadUser(key);
   const user = snap.user;
   if (user === undefined) return undefined;
-  const reauth = snap.status?.state.needsReauth?.code;
   return {
     key,
     tz: user.tz,
     sessionEpoch: user.sessionEpoch,
-    connection:
-      reauth === undefined ? "connected" : reauth === "token_expired" ? "expired" : "revoked",
-    calendars: user.sources.map((s, i) => ({
-      id: s.id,
-      label: `${s.kind === "ics" ? "ICS calendar" : s.kind} ${i + 1} (${shownAddress(s)})`,
-      ...(s.syncedAt !== undefined ? { lastReadAt: s.syncedAt } : {}),
-    })),
+    connection: connectionOf(snap.status),
+    calendars: user.sources.map((s, i) => selfCalendarOf(calendarHealthOf(key, user, s, i, now))),
     timeline: timelineOf(ctx.log, snap, now),
     rules: rulesOf(ctx.log, user),
     paused: user.mode === "paused",
@@ -50,6 +71,7 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
       .filter((e) => e.end > now)
       .sort((a, b) => a.start - b.start)
       .map(({ key: _key, ...entry }) => entry),
+    dmsOff: user.dmsOff === true,
   };
 }
 
@@ -71,6 +93,8 @@ export async function setPaused(ctx: UseCaseContext, key: UserKey, paused: boole
     sources: paused ? u.sources : u.sources.map(withoutValidators),
   }));
   await ctx.reconcile(key);
+  // The Home tab shows the mode.
+  await queueNotice(ctx.queue, ctx.clock, key);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { VNode } from "preact";
 import { dateTimeOf, timeOf } from "./format";
 import { PostForm, TextField } from "./forms";
 import { Layout, renderPage } from "./layout";
+import { MessagesSection, SyncNowForm } from "./settings-home";
 import {
   DisconnectSection,
   OutOfOfficeSection,
@@ -45,6 +46,7 @@ export function SettingsPage({ view }: { view: SettingsView }): VNode {
         paused={view.paused}
       />
       <CalendarsSection view={view} />
+      <MessagesSection view={view} />
       <RulesSection view={view} />
       <PauseSection view={view} />
       <OutOfOfficeSection view={view} />
@@ -145,10 +147,17 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
               <div>{c.label}</div>
               <div class="muted">
                 {c.lastReadAt !== undefined
-                  ? `Last read ${dateTimeOf(c.lastReadAt, tz, locale)}`
+                  ? `Last good read ${dateTimeOf(c.lastReadAt, tz, locale)}`
                   : "Not read yet"}
+                {c.nextReadAt !== undefined && ` · Next read ${dateTimeOf(c.nextReadAt, tz, locale)}`}
               </div>
-              {c.problem !== undefined && <div class="problem">{c.problem}</div>}
+              {c.problem !== undefined && (
+                <div class="problem">
+                  {c.failingSince !== undefined
+                    ? `Failing since ${dateTimeOf(c.failingSince, tz, locale)}: ${c.problem}`
+                    : c.problem}
+                </div>
+              )}
               {c.push !== undefined && <PushLine push={c.push} tz={tz} locale={locale} />}
               {c.reconnectHref !== undefined && (
                 <a class="button" href={c.reconnectHref}>
@@ -165,6 +174,7 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
           ))}
         </ul>
       )}
+      <SyncNowForm view={view} />
       {(view.connectable ?? []).map((offer) => (
         <p key={offer.href}>
           <a class="button" href={offer.href}>

@@ -22,7 +22,12 @@ export const SETTINGS_ACTIONS = {
   cancelOoo: "/settings/ooo/cancel",
   disconnect: "/settings/disconnect",
   signOut: "/settings/sign-out",
+  syncNow: "/settings/sync",
+  messages: "/settings/messages",
 } as const;
+
+/** The one-time link of the Home tab's "Open settings": signs the person in, once, for 5 minutes. */
+export const SETTINGS_LINK_PATH = "/settings/open";
 
 /**
  * The names of the fields the forms send (besides the CSRF field, `csrf`). Checkboxes send
@@ -47,6 +52,8 @@ export const FIELDS = {
   oooEntryId: "entry",
   /** disconnect: must be ticked. */
   confirmDisconnect: "confirm",
+  /** messages: `on` to get a message when something breaks, `off` to stop them. */
+  messages: "messages",
 } as const;
 
 export const STATUS_KINDS: readonly StatusKind[] = ["meeting", "focus", "ooo"];
@@ -62,6 +69,10 @@ export interface CalendarView {
   lastReadAt?: number;
   /** Why the last read failed, in words for the user. */
   problem?: string;
+  /** Since when every read has failed (with `problem`), epoch ms. */
+  failingSince?: number;
+  /** When it is read next, epoch ms. */
+  nextReadAt?: number;
   /** A connected calendar's push channel: its state and when it expires (epoch ms). */
   push?: { state: "none" | "live" | "renewing" | "lapsed" | "reconnect"; expiresAt?: number };
   /** Where to connect it again, when its account must be reconnected. */
@@ -143,4 +154,6 @@ export interface SettingsView {
   ooo: OooEntryView[];
   /** The outcome of the last form sent (post/redirect/get), when there is one. */
   notice?: Notice;
+  /** The Home tab and messages: whether messages are off, whether they work (a bot token). */
+  home?: { dmsOff: boolean; noBot: boolean };
 }
