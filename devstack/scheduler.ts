@@ -36,41 +36,65 @@ class Running {
   }
 }
 
-/** Real timers against the given clock (the system clock locally). */
+interface RealTimer {
+  at: number;
+  task: Task;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * Real timers against the given clock (the system clock locally). The scheduler's own clock is
+ * that clock plus whatever `skipAhead` skipped: a test jumps over a minute it would otherwise
+ * sit through, and the rest runs in real time.
+ */
 export class RealTimeScheduler implements Scheduler {
-  private readonly timers = new Set<NodeJS.Timeout>();
+  readonly clock: Clock;
+  private skippedMs = 0;
+  private readonly timers = new Set<RealTimer>();
   private readonly running: Running;
 
-  constructor(
-    readonly clock: Clock,
-    onError: (error: unknown) => void = () => {},
-  ) {
+  constructor(base: Clock, onError: (error: unknown) => void = () => {}) {
+    this.clock = { now: () => base.now() + this.skippedMs };
     this.running = new Running(onError);
   }
 
   at(epochMs: number, task: Task): () => void {
-    // setTimeout caps at about 24.8 days; re-arm in steps for anything later.
-    const MAX = 2_000_000_000;
-    let timer: NodeJS.Timeout;
-    const arm = () => {
-      const wait = Math.max(0, epochMs - this.clock.now());
-      timer = setTimeout(
-        () => {
-          this.timers.delete(timer);
-          if (wait > MAX) arm();
-          else void this.running.run(task);
-        },
-        Math.min(wait, MAX),
-      );
-      // Pending timers alone must not keep a finished process alive.
-      timer.unref();
-      this.timers.add(timer);
-    };
-    arm();
+    const timer: RealTimer = { at: epochMs, task };
+    this.timers.add(timer);
+    this.arm(timer);
     return () => {
-      clearTimeout(timer);
+      clearTimeout(timer.timer);
       this.timers.delete(timer);
     };
+  }
+
+  private arm(timer: RealTimer): void {
+    // setTimeout caps at about 24.8 days; re-arm in steps for anything later.
+    const MAX = 2_000_000_000;
+    const wait = Math.max(0, timer.at - this.clock.now());
+    timer.timer = setTimeout(
+      () => {
+        if (wait > MAX) return this.arm(timer);
+        this.timers.delete(timer);
+        void this.running.run(timer.task);
+      },
+      Math.min(wait, MAX),
+    );
+    // Pending timers alone must not keep a finished process alive.
+    timer.timer.unref();
+  }
+
+  /**
+   * Moves the clock `ms` forward at once: the tasks that fall due on the way start now, in
+   * time order; the later ones keep their instants, so they come `ms` sooner in real time.
+   */
+  skipAhead(ms: number): void {
+    this.skippedMs += Math.max(0, ms);
+    const pending = [...this.timers].sort((a, b) => a.at - b.at);
+    for (const timer of pending) {
+      clearTimeout(timer.timer);
+      this.arm(timer);
+    }
   }
 
   idle(): Promise<void> {
@@ -78,7 +102,7 @@ export class RealTimeScheduler implements Scheduler {
   }
 
   close(): void {
-    for (const t of this.timers) clearTimeout(t);
+    for (const t of this.timers) clearTimeout(t.timer);
     this.timers.clear();
   }
 }

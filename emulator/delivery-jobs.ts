@@ -37,6 +37,11 @@ export class DeliveryJobs {
     return this.pending.size;
   }
 
+  /** Deliveries under way: tracked, and not waiting out a delay before their next attempt. */
+  underway(): number {
+    return Math.max(0, this.pending.size - this.timers.size);
+  }
+
   /** Resolves when every delivery so far, retries included, has settled. */
   async flush(): Promise<void> {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);

@@ -1,9 +1,9 @@
 import { isIP } from "node:net";
-import { parseManifestText, validateManifest } from "#lib/schema/manifest";
 import type { Problem } from "#lib/schema/problems";
 import { type ProfileContext, validateProfile, validateProfileField } from "#lib/schema/profile";
-import { registerMcpServers } from "./mcp";
+import { checkManifest } from "./manifest-check";
 import {
+  type AppState,
   type EmulatorModel,
   type FieldValue,
   IMAGE_KEYS,
@@ -38,6 +38,8 @@ export interface CallContext {
   remoteAddress: string;
   /** The service's OAuth callback address, offered to MCP servers on registration. */
   oauthCallbackUrl: string;
+  /** Where the emulator answers (`http://127.0.0.1:P`): the install link's origin. */
+  origin: string;
 }
 
 export const fail = (error: string, extra: Record<string, unknown> = {}): MethodResult => ({
@@ -408,6 +410,18 @@ function scopesOf(manifest: Record<string, unknown>): string {
   });
 }
 
+/**
+ * Whether the token may change or read the app: a manager app's token only the apps it manages
+ * (`app_not_owned_by_manager_app`), a person's only the apps they collaborate on
+ * (`no_permission`). Undefined when it may.
+ */
+export function refusedOwner(token: WorkspaceToken, state: AppState): string | undefined {
+  if (token.app !== undefined && token.app !== state.app.id) {
+    return state.app.managed_by === token.app ? undefined : "app_not_owned_by_manager_app";
+  }
+  return state.app.collaborators.includes(token.user) ? undefined : "no_permission";
+}
+
 export async function appsManifestUpdate(ctx: CallContext): Promise<MethodResult> {
   const auth = authenticate(ctx, ["config"], undefined);
   if (!auth.ok) return auth.result;
@@ -423,45 +437,15 @@ export async function appsManifestUpdate(ctx: CallContext): Promise<MethodResult
   }
   const state = ctx.model.apps.get(appId);
   if (!state) return { ...fail("invalid_app_id"), caller };
-  if (token.app !== undefined && token.app !== appId) {
-    if (state.app.managed_by !== token.app)
-      return { ...fail("app_not_owned_by_manager_app"), caller };
-  } else if (!state.app.collaborators.includes(caller)) {
-    return { ...fail("no_permission"), caller };
-  }
+  const refused = refusedOwner(token, state);
+  if (refused) return { ...fail(refused), caller };
   const rate = ctx.limiter.takeManifestUpdate(appId, ctx.now);
   if (!rate.ok)
     return { ...fail("ratelimited"), headers: { "retry-after": String(rate.retryAfterS) }, caller };
 
-  let doc: unknown = rawManifest;
-  if (typeof rawManifest === "string") {
-    try {
-      doc = parseManifestText(rawManifest);
-    } catch (err: unknown) {
-      const message = err instanceof Error ? err.message : "manifest is not readable";
-      return { ...fail("invalid_manifest", { errors: [{ message, pointer: "" }] }), caller };
-    }
-  }
-  const problems = validateManifest(doc);
-  if (problems.length > 0) {
-    const errors = problems.map((p) => ({ message: p.message, pointer: p.pointer }));
-    return { ...fail("invalid_manifest", { errors }), caller };
-  }
-  const manifest = doc as Record<string, unknown>;
-  const events = (
-    manifest.settings as { event_subscriptions?: { bot_events?: unknown[] } } | undefined
-  )?.event_subscriptions;
-  const features = manifest.features as { bot_user?: unknown } | undefined;
-  // The platform builds a bot for bot events; without a bot user the app cannot exist.
-  if (
-    Array.isArray(events?.bot_events) &&
-    events.bot_events.length > 0 &&
-    features?.bot_user === undefined
-  ) {
-    return { ...fail("invalid_app"), caller };
-  }
-  const registration = await registerMcpServers(manifest, { callbackUrl: ctx.oauthCallbackUrl });
-  if (registration) return { ...fail(registration), caller };
+  const checked = await checkManifest(rawManifest, ctx.oauthCallbackUrl);
+  if (!checked.ok) return { ...fail(checked.code, checked.extra), caller };
+  const manifest = checked.manifest;
   const permissionsUpdated = scopesOf(state.manifest) !== scopesOf(manifest);
   state.manifest = structuredClone(manifest);
   return {

@@ -127,6 +127,8 @@ export class EmulatorModel {
   readonly users = new Map<string, WorkspaceUser>();
   readonly tokens = new Map<string, WorkspaceToken>();
   readonly apps = new Map<string, AppState>();
+  /** Apps made by `apps.manifest.create` (not in the workspace file): a snapshot keeps them. */
+  readonly createdApps = new Set<string>();
   readonly profiles = new Map<string, StoredProfile>();
   readonly pendingEmails: PendingEmail[] = [];
   /** The App Home extension: Home views and the apps' DMs with people. */

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { systemClock } from "#lib/app/compose/system-clock";
 import type { Clock } from "#lib/core/clock";
 import { type Log, silentLog } from "#lib/core/ports";
+import { MANIFEST_METHODS } from "./app-manifests";
 import { type CallRecord, ParamRedactor, redactToken } from "./call-log";
 import { dndMethods } from "./dnd";
 import { type DeliveryRecord, EventDispatcher } from "./events";
@@ -315,7 +316,11 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     res: ServerResponse,
     method: string,
   ): Promise<void> {
-    const handler = METHODS[method] ?? oauth.methods[method] ?? extensionMethods[method];
+    const handler =
+      METHODS[method] ??
+      MANIFEST_METHODS[method] ??
+      oauth.methods[method] ??
+      extensionMethods[method];
     const auth = req.headers.authorization;
     const bearer = auth?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
     if (!handler) {
@@ -391,6 +396,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
         authorization: auth,
         remoteAddress: req.socket.remoteAddress ?? "",
         oauthCallbackUrl: opts.oauthCallbackUrl ?? "https://svc.example/oauth/callback",
+        origin: url,
       });
       for (const user of result.changed ?? []) emitUserChange(user);
     }

@@ -10,6 +10,10 @@ export function takeSnapshot(model: EmulatorModel, grants: OAuthGrants): Emulato
     profiles: Object.fromEntries(model.profiles),
     tokens: [...model.tokens.values()],
     apps: [...model.apps.values()].map((a) => ({ id: a.app.id, manifest: a.manifest })),
+    createdApps: [...model.createdApps].flatMap((id) => {
+      const app = model.apps.get(id)?.app;
+      return app ? [{ ...app, manifest: app.manifest }] : [];
+    }),
     pendingEmails: model.pendingEmails,
     ...grants.save(),
     counters: model.counters(),
@@ -30,6 +34,11 @@ export function applySnapshot(
   const copy = structuredClone(snapshot);
   for (const [id, profile] of Object.entries(copy.profiles)) model.profiles.set(id, profile);
   for (const token of copy.tokens) model.tokens.set(token.token, token);
+  for (const app of copy.createdApps) {
+    if (model.apps.has(app.id)) continue;
+    model.apps.set(app.id, { app, manifest: app.manifest });
+    model.createdApps.add(app.id);
+  }
   for (const { id, manifest } of copy.apps) {
     const state = model.apps.get(id);
     if (state) state.manifest = manifest;

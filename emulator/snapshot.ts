@@ -2,7 +2,8 @@
  * The emulator's mutable workspace state as a JSON document, so a local stack can stop and start
  * again without the emulator forgetting what happened: the profiles (statuses included), every
  * token with its state (those issued through OAuth too), the OAuth grants with their refresh
- * tokens and pending codes, the apps' manifests, pending email changes and the id counters.
+ * tokens and pending codes, the apps' manifests, the apps `apps.manifest.create` made (with their
+ * credentials), pending email changes and the id counters.
  * Event deliveries in flight are not kept. A document is validated before use; one that does not
  * fit this version or this workspace is refused with a reason, never half applied.
  */
@@ -69,6 +70,20 @@ const snapshotSchema = z.object({
   profiles: z.record(z.string(), profileSchema),
   tokens: z.array(tokenSchema),
   apps: z.array(z.object({ id: z.string().min(1), manifest: z.record(z.string(), z.unknown()) })),
+  /** Apps made by `apps.manifest.create`; absent in snapshots from before that method. */
+  createdApps: z
+    .array(
+      z.object({
+        id: z.string().min(1),
+        signing_secret: z.string().min(1),
+        verification_token: z.string().optional(),
+        client_id: z.string().min(1),
+        client_secret: z.string().min(1),
+        manifest: z.record(z.string(), z.unknown()),
+        collaborators: z.array(z.string()),
+      }),
+    )
+    .default([]),
   pendingEmails: z.array(
     z.object({
       id: z.string(),
@@ -127,7 +142,7 @@ export function parseSnapshot(json: unknown, workspace: Workspace): SnapshotRead
   const strayUser = Object.keys(snapshot.profiles).find((id) => !users.has(id));
   if (strayUser !== undefined)
     return { ok: false, reason: `a profile of ${strayUser}, who is not in the workspace` };
-  const apps = new Set(workspace.apps.map((a) => a.id));
+  const apps = new Set([...workspace.apps, ...snapshot.createdApps].map((a) => a.id));
   const strayApp = snapshot.apps.find((a) => !apps.has(a.id));
   if (strayApp !== undefined)
     return { ok: false, reason: `a manifest of app ${strayApp.id}, not in the workspace` };

@@ -114,6 +114,11 @@ export class GoogleControl {
     return this.d.sender.flush();
   }
 
+  /** Pushes on their way (not between a failed attempt and its retry), for "wait until quiet". */
+  pushesUnderway(): number {
+    return this.d.sender.underway();
+  }
+
   faults(request: FaultRequest): Record<string, unknown> {
     const f = input(FaultsIn, request);
     const out: Record<string, unknown> = {};

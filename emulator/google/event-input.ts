@@ -28,6 +28,37 @@ const AttendeeIn = z
   })
   .strict();
 
+/**
+ * A conference attached to the event, as the Event resource's `conferenceData` has it (written
+ * with `conferenceDataVersion=1`): the solution (`hangoutsMeet`, `addOn` for Zoom and others)
+ * and its entry points. A Meet conference also sets the read-only `hangoutLink`.
+ */
+const ConferenceIn = z
+  .object({
+    conferenceId: z.string().optional(),
+    conferenceSolution: z
+      .object({
+        key: z.object({
+          type: z.enum(["eventHangout", "eventNamedHangout", "hangoutsMeet", "addOn"]),
+        }),
+        name: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    entryPoints: z
+      .array(
+        z
+          .object({
+            entryPointType: z.enum(["video", "phone", "sip", "more"]),
+            uri: z.string().min(1),
+            label: z.string().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+  })
+  .strict();
+
 const EVENT_FIELDS = {
   summary: z.string().optional(),
   description: z.string().optional(),
@@ -41,6 +72,7 @@ const EVENT_FIELDS = {
   attendees: z.array(AttendeeIn).optional(),
   organizer: z.object({ email: z.string().min(3), displayName: z.string().optional() }).optional(),
   recurrence: z.array(z.string()).optional(),
+  conferenceData: ConferenceIn.optional(),
 };
 
 /** Google event ids: base32hex characters (a-v, 0-9), 5 to 1024 of them. */

@@ -115,6 +115,11 @@ export class PushSender {
     return this.jobs.count();
   }
 
+  /** Messages on their way (not between a failed attempt and its retry). */
+  underway(): number {
+    return this.jobs.underway();
+  }
+
   /** Resolves when every message so far, retries included, has been delivered or given up. */
   flush(): Promise<void> {
     return this.jobs.flush();

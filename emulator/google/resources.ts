@@ -81,6 +81,15 @@ function people(cal: CalendarState, data: EventData) {
   return { organizer, ...(attendees ? { attendees } : {}) };
 }
 
+/** `conferenceData` as given, and for a Meet conference its video entry point as `hangoutLink`. */
+function conference(data: EventData) {
+  const c = data.conferenceData;
+  if (c === undefined) return {};
+  const meet = c.conferenceSolution?.key.type === "hangoutsMeet";
+  const video = c.entryPoints?.find((e) => e.entryPointType === "video")?.uri;
+  return { conferenceData: c, ...(meet && video !== undefined ? { hangoutLink: video } : {}) };
+}
+
 /** The full resource of an event's data (`status` from the data, `confirmed` by default). */
 function fullResource(
   cal: CalendarState,
@@ -106,6 +115,7 @@ function fullResource(
     ...times(data, span),
     ...(data.transparency === "transparent" ? { transparency: "transparent" } : {}),
     ...(data.visibility && data.visibility !== "default" ? { visibility: data.visibility } : {}),
+    ...conference(data),
     iCalUID: `${ev.id}@google.com`,
     sequence: v.sequence,
     reminders: { useDefault: true },

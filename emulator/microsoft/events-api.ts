@@ -91,7 +91,12 @@ export function renderEvent(
     seriesMasterId: null,
     showAs: e.showAs,
     type: "singleInstance",
-    isOnlineMeeting: false,
+    isOnlineMeeting: e.isOnlineMeeting === true,
+    onlineMeetingProvider: e.isOnlineMeeting === true ? "teamsForBusiness" : "unknown",
+    onlineMeeting:
+      e.isOnlineMeeting === true
+        ? { joinUrl: `https://teams.microsoft.com/l/meetup-join/${encodeURIComponent(e.id)}` }
+        : null,
     responseStatus: { response: e.response, time: "0001-01-01T00:00:00Z" },
     body: { contentType: "html", content: "" },
     start: { dateTime: graphDateTime(e.start), timeZone: "UTC" },

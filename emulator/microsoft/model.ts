@@ -45,6 +45,8 @@ export interface StoredEvent {
   response: ResponseType;
   location: string;
   attendees: string[];
+  /** A Teams meeting is attached: Graph then gives its `onlineMeeting.joinUrl`. */
+  isOnlineMeeting?: boolean;
 }
 
 /** What a control edit may give (instants as ISO strings or epoch ms). */
@@ -59,6 +61,7 @@ export interface EventInput {
   response?: ResponseType;
   location?: string;
   attendees?: string[];
+  isOnlineMeeting?: boolean;
 }
 
 export type ChangeType = "created" | "updated" | "deleted";
@@ -190,6 +193,7 @@ export class MicrosoftModel {
       response: oneOf(RESPONSES, input.response, "/response") ?? "organizer",
       location: input.location ?? "",
       attendees: input.attendees ?? [],
+      ...(input.isOnlineMeeting === true ? { isOnlineMeeting: true } : {}),
     };
     if (event.end < event.start) throw new EventInputError("/end", "must not be before start");
     events.set(id, event);
@@ -211,6 +215,7 @@ export class MicrosoftModel {
     event.response = oneOf(RESPONSES, input.response, "/response") ?? event.response;
     event.location = input.location ?? event.location;
     event.attendees = input.attendees ?? event.attendees;
+    event.isOnlineMeeting = input.isOnlineMeeting ?? event.isOnlineMeeting;
     event.changeKey = this.nextChangeKey();
     event.modifiedAt = now;
     return this.record(userId, {

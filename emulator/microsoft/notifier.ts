@@ -73,6 +73,11 @@ export class Notifier {
     return this.jobs.count();
   }
 
+  /** Notifications on their way (not between a failed attempt and its retry). */
+  underway(): number {
+    return this.jobs.underway();
+  }
+
   /** Resolves when every delivery so far, retries included, has settled. */
   flush(): Promise<void> {
     return this.jobs.flush();

@@ -86,6 +86,8 @@ export interface RunningMicrosoftEmulator {
   sweepExpired(): number;
   deliveries(): DeliveryRecord[];
   flushNotifications(): Promise<void>;
+  /** Notifications on their way (not between a failed attempt and its retry). */
+  notificationsUnderway(): number;
   /** Graph calls answered, by path (without query), for poll counting. */
   calls(): { at: number; method: string; path: string; status: number }[];
 }

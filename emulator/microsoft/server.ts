@@ -340,6 +340,7 @@ export async function startMicrosoftEmulator(
     sweepExpired: sweep,
     deliveries: () => notifier.deliveries(),
     flushNotifications: () => notifier.flush(),
+    notificationsUnderway: () => notifier.underway(),
     calls: () => callLog.map((c) => ({ ...c })),
   };
 }

@@ -3,9 +3,17 @@ import { InvalidInputError } from "#lib/app/errors";
 import type { RevokeToken } from "#lib/app/people/disconnect";
 import type { SelfView } from "#lib/app/people/self-service";
 import type { UserKey } from "#lib/core/types";
+import { CSRF_FIELD } from "#lib/web/csrf";
 import type { FrontDoor } from "#lib/web/front-door";
 import { oooDayRange } from "#lib/web/pages/settings-view";
-import { FIELDS, type Notice, SETTINGS_ACTIONS, STATUS_KINDS } from "#lib/web/pages/view-model";
+import {
+  FIELDS,
+  type Notice,
+  type RefusedForm,
+  ruleFieldOfPointer,
+  SETTINGS_ACTIONS,
+  STATUS_KINDS,
+} from "#lib/web/pages/view-model";
 import type { Session } from "#lib/web/session";
 
 /** Who is signed in: the session cookie decides, never a form field. */
@@ -19,6 +27,7 @@ export interface SignedIn {
 /** The outcome of a form, shown on the page it redirects to (a code: no text is reflected). */
 export type NoticeCode =
   | "calendar_added"
+  | "calendar_queued"
   | "calendar_refused"
   | "calendar_removed"
   | "rules_saved"
@@ -39,14 +48,18 @@ export type NoticeCode =
   | "messages_off";
 
 export const NOTICES: Record<NoticeCode, Notice> = {
-  calendar_added: { tone: "info", text: "Calendar added. Its events appear within a minute." },
+  calendar_added: { tone: "info", text: "Calendar added and read: its events are below." },
+  calendar_queued: { tone: "info", text: "Calendar added. Its events appear within a minute." },
   calendar_refused: {
     tone: "error",
     text: "That calendar could not be added: use its secret ICS address (https), and check that it opens.",
   },
   calendar_removed: { tone: "info", text: "Calendar removed." },
   rules_saved: { tone: "info", text: "Rules saved." },
-  rules_refused: { tone: "error", text: "Those rules could not be saved: check each field." },
+  rules_refused: {
+    tone: "error",
+    text: "Those rules were not saved: correct the fields marked below.",
+  },
   paused: { tone: "info", text: "Paused: Statuspilot leaves your status alone." },
   resumed: { tone: "info", text: "Resumed: your status follows your calendars again." },
   ooo_scheduled: { tone: "info", text: "Out-of-office scheduled." },
@@ -66,7 +79,10 @@ export const NOTICES: Record<NoticeCode, Notice> = {
     tone: "error",
     text: "The calendar could not be connected. Nothing was changed; try again in a moment.",
   },
-  sync_queued: { tone: "info", text: "Reading every calendar now: your status follows in seconds." },
+  sync_queued: {
+    tone: "info",
+    text: "Reading every calendar now: your status follows in seconds.",
+  },
   sync_recent: {
     tone: "info",
     text: "Your calendars were read less than a minute ago: nothing was read again.",
@@ -89,6 +105,34 @@ export interface SettingsForm {
   run(call: FormCall): Promise<NoticeCode | "disconnected" | "signed_out">;
   /** The notice when the use case refuses the input (InvalidInputError). */
   refused: NoticeCode;
+  /**
+   * The form field a refused input's JSON pointer names. With it, a refused form is answered
+   * with the page itself: what was typed kept, each refused field marked (else: a redirect).
+   */
+  fieldOf?: (pointer: string) => string | undefined;
+}
+
+/**
+ * A refused form as the page shows it again: the values typed (the CSRF token aside), and each
+ * problem beside the field its pointer names. A problem of no field the form sent is
+ * `unplaced`: the notice lists it.
+ */
+export function refusedFormOf(
+  action: string,
+  form: URLSearchParams,
+  error: InvalidInputError,
+  fieldOf: (pointer: string) => string | undefined,
+): { refused: RefusedForm; unplaced: string[] } {
+  const values: Record<string, string> = {};
+  for (const [name, value] of form) if (name !== CSRF_FIELD) values[name] ??= value;
+  const errors: Record<string, string> = {};
+  const unplaced: string[] = [];
+  for (const { pointer, message } of error.problems) {
+    const field = fieldOf(pointer);
+    if (field !== undefined && form.has(field)) errors[field] ??= message;
+    else unplaced.push(`${field ?? pointer}: ${message}`);
+  }
+  return { refused: { action, values, errors }, unplaced };
 }
 
 const ticked = (form: URLSearchParams, name: string): boolean => form.get(name) === "on";
@@ -106,9 +150,10 @@ export const SETTINGS_FORMS: Record<string, SettingsForm> = {
     refused: "calendar_refused",
     run: async ({ app, who, form }) => {
       const url = form.get(FIELDS.calendarUrl) ?? "";
-      const sourceId = await who.door.parts.useCases.addCalendar(who.key, url);
-      await app.requestSync({ ...who.key, sourceId, reason: "manual" });
-      return "calendar_added";
+      const added = await who.door.parts.useCases.addCalendar(who.key, url);
+      if (added.synced) return "calendar_added";
+      await app.requestSync({ ...who.key, sourceId: added.sourceId, reason: "manual" });
+      return "calendar_queued";
     },
   },
   [SETTINGS_ACTIONS.removeCalendar]: {
@@ -123,6 +168,7 @@ export const SETTINGS_FORMS: Record<string, SettingsForm> = {
   },
   [SETTINGS_ACTIONS.saveRules]: {
     refused: "rules_refused",
+    fieldOf: (pointer) => ruleFieldOfPointer(pointer, "/rules"),
     run: async (call) => {
       const { who, form } = call;
       const kinds = Object.fromEntries(

@@ -11,6 +11,7 @@ import {
   type ConnectOffer,
   type Notice,
   PATHS,
+  type RefusedForm,
 } from "#lib/web/pages/view-model";
 import { isCurrentSession } from "#lib/web/session";
 import { renderErrorPage, renderSignedOutPage } from "../../lib/web/pages/messages";
@@ -18,7 +19,13 @@ import { renderSettingsPage } from "../../lib/web/pages/settings";
 import type { HttpFn } from "./http";
 import type { HttpRequest } from "./http-event";
 import { page, redirect } from "./web-replies";
-import { NOTICES, type NoticeCode, SETTINGS_FORMS, type SignedIn } from "./web-settings-forms";
+import {
+  NOTICES,
+  type NoticeCode,
+  refusedFormOf,
+  SETTINGS_FORMS,
+  type SignedIn,
+} from "./web-settings-forms";
 
 /**
  * The signed-in person, or the redirect to `/install`: no cookie, a forged or expired one, one
@@ -78,28 +85,41 @@ async function connectedCalendars(
 export const settingsPage: HttpFn = async (req, app) => {
   const who = await signedIn(req, app);
   if (who === undefined) return toInstall();
-  const { view, session, door } = who;
-  const now = app.clock.now();
   const code = req.query.notice as NoticeCode | undefined;
   const notice: Notice | undefined =
     code !== undefined && Object.hasOwn(NOTICES, code) ? NOTICES[code] : undefined;
-  const html = renderSettingsPage({
+  return page(200, await settingsHtml(app, who, { ...(notice !== undefined ? { notice } : {}) }));
+};
+
+/** The settings page of the signed-in person, with a notice or a refused form to show again. */
+async function settingsHtml(
+  app: App,
+  who: SignedIn,
+  shown: { notice?: Notice; refused?: RefusedForm },
+): Promise<string> {
+  const { view, session, door } = who;
+  const now = app.clock.now();
+  return renderSettingsPage({
     csrfToken: door.csrf.tokenFor(session),
     now,
-    user: { id: view.key.user, team: view.key.team, tz: view.tz },
+    user: {
+      id: view.key.user,
+      team: view.key.team,
+      tz: view.tz,
+      ...(view.rules.locale !== undefined ? { locale: view.rules.locale } : {}),
+    },
     connection: view.connection,
     ...(await connectedCalendars(app, who)),
     today: todayView(view.timeline, now, view.tz),
     rules: rulesView(view.rules),
     paused: view.paused,
     ooo: view.ooo.map((e) => ({ id: e.id, start: e.start, end: e.end, message: e.text })),
-    ...(notice !== undefined ? { notice } : {}),
+    ...shown,
     ...(app.notify !== undefined
       ? { home: { dmsOff: view.dmsOff, noBot: !(await app.notify.hasBot(view.key.team)) } }
       : {}),
   });
-  return page(200, html);
-};
+}
 
 /**
  * POST /settings/…: one of the page's forms. It must come from our own page (no browser header
@@ -151,7 +171,13 @@ export const settingsAction: HttpFn = async (req, app) => {
     return redirect(303, `${PATHS.settings}?notice=${outcome}`);
   } catch (error: unknown) {
     if (!(error instanceof InvalidInputError)) throw error;
-    return redirect(303, `${PATHS.settings}?notice=${action.refused}`);
+    if (action.fieldOf === undefined) {
+      return redirect(303, `${PATHS.settings}?notice=${action.refused}`);
+    }
+    // Answered here, not redirected: what was typed stays, each refused field marked.
+    const { refused, unplaced } = refusedFormOf(path, form, error, action.fieldOf);
+    const notice = { ...NOTICES[action.refused], details: unplaced };
+    return page(422, await settingsHtml(app, who, { notice, refused }));
   }
 };
 

@@ -129,7 +129,8 @@ export interface UserView {
   mode: UserMode;
   adminTokenUser?: string;
   emails: string[];
-  sources: Array<{ id: string; kind: SourceKind; syncedAt?: number }>;
+  /** `name`: the calendar's display name, once a read found one. */
+  sources: Array<{ id: string; kind: SourceKind; syncedAt?: number; name?: string }>;
   rules: UserRules;
   needsReauth?: { code: string; at: number; deleteAt?: number };
 }
@@ -143,7 +144,7 @@ export interface StatusView {
   needsReauth?: { code: string; at: number; deleteAt?: number };
   pending?: StatusState["pending"];
   /** The user's calendars, each address redacted (scheme, host, a hint): never whole. */
-  calendars: Array<{ id: string; kind: SourceKind; address: string }>;
+  calendars: Array<{ id: string; kind: SourceKind; address: string; name?: string }>;
 }
 
 export interface ChannelView {
@@ -198,6 +199,8 @@ export interface SourceSyncInput {
   lastModified?: string;
   hash?: string;
   cursor?: string;
+  /** The calendar's display name, when the read found one. */
+  name?: string;
 }
 
 export interface StatusUseCases {

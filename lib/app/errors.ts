@@ -10,15 +10,26 @@ export class AppError extends Error {
   }
 }
 
-/** Input that breaks a rule; `pointer` is the JSON pointer of the offending field. */
+/** One broken rule of an input: the JSON pointer of the field, and why. */
+export interface InputProblem {
+  pointer: string;
+  message: string;
+}
+
+/**
+ * Input that breaks a rule; `pointer` is the JSON pointer of the offending field (the first,
+ * when several are), `problems` every broken rule, so a form can mark each field.
+ */
 export class InvalidInputError extends AppError {
   override name = "InvalidInputError";
+  readonly problems: readonly InputProblem[];
   constructor(
     message: string,
     readonly pointer: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; problems?: readonly InputProblem[] },
   ) {
     super(message, "invalid_input", options);
+    this.problems = options?.problems ?? [{ pointer, message }];
   }
 }
 

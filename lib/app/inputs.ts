@@ -77,13 +77,14 @@ export const upsertUserSchemaFor = (policy: SourceAddressPolicy) =>
 
 export const pointerOf = (path: PropertyKey[]): string => `/${path.map(String).join("/")}`;
 
-/** Parses `input`, or throws InvalidInputError naming the first bad field. */
+/** Parses `input`, or throws InvalidInputError naming the first bad field (and every one). */
 export function parseInput<T>(schema: z.ZodType<T>, input: unknown, prefix = ""): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new InvalidInputError(
-    issue?.message ?? "invalid input",
-    `${prefix}${pointerOf(issue?.path ?? [])}`,
-  );
+  const problems = parsed.error.issues.map((issue) => ({
+    pointer: `${prefix}${pointerOf(issue.path)}`,
+    message: issue.message,
+  }));
+  const first = problems[0] ?? { pointer: `${prefix}${pointerOf([])}`, message: "invalid input" };
+  throw new InvalidInputError(first.message, first.pointer, { problems });
 }

@@ -1,6 +1,7 @@
 import type ICAL from "ical.js";
 import type { Occurrence } from "#lib/core/types";
 import { type Context, textOf, textValueOf } from "./event-time";
+import { guestCount, hasVideoLink } from "./participants";
 
 export const normaliseEmail = (value: string): string =>
   value
@@ -45,7 +46,9 @@ export function occurrenceOf(
     allDay,
     summary: text("summary") ?? "",
     attendeeCount: attendees.length,
+    guests: guestsOf(comp, attendees, ctx.emails),
   };
+  if (ONLINE_PROPERTIES.some((name) => hasVideoLink(text(name)))) occurrence.online = true;
   if (recurrenceId !== undefined) occurrence.recurrenceId = recurrenceId;
   const fields: Array<[keyof Occurrence, string]> = [
     ["status", "status"],
@@ -61,4 +64,35 @@ export function occurrenceOf(
   const location = text("location");
   if (location) occurrence.location = location;
   return occurrence;
+}
+
+/** Where an ICS event may carry its video-call address. */
+const ONLINE_PROPERTIES = [
+  "url",
+  "location",
+  "description",
+  "x-google-conference",
+  "x-microsoft-skypeteamsmeetingurl",
+];
+
+/** A participant's address: its value (mailto:…) or its EMAIL parameter. */
+function addressOf(p: ICAL.Property): string | undefined {
+  const value = textValueOf(p);
+  const email = p.getParameter("email");
+  const param = Array.isArray(email) ? email[0] : email;
+  const address = typeof param === "string" && param.trim() !== "" ? param : value;
+  return address === undefined ? undefined : normaliseEmail(address);
+}
+
+/** The people besides the user: attendees (rooms and resources left out) and the organizer. */
+function guestsOf(comp: ICAL.Component, attendees: ICAL.Property[], own: ReadonlySet<string>) {
+  const people = attendees.filter((a) => {
+    const cutype = upper(a.getParameter("cutype"));
+    return cutype !== "ROOM" && cutype !== "RESOURCE";
+  });
+  const organizer = comp.getFirstProperty("organizer");
+  const addresses = [...people, ...(organizer ? [organizer] : [])]
+    .map(addressOf)
+    .filter((a): a is string => a !== undefined);
+  return guestCount(addresses, own, true);
 }

@@ -31,6 +31,13 @@ const CALENDAR_WINDOW = {
   },
 } as const;
 
+/** Which deployment a deploy command acts on, and the app manifest it holds the app to. */
+const STAGE_OPTIONS = {
+  stage: { type: "string" },
+  region: { type: "string" },
+  manifest: { type: "string" },
+} as const;
+
 /**
  * The CLI's commands (lib/cli/main.ts loads each), by the words that name them. A new command
  * adds its entry here and its loader in main.ts; the type there requires both.
@@ -110,6 +117,40 @@ export const CLI_SPECS = {
       // A DynamoDB endpoint other than AWS's (a local copy of the table).
       endpoint: { type: "string" },
       "dry-run": { type: "boolean" },
+    },
+  },
+  deploy: {
+    usage:
+      "--stage S --region R [--service-url URL] [--plan] [--app-id A] [--domain D --certificate-arn ARN] [--rotate NAME]... [--manifest FILE] [--allow-downgrade]",
+    summary:
+      "Creates or updates the app at the service, writes the stage's parameters, deploys the stack, runs this release's upgrades, points the app at it, prints the install link and runs doctor.",
+    notes: `The app configuration token comes from ${CONFIG_TOKEN_ENV}. --plan prints every step and call, and makes none. --service-url is needed on the first deploy (the service's web API base). --app-id adopts an app made by hand (its credentials from STATUSPILOT_CLIENT_ID, STATUSPILOT_CLIENT_SECRET, STATUSPILOT_SIGNING_SECRET). --rotate web-key makes a new key; --rotate signing-secret|oauth-client-id|oauth-client-secret stores the value of the variable above. See infra/DEPLOY.md.`,
+    options: {
+      ...STAGE_OPTIONS,
+      "service-url": { type: "string" },
+      "app-id": { type: "string" },
+      domain: { type: "string" },
+      "certificate-arn": { type: "string" },
+      rotate: { type: "string", multiple: true },
+      plan: { type: "boolean" },
+      "allow-downgrade": { type: "boolean" },
+    },
+  },
+  doctor: {
+    usage: "--stage S --region R [--manifest FILE]",
+    summary:
+      "Checks a deployment end to end, one line per check, and says what to do when one fails.",
+    notes: `The parameters, the stack, the app's manifest (with ${CONFIG_TOKEN_ENV}), the events route (a signed url_verification), /install, the alarms, the dead-letter queues and the KMS key. Exit 0 when every check passed, 1 otherwise.`,
+    options: STAGE_OPTIONS,
+  },
+  destroy: {
+    usage: "--stage S --region R [--delete-data]",
+    summary:
+      "Removes the stage's stack; the table and the token key are kept unless --delete-data, which asks for the stage's name to be typed back.",
+    options: {
+      stage: { type: "string" },
+      region: { type: "string" },
+      "delete-data": { type: "boolean" },
     },
   },
 } as const satisfies Record<string, CommandSpec>;

@@ -17,6 +17,9 @@ const loaders: Record<CliCommandName, () => Promise<Command>> = {
   status: async () => (await import("./status")).run,
   metrics: async () => (await import("./metrics")).run,
   "migrate-seals": async () => (await import("./migrate-seals")).run,
+  deploy: async () => (await import("./deploy/commands")).runDeploy,
+  doctor: async () => (await import("./deploy/commands")).runDoctor,
+  destroy: async () => (await import("./deploy/commands")).runDestroy,
 };
 
 /** The CLI's own commands, by the words that name them. */

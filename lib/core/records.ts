@@ -43,6 +43,11 @@ export interface SourceRecord {
   lastModified?: string;
   hash?: string;
   syncedAt?: number;
+  /**
+   * The calendar's display name as last read (an ICS feed's X-WR-CALNAME, else its host and file
+   * name; a connected calendar's title and account). Absent until a read that found one.
+   */
+  name?: string;
   // --- Sources connected through a provider's API (issue 14) ---
   /** The connected account's OAuth refresh token, sealed. */
   refreshTokenSealed?: string;

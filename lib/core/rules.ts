@@ -1,8 +1,7 @@
-import * as z from "zod";
+import type { CustomStatus, UserRules } from "./rules-schema";
 import {
   defaultStatusKinds,
   rankKinds,
-  STATUS_KINDS,
   type StatusKind,
   type StatusKindEntry,
   type StatusKindTable,
@@ -10,131 +9,94 @@ import {
 import { truncateText } from "./text";
 import type { Occurrence } from "./types";
 
-/** What one kind of status shows, and the title keywords that select it. */
-export interface KindRule {
+export * from "./rules-schema";
+export { outOfOfficeText } from "./until-text";
+
+/** What an occurrence shows, and the rule that chose it ("Lunch: keyword lunch", "meeting"). */
+export interface Match<K extends string = StatusKind> {
+  kind: K | "custom";
   text: string;
   emoji: string;
-  keywords: string[];
+  priority: number;
+  dnd: boolean;
+  /** The custom status's name. */
+  name?: string;
+  rule: string;
 }
 
-/** One member per status kind (see status-kinds.ts), then the settings shared by all kinds. */
-export type UserRules<K extends string = StatusKind> = { [Kind in K]: KindRule } & {
-  /** Tentative events (the user's PARTSTAT or the event's STATUS) do not set a status. */
-  skipTentative: boolean;
-  /** Show event titles instead of the rule's text (never for PRIVATE/CONFIDENTIAL events). */
-  showTitles: boolean;
-  /** Gaps up to this many minutes between equal statuses are bridged into one block. */
-  bridgeGapMinutes: number;
-  /** BCP 47 locale for the "until" date; the default reads "Fri, 27 Nov". */
-  locale?: string;
-};
-
-const defaultKindRule = (entry: StatusKindEntry): KindRule => ({
-  text: entry.defaults.text,
-  emoji: entry.defaults.emoji,
-  keywords: [...entry.match.keywords],
-});
-
-/** The rules a user has without saying otherwise, for a table of kinds. */
-export function defaultRulesFor<K extends string>(table: StatusKindTable<K>): UserRules<K> {
-  const kinds = Object.fromEntries(table.map((e) => [e.kind, defaultKindRule(e)]));
-  return Object.freeze({
-    ...kinds,
-    skipTentative: true,
-    showTitles: false,
-    bridgeGapMinutes: 0,
-  }) as UserRules<K>;
+/** Why an occurrence sets no status; `calendar` names the source a calendar skip is about. */
+export interface Skip {
+  skip: string;
+  calendar?: string;
 }
 
-export const DEFAULT_RULES: UserRules = defaultRulesFor(STATUS_KINDS);
-
-// Text and emoji are never empty: the service refuses a status with one of them empty (it reads
-// as a half-made clear), so such a rule would fail on every transition.
-const kindRuleInput = z
-  .object({
-    text: z
-      .string()
-      .trim()
-      .min(1, "text must not be empty; a status needs both text and emoji")
-      .max(100),
-    emoji: z.string().regex(/^:[a-z0-9_+'-]+:$/, "emoji must be in colon form, e.g. :palm_tree:"),
-    keywords: z.array(z.string().trim().min(1)).max(50),
-  })
-  .partial()
-  .strict();
-
-const isLocale = (value: string): boolean => {
-  try {
-    return Intl.getCanonicalLocales(value).length === 1;
-  } catch {
-    return false;
-  }
-};
-
-type KindRuleInput = z.infer<typeof kindRuleInput>;
-
-/**
- * Parses partial user rules (config files, the admin API) for a table of kinds and merges them
- * over that table's defaults. Absent rules (undefined or null) mean "all defaults".
- */
-export function userRulesSchemaFor<K extends string>(table: StatusKindTable<K>) {
-  const defaults = defaultRulesFor(table);
-  const kindMembers = Object.fromEntries(table.map((e) => [e.kind, kindRuleInput.optional()]));
-  return z.preprocess(
-    (value) => value ?? {},
-    z
-      .object({
-        ...kindMembers,
-        skipTentative: z.boolean().optional(),
-        showTitles: z.boolean().optional(),
-        bridgeGapMinutes: z
-          .number()
-          .int()
-          .min(0)
-          .max(24 * 60)
-          .optional(),
-        locale: z.string().refine(isLocale, "locale must be a BCP 47 tag, e.g. en-GB").optional(),
-      })
-      .strict()
-      .transform((input): UserRules<K> => {
-        const given = input as Record<string, KindRuleInput | undefined>;
-        const kinds = Object.fromEntries(
-          table.map((e) => [e.kind, { ...defaults[e.kind], ...given[e.kind] }]),
-        );
-        return {
-          ...kinds,
-          skipTentative: input.skipTentative ?? defaults.skipTentative,
-          showTitles: input.showTitles ?? defaults.showTitles,
-          bridgeGapMinutes: input.bridgeGapMinutes ?? defaults.bridgeGapMinutes,
-          ...(input.locale ? { locale: input.locale } : {}),
-        } as UserRules<K>;
-      }),
-  );
-}
-
-/** The user rules of the kinds Statuspilot knows. */
-export const userRulesSchema = userRulesSchemaFor(STATUS_KINDS);
-
-export type Classification<K extends string = StatusKind> =
-  | { kind: K; text: string; emoji: string }
-  | { skip: string };
+export type Classification<K extends string = StatusKind> = Match<K> | Skip;
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Whole-word, case-insensitive match, so "ooo" matches "OOO - dentist" but not "foooo". */
-export function matchesKeyword(title: string, keywords: string[]): boolean {
-  return keywords.some((k) =>
+/** The first of `keywords` that is a whole word (or words) of `title`, in any case. */
+export function matchedKeyword(title: string, keywords: readonly string[]): string | undefined {
+  return keywords.find((k) =>
     new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(k.trim())}($|[^\\p{L}\\p{N}])`, "iu").test(title),
   );
 }
 
-const PRIVATE_CLASSES = new Set(["PRIVATE", "CONFIDENTIAL"]);
+/** Whole-word, case-insensitive match, so "ooo" matches "OOO - dentist" but not "foooo". */
+export function matchesKeyword(title: string, keywords: string[]): boolean {
+  return matchedKeyword(title, keywords) !== undefined;
+}
+
+/** People in the occurrence besides the user (occurrences made before it was counted: estimated). */
+export const guestsOf = (o: Occurrence): number => o.guests ?? Math.max(0, o.attendeeCount - 1);
 
 /**
- * Decides the status kind of one occurrence, or why it sets none. Kinds are tried highest
- * priority first (ooo > focus > meeting): a native busy status or a title keyword selects a kind,
- * and the fallback kind takes the rest. An all-day event only counts for kinds that show all-day
- * events. The default table is the one Statuspilot knows; a test may pass an extended one.
+ * Why `o` matches the custom status, or undefined when it does not: every condition given holds
+ * (an empty list sets none). An all-day event matches only by a keyword: a status without
+ * keywords would otherwise turn every all-day event of its calendars into a day-long status.
+ */
+function customReason(c: CustomStatus, o: Occurrence): string | undefined {
+  const why: string[] = [];
+  if (c.keywords.length > 0) {
+    const keyword = matchedKeyword(o.summary, c.keywords);
+    if (keyword === undefined) return undefined;
+    why.push(`keyword ${keyword.trim()}`);
+  } else if (o.allDay) {
+    return undefined;
+  }
+  if (c.calendars.length > 0) {
+    if (o.sourceId === undefined || !c.calendars.includes(o.sourceId)) return undefined;
+    why.push(`calendar ${o.sourceId}`);
+  }
+  if (c.online !== undefined) {
+    if ((o.online === true) !== c.online) return undefined;
+    why.push(c.online ? "video call" : "no video call");
+  }
+  return why.length > 0 ? why.join(", ") : "every event";
+}
+
+const PRIVATE_CLASSES = new Set(["PRIVATE", "CONFIDENTIAL"]);
+
+interface Candidate<K extends string> {
+  kind: K | "custom";
+  priority: number;
+  text: string;
+  emoji: string;
+  dnd: boolean;
+  name?: string;
+  rule: string;
+}
+
+/**
+ * Decides what one occurrence shows, or why it shows nothing.
+ * - Skipped first: a calendar in `skipCalendars`, a cancelled or declined event, a tentative
+ *   one (with `skipTentative`), one shown as free (unless a native busy status names a kind).
+ * - Then every kind it matches competes, and the highest priority wins: a built-in kind by its
+ *   native busy status or a title keyword, a custom status by all its conditions. On equal
+ *   numbers the person's own status wins, the first listed. Only when nothing matches is it the
+ *   fallback kind (a meeting). An all-day event counts only for kinds that show all-day events.
+ * - With `skipNoGuests`, a meeting with nobody else in it shows nothing; an event another
+ *   kind or a custom status chose (focus time, lunch) still shows.
+ * The default table is the one Statuspilot knows; a test may pass an extended one.
  */
 export function classify<K extends string = StatusKind>(
   o: Occurrence,
@@ -142,6 +104,10 @@ export function classify<K extends string = StatusKind>(
   table: StatusKindTable<K> = defaultStatusKinds<K>(),
 ): Classification<K> {
   const { entries } = rankKinds(table);
+  const skipCalendars = rules.skipCalendars ?? [];
+  if (o.sourceId !== undefined && skipCalendars.includes(o.sourceId)) {
+    return { skip: `calendar ${o.sourceId}`, calendar: o.sourceId };
+  }
   const status = o.status?.toUpperCase();
   const partstat = o.partstat?.toUpperCase();
   if (status === "CANCELLED") return { skip: "cancelled" };
@@ -158,117 +124,54 @@ export function classify<K extends string = StatusKind>(
   if (busyStatus === "FREE" && nativeKind === undefined) {
     return { skip: "shown as free" };
   }
-  const entry = entries.find(
-    (e) =>
-      (!o.allDay || e.match.allDay) &&
-      (e === nativeKind ||
-        e.match.fallback === true ||
-        matchesKeyword(o.summary, rules[e.kind].keywords)),
-  );
-  if (entry === undefined) {
+
+  let best: Candidate<K> | undefined;
+  const consider = (c: Candidate<K>) => {
+    if (best === undefined || c.priority > best.priority) best = c;
+  };
+  for (const c of rules.custom ?? []) {
+    const reason = customReason(c, o);
+    if (reason === undefined) continue;
+    const { name, text, emoji, priority, dnd } = c;
+    consider({ kind: "custom", name, text, emoji, priority, dnd, rule: `${name}: ${reason}` });
+  }
+  const builtIn = (e: StatusKindEntry<K>, rule: string): Candidate<K> => {
+    const { text, emoji, dnd } = rules[e.kind];
+    return { kind: e.kind, priority: e.priority, text, emoji, dnd: dnd === true, rule };
+  };
+  for (const e of entries) {
+    if (o.allDay && !e.match.allDay) continue;
+    if (e === nativeKind) {
+      consider(builtIn(e, `${e.label}: marked so in the calendar`));
+      continue;
+    }
+    const keyword = matchedKeyword(o.summary, rules[e.kind].keywords);
+    if (keyword !== undefined) consider(builtIn(e, `${e.label}: keyword ${keyword.trim()}`));
+  }
+  const fallback = entries.find((e) => e.match.fallback === true);
+  if (best === undefined && fallback !== undefined && (!o.allDay || fallback.match.allDay)) {
+    best = builtIn(fallback, fallback.label);
+  }
+  const chosen: Candidate<K> | undefined = best;
+  if (chosen === undefined) {
     const shown = entries.filter((e) => e.match.allDay).map((e) => e.label);
     return { skip: `all-day event that is not ${shown.join(" or ")}` };
   }
-  const rule = rules[entry.kind];
+  if (rules.skipNoGuests && chosen.kind === fallback?.kind && guestsOf(o) === 0) {
+    return { skip: "no guests" };
+  }
   const mayShowTitle =
     rules.showTitles &&
     o.summary.trim() !== "" &&
     !PRIVATE_CLASSES.has(o.class?.toUpperCase() ?? "");
-  const text = truncateText(mayShowTitle ? o.summary.trim() : rule.text);
-  return { kind: entry.kind, text, emoji: rule.emoji };
-}
-
-/** The wall-clock parts of an instant in a zone (falls back to UTC for an unknown zone). */
-function wallClock(
-  ms: number,
-  tz: string,
-): { date: string; hour: number; minute: number; second: number } {
-  let parts: Intl.DateTimeFormatPart[];
-  const options: Intl.DateTimeFormatOptions = {
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    hourCycle: "h23",
-  };
-  try {
-    parts = new Intl.DateTimeFormat("en-GB", { ...options, timeZone: tz }).formatToParts(ms);
-  } catch {
-    parts = new Intl.DateTimeFormat("en-GB", { ...options, timeZone: "UTC" }).formatToParts(ms);
-  }
-  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value;
+  const text = truncateText(mayShowTitle ? o.summary.trim() : chosen.text);
   return {
-    date: `${get("year")}-${get("month")}-${get("day")}`,
-    hour: Number(get("hour")),
-    minute: Number(get("minute")),
-    second: Number(get("second")),
+    kind: chosen.kind,
+    text,
+    emoji: chosen.emoji,
+    priority: chosen.priority,
+    dnd: chosen.dnd,
+    ...(chosen.name !== undefined ? { name: chosen.name } : {}),
+    rule: chosen.rule,
   };
-}
-
-const validZone = (tz: string): string => {
-  try {
-    new Intl.DateTimeFormat("en-GB", { timeZone: tz });
-    return tz;
-  } catch {
-    return "UTC";
-  }
-};
-
-/**
- * The "until" of an out-of-office, in the user's zone and locale. The end is exclusive.
- * - Ends at local midnight (a whole-day absence): the last day out, so a leave ending Saturday
- *   00:00 reads "Out of office until Fri, 27 Nov". This is the common convention of calendar
- *   auto-replies ("back on Monday" is the other one; we name the last day away).
- * - Ends at any other time on the day it is shown (`now`, in the user's zone): the time only,
- *   "Out of office until 15:30".
- * - Otherwise the day and time: "Out of office until Mon, 10 Mar 15:30".
- * Without `now` the same-day form is never chosen (backward compatible callers).
- */
-export function outOfOfficeText(
-  base: string,
-  endMs: number,
-  tz: string,
-  locale?: string,
-  now?: number,
-): string {
-  const zone = validZone(tz);
-  const end = wallClock(endMs, zone);
-  if (end.hour === 0 && end.minute === 0 && end.second === 0) {
-    return truncateText(`${base} until ${formatDate(endMs - 1, zone, locale)}`);
-  }
-  const time = formatTime(endMs, zone, locale);
-  if (now !== undefined && wallClock(now, zone).date === end.date) {
-    return truncateText(`${base} until ${time}`);
-  }
-  return truncateText(`${base} until ${formatDate(endMs, zone, locale)} ${time}`);
-}
-
-function formatTime(ms: number, tz: string, locale?: string): string {
-  return new Intl.DateTimeFormat(locale ?? "en-GB", {
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZone: tz,
-    ...(locale ? {} : { hourCycle: "h23" as const }),
-  }).format(ms);
-}
-
-function formatDate(ms: number, tz: string, locale?: string): string {
-  if (locale) {
-    return new Intl.DateTimeFormat(locale, {
-      weekday: "short",
-      day: "numeric",
-      month: "short",
-      timeZone: tz,
-    }).format(ms);
-  }
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    timeZone: tz,
-  }).formatToParts(ms);
-  const get = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value;
-  return `${get("weekday")}, ${get("day")} ${get("month")}`;
 }

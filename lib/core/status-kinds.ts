@@ -7,7 +7,9 @@
  * - `kind`: the name, stored in timelines and used as the key of the kind's member in the rules.
  * - `label`: how a skip reason names the kind ("all-day event that is not out of office").
  * - `priority`: which kind shows when blocks overlap, and which kind an occurrence is when it
- *   matches several. Higher wins; every kind has its own number.
+ *   matches several. Higher wins; every kind has its own number. A person's own statuses
+ *   (`custom` in the rules) rank on the same scale with numbers from 1 to 99, and the stretch
+ *   outside working hours at 5, so the built-in kinds are spaced out: 30, 20, 10.
  * - `defaults`: the text and emoji shown when the user's rules do not name others.
  * - `match`: how an occurrence is recognised as this kind. `keywords` are the default title
  *   keywords (whole words, any case; the user's rules may replace them). `busyStatuses` are
@@ -19,6 +21,8 @@
  *
  * A new kind is one entry here, placed by its priority. Its rules member, schema, defaults and
  * rank follow; a consumer that treats one kind specially (the out-of-office queue reason) names it.
+ * Stored blocks of these kinds carry no priority: their rank is read from this table, so the
+ * numbers must not change once blocks are stored (a block of another kind carries its own).
  */
 
 /** How an occurrence is recognised as one kind. */
@@ -43,7 +47,7 @@ export const STATUS_KINDS = [
   {
     kind: "ooo",
     label: "out of office",
-    priority: 3,
+    priority: 30,
     defaults: { text: "Out of office", emoji: ":palm_tree:" },
     match: {
       keywords: ["out of office", "ooo", "vacation", "pto", "annual leave", "on leave"],
@@ -55,7 +59,7 @@ export const STATUS_KINDS = [
   {
     kind: "focus",
     label: "focus time",
-    priority: 2,
+    priority: 20,
     defaults: { text: "Focus time", emoji: ":headphones:" },
     match: {
       keywords: ["focus", "focus time", "deep work", "no meetings"],
@@ -67,7 +71,7 @@ export const STATUS_KINDS = [
   {
     kind: "meeting",
     label: "meeting",
-    priority: 1,
+    priority: 10,
     defaults: { text: "In a meeting", emoji: ":spiral_calendar_pad:" },
     match: { keywords: [], allDay: false, fallback: true },
   },

@@ -6,29 +6,33 @@ import {
   type StatusKind,
   type StatusKindTable,
 } from "./status-kinds";
-import type { Block, Occurrence } from "./types";
+import type { Block, BlockKind, Occurrence } from "./types";
 
 /** A stretch of time that wants a status. A Block is a Segment too (it has extra fields). */
 export interface Segment<K extends string = StatusKind> {
   start: number;
   end: number;
-  kind: K;
+  kind: BlockKind<K>;
   text: string;
   emoji: string;
+  /** Its rank; without one, its kind's number in the table (see Block). */
+  priority?: number;
+  dnd?: boolean;
+  name?: string;
 }
 
 // A kind missing from the table (a timeline stored by another version) ranks below all.
-const rankOf = <K extends string>(priority: ReadonlyMap<K, number>, kind: K): number =>
-  priority.get(kind) ?? Number.NEGATIVE_INFINITY;
+const rankOf = <K extends string>(priority: ReadonlyMap<string, number>, s: Segment<K>): number =>
+  s.priority ?? priority.get(s.kind) ?? Number.NEGATIVE_INFINITY;
 
 /** Higher priority first; among equals the earlier start, then text, so results are stable. */
 const outranks = <K extends string>(
-  priority: ReadonlyMap<K, number>,
+  priority: ReadonlyMap<string, number>,
   a: Segment<K>,
   b: Segment<K>,
 ): boolean => {
-  const pa = rankOf(priority, a.kind);
-  const pb = rankOf(priority, b.kind);
+  const pa = rankOf(priority, a);
+  const pb = rankOf(priority, b);
   return pa !== pb
     ? pa > pb
     : a.start !== b.start
@@ -36,25 +40,41 @@ const outranks = <K extends string>(
       : `${a.text}\u0000${a.emoji}` < `${b.text}\u0000${b.emoji}`;
 };
 
+/** What ranks and names a piece: the winner's, carried into the block. */
+const rankFields = <K extends string>(s: Segment<K>) => ({
+  kind: s.kind,
+  ...(s.priority !== undefined ? { priority: s.priority } : {}),
+  ...(s.name !== undefined ? { name: s.name } : {}),
+});
+
 const toBlock = <K extends string>(s: Segment<K>, start: number, end: number): Block<K> => ({
   start,
   end,
-  kind: s.kind,
+  ...rankFields(s),
   text: s.text,
   emoji: s.emoji,
+  ...(s.dnd === true ? { dnd: true } : {}),
   expiration: toEpochSeconds(end),
 });
 
+/** One call shows both: the same text, emoji and Do Not Disturb. */
+const sameStatus = (a: Segment<string>, b: Segment<string>): boolean =>
+  a.text === b.text && a.emoji === b.emoji && (a.dnd === true) === (b.dnd === true);
+
 /**
- * Resolves overlaps by the kinds' priority (ooo > focus > meeting), then merges touching or
- * overlapping pieces with the same text and emoji into one block, so back-to-back meetings cost
- * one set. Gaps of up to `bridgeGapMinutes` between equal pieces are bridged.
+ * Resolves overlaps by priority (the block's own, else its kind's: ooo > focus > meeting), then
+ * merges touching or overlapping pieces with the same status (text, emoji, Do Not Disturb) into
+ * one block, so back-to-back meetings cost one set. Gaps of up to `bridgeGapMinutes` between
+ * equal pieces are bridged. `keepRanks` merges only pieces of one priority and kind: a source's
+ * stored blocks are ranked again against other sources', so none may carry a rank over time it
+ * did not win at that rank (and a kind's "until" text stays on that kind's time).
  */
 export function resolveSegments<K extends string = StatusKind>(
   segments: Segment<K>[],
-  opts: { bridgeGapMinutes?: number; kinds?: StatusKindTable<K> } = {},
+  opts: { bridgeGapMinutes?: number; kinds?: StatusKindTable<K>; keepRanks?: boolean } = {},
 ): Block<K>[] {
   const { priority } = rankKinds(opts.kinds ?? defaultStatusKinds<K>());
+  const ranks = priority as ReadonlyMap<string, number>;
   const live = segments.filter((s) => Number.isFinite(s.start) && s.end > s.start);
   const bounds = [...new Set(live.flatMap((s) => [s.start, s.end]))].sort((a, b) => a - b);
   const byStart = [...live].sort((a, b) => a.start - b.start);
@@ -70,7 +90,7 @@ export function resolveSegments<K extends string = StatusKind>(
     }
     active = active.filter((s) => s.end > lo);
     let winner: Segment<K> | undefined;
-    for (const s of active) if (!winner || outranks(priority, s, winner)) winner = s;
+    for (const s of active) if (!winner || outranks(ranks, s, winner)) winner = s;
     if (winner) pieces.push(toBlock(winner, lo, hi));
   }
 
@@ -80,13 +100,18 @@ export function resolveSegments<K extends string = StatusKind>(
     const last = blocks[blocks.length - 1];
     if (
       last &&
-      last.text === piece.text &&
-      last.emoji === piece.emoji &&
-      piece.start - last.end <= gapMs
+      sameStatus(last, piece) &&
+      piece.start - last.end <= gapMs &&
+      (opts.keepRanks !== true ||
+        (rankOf(ranks, last) === rankOf(ranks, piece) && last.kind === piece.kind))
     ) {
       last.end = Math.max(last.end, piece.end);
       last.expiration = toEpochSeconds(last.end);
-      if (rankOf(priority, piece.kind) > rankOf(priority, last.kind)) last.kind = piece.kind;
+      if (rankOf(ranks, piece) > rankOf(ranks, last)) {
+        delete last.priority;
+        delete last.name;
+        Object.assign(last, rankFields(piece));
+      }
     } else {
       blocks.push({ ...piece });
     }
@@ -97,28 +122,38 @@ export function resolveSegments<K extends string = StatusKind>(
 /**
  * The desired timeline for the occurrences that overlap [from, to): classify, resolve, merge,
  * then write "until <last day>" into the blocks of kinds that show it (out-of-office), in the
- * user's zone.
+ * user's zone. Blocks of the table's kinds rank by the table; the others carry their priority.
  */
 export function buildTimeline<K extends string = StatusKind>(
   occurrences: Occurrence[],
   opts: { rules: UserRules<K>; tz: string; from: number; to: number; kinds?: StatusKindTable<K> },
 ): Block<K>[] {
   const kinds = opts.kinds ?? defaultStatusKinds<K>();
-  const showsUntil = new Set(
-    rankKinds(kinds)
-      .entries.filter((e) => e.showsUntil === true)
-      .map((e) => e.kind),
+  const { entries, priority } = rankKinds(kinds);
+  const showsUntil = new Set<string>(
+    entries.filter((e) => e.showsUntil === true).map((e) => e.kind),
   );
   const segments: Segment<K>[] = [];
   for (const o of occurrences) {
     if (!(o.start < opts.to && o.end > opts.from)) continue;
     const c = classify(o, opts.rules, kinds);
     if ("skip" in c) continue;
-    segments.push({ start: o.start, end: o.end, ...c });
+    const ranked = (priority as ReadonlyMap<string, number>).get(c.kind) === c.priority;
+    segments.push({
+      start: o.start,
+      end: o.end,
+      kind: c.kind,
+      text: c.text,
+      emoji: c.emoji,
+      ...(ranked ? {} : { priority: c.priority }),
+      ...(c.dnd ? { dnd: true } : {}),
+      ...(c.name !== undefined ? { name: c.name } : {}),
+    });
   }
   const blocks = resolveSegments(segments, {
     bridgeGapMinutes: opts.rules.bridgeGapMinutes,
     kinds,
+    keepRanks: true,
   });
   return blocks.map((b) =>
     showsUntil.has(b.kind)

@@ -35,14 +35,32 @@ export const effectiveStatus = (status: StatusValue, now: number): StatusValue =
 /** The kinds come from one table (status-kinds.ts); this is their name union. */
 export type { StatusKind } from "./status-kinds";
 
-/** One stretch of time with one status. `expiration` equals `end` in epoch seconds. */
+/**
+ * The kinds a block has besides the table's (status-kinds.ts): one of the person's own statuses
+ * (`custom` in their rules, the status's name in `name`), and the stretch outside their working
+ * hours (`offHours`).
+ */
+export type RuleKind = "custom" | "offHours";
+
+/** What a block is: a kind of the table, or one the person's rules make. */
+export type BlockKind<K extends string = StatusKind> = K | RuleKind;
+
+/**
+ * One stretch of time with one status. `expiration` equals `end` in epoch seconds.
+ * `priority` ranks it among overlapping blocks (higher shows); a block of a table kind carries
+ * none, and ranks by the table (so do blocks stored before priorities were stored). `dnd`: the
+ * person is in Do Not Disturb while it shows. `name`: the custom status it shows.
+ */
 export interface Block<K extends string = StatusKind> {
   start: number;
   end: number;
   text: string;
   emoji: string;
-  kind: K;
+  kind: BlockKind<K>;
   expiration: number;
+  priority?: number;
+  dnd?: boolean;
+  name?: string;
 }
 
 /** One expanded calendar occurrence; produced by lib/calendar, consumed by lib/core rules. */
@@ -60,6 +78,15 @@ export interface Occurrence {
   class?: string;
   partstat?: string;
   attendeeCount: number;
+  /**
+   * How many people besides the user take part (attendees and organizer, rooms and resources
+   * left out). Absent on occurrences made before it was counted: then `attendeeCount - 1`.
+   */
+  guests?: number;
+  /** The event has a video-call link (Meet, Zoom, Teams, Webex, Whereby). */
+  online?: boolean;
+  /** The calendar source it was read from; the sync stamps it (providers do not know ids). */
+  sourceId?: string;
   location?: string;
 }
 

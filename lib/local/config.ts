@@ -1,8 +1,10 @@
 import { readFileSync } from "node:fs";
 import * as z from "zod";
 import { ConfigError } from "#devstack/errors";
+import { userRulesSchemaKnowing } from "#lib/core/rules";
 import { localProvidersSchema } from "./config-providers";
 import type { LocalUserConfig } from "./stack";
+import { localSourceId } from "./stack-types";
 
 const zoneSchema = z.string().refine((tz) => {
   try {
@@ -40,6 +42,18 @@ export const localConfigSchema = z
           message: `duplicate user ${key}`,
         });
       seen.add(key);
+      // The rules are checked here, as the admin API checks them: a bad one refuses the start.
+      if (u.rules === undefined) return;
+      const calendars = u.calendars.map((_url, j) => localSourceId(j));
+      const rules = userRulesSchemaKnowing(calendars).safeParse(u.rules);
+      const issue = rules.success ? undefined : rules.error.issues[0];
+      if (issue !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["users", i, "rules", ...issue.path],
+          message: issue.message,
+        });
+      }
     });
   });
 
@@ -51,9 +65,22 @@ export function parseLocalConfig(value: unknown): LocalUserConfig[] {
   if (parsed.success) return parsed.data.users;
   const first = parsed.error.issues[0];
   const pointer = pointerOf(first?.path ?? []);
-  throw new ConfigError(`config ${pointer}: ${first?.message ?? "invalid"}`, pointer, {
-    cause: parsed.error,
-  });
+  throw new ConfigError(
+    `config ${pointer}${whose(value, first?.path)}: ${first?.message ?? "invalid"}`,
+    pointer,
+    { cause: parsed.error },
+  );
+}
+
+/** " (user T1/U1)" for a problem under /users/N, so the message names whose rules they are. */
+function whose(config: unknown, path: PropertyKey[] | undefined): string {
+  if (path?.[0] !== "users" || typeof path[1] !== "number") return "";
+  const users = (config as { users?: unknown } | null)?.users;
+  const u = Array.isArray(users)
+    ? (users[path[1]] as { team?: unknown; user?: unknown })
+    : undefined;
+  const id = (v: unknown) => (typeof v === "string" ? v : "?");
+  return u === undefined || u === null ? "" : ` (user ${id(u.team)}/${id(u.user)})`;
 }
 
 export function loadLocalConfig(path: string): LocalUserConfig[] {

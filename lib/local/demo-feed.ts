@@ -48,7 +48,8 @@ const MINUTE = 60 * SECOND;
 /**
  * The demo day, so the first minute shows more than one line: a 30 s stand-up about 20 s after
  * `startedAt` (set, then cleared by the service's own expiry at 50 s), a design review from
- * 70 s to 3 min, focus time from 5 to 8 min, and out-of-office all day tomorrow (in `timeZone`).
+ * 70 s to 2 min, lunch from 2:20 to 3:50 (the demo user's own "Lunch" status, demo.ts), focus
+ * time from 5 to 8 min, and out-of-office all day tomorrow (in `timeZone`).
  */
 export function demoEvents(startedAt: number, timeZone: string): DemoEvent[] {
   // Whole seconds: ICS has no finer resolution.
@@ -66,7 +67,14 @@ export function demoEvents(startedAt: number, timeZone: string): DemoEvent[] {
       uid: "demo-review@statuspilot.local",
       summary: "Design review",
       start: base + 70 * SECOND,
-      end: base + 3 * MINUTE,
+      end: base + 2 * MINUTE,
+      busyStatus: "BUSY",
+    },
+    {
+      uid: "demo-lunch@statuspilot.local",
+      summary: "Lunch with the team",
+      start: base + 2 * MINUTE + 20 * SECOND,
+      end: base + 3 * MINUTE + 50 * SECOND,
       busyStatus: "BUSY",
     },
     {

@@ -15,6 +15,22 @@ export const DEMO_USER = {
 };
 export const DEMO_FEED_PATH = "/demo/u001.ics";
 
+/**
+ * The demo user's rules: a status of their own for lunch, ranked above meetings, so the demo's
+ * lunch (demo-feed.ts) shows it within 3 minutes of the start.
+ */
+export const DEMO_RULES = {
+  custom: [
+    {
+      name: "Lunch",
+      text: "At lunch",
+      emoji: ":fork_and_knife:",
+      priority: 15,
+      keywords: ["lunch"],
+    },
+  ],
+};
+
 export interface Demo {
   ics: IcsServer;
   users: LocalUserConfig[];
@@ -30,7 +46,7 @@ export async function startDemo(clock: Clock): Promise<Demo> {
   return {
     events,
     ics,
-    users: [{ ...DEMO_USER, calendars: [ics.feedUrl(DEMO_FEED_PATH)] }],
+    users: [{ ...DEMO_USER, calendars: [ics.feedUrl(DEMO_FEED_PATH)], rules: DEMO_RULES }],
     close: () => ics.close(),
   };
 }

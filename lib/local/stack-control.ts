@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import * as z from "zod";
 import type { DelayQueue } from "#devstack/queue";
-import { ManualScheduler, type Scheduler } from "#devstack/scheduler";
+import { ManualScheduler, RealTimeScheduler, type Scheduler } from "#devstack/scheduler";
 import type { RunningEmulator } from "#emulator/server";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import type { Clock } from "#lib/core/clock";
@@ -37,7 +37,11 @@ const badRequest = (message: string): LocalAnswer => ({
 export interface ControlDeps {
   clock: Clock;
   mode: "real" | "manual";
-  scheduler: Scheduler;
+  /**
+   * Moves the clock to an instant: a manual clock, running what falls due on the way; a real
+   * one started skippable, by skipping ahead. Absent: the clock cannot be moved.
+   */
+  moveClock: ((epochMs: number) => Promise<void>) | undefined;
   /** Waits until nothing is in flight and the scheduler is idle. */
   settle(): Promise<void>;
   /** The generic hooks of every registered source. */
@@ -85,12 +89,24 @@ async function teamOf(deps: ControlDeps, user: string): Promise<string | LocalAn
 }
 
 /**
+ * How `POST /_local/clock` moves the stack's clock: a manual one by running what falls due on
+ * the way, a real one started skippable by skipping ahead; otherwise it cannot be moved.
+ */
+export function clockMover(scheduler: Scheduler, skippable: boolean): ControlDeps["moveClock"] {
+  if (scheduler instanceof ManualScheduler) return (to) => scheduler.advanceTo(to);
+  if (skippable && scheduler instanceof RealTimeScheduler) {
+    return async (to) => scheduler.skipAhead(to - scheduler.clock.now());
+  }
+  return undefined;
+}
+
+/**
  * The local control surface (`/_local/...`): loopback only, outside the API Gateway routes.
  * Move a manual clock, wait for quiet, list the hooks, read the live log, a user's status and
  * the queues.
  */
 export function controlEndpoint(deps: ControlDeps): LocalEndpoint {
-  const { clock, scheduler } = deps;
+  const { clock, moveClock } = deps;
   return async function localEndpoint(
     req: IncomingMessage,
     url: URL,
@@ -99,12 +115,13 @@ export function controlEndpoint(deps: ControlDeps): LocalEndpoint {
     if (url.pathname === "/_local/clock") {
       if (req.method === "GET") return { status: 200, body: { now: clock.now(), mode: deps.mode } };
       if (req.method !== "POST") return undefined;
-      if (!(scheduler instanceof ManualScheduler)) {
+      if (moveClock === undefined) {
         return {
           status: 409,
           body: {
             error: "not_manual_clock",
-            message: "the clock can be moved only in a stack started with manual time",
+            message:
+              "the clock can be moved only in a stack started with manual time (or skippable)",
           },
         };
       }
@@ -124,7 +141,7 @@ export function controlEndpoint(deps: ControlDeps): LocalEndpoint {
       if (to < clock.now()) {
         return badRequest(`the clock only moves forward; it is ${clock.now()} now`);
       }
-      await scheduler.advanceTo(to);
+      await moveClock(to);
       return { status: 200, body: { now: clock.now() } };
     }
     if (url.pathname === "/_local/settle" && req.method === "POST") {

@@ -12,6 +12,9 @@ import type { LiveEvent } from "./live-log";
 import type { LocalMicrosoft } from "./microsoft";
 import type { MicrosoftLocalConfig } from "./microsoft-config";
 
+/** The source id the stack gives a user's `index`th calendar (from 0): `cal1`, `cal2`, … */
+export const localSourceId = (index: number): string => `cal${index + 1}`;
+
 /** One user the stack registers at start, as in the `--config` file. */
 export interface LocalUserConfig {
   team: string;
@@ -24,7 +27,13 @@ export interface LocalUserConfig {
   emails?: string[];
 }
 
-export type StackTime = { mode: "real"; clock?: Clock } | { mode: "manual"; clock: ManualClock };
+/**
+ * Real time (the system clock unless `clock`), or a clock moved by hand. `skippable` real time
+ * may be skipped ahead (`POST /_local/clock`), for tests that would otherwise wait it out.
+ */
+export type StackTime =
+  | { mode: "real"; clock?: Clock; skippable?: boolean }
+  | { mode: "manual"; clock: ManualClock };
 
 export interface StackOptions {
   /** The emulator's workspace; unused with `serviceUrl`. */

@@ -5,7 +5,7 @@ import type { SyncMessage } from "#lib/app/contracts";
 import type { Queue } from "#lib/core/ports";
 import type { UserKey } from "#lib/core/types";
 import { channelToken, newChannelId } from "#lib/http/channel-token";
-import type { LocalUserConfig } from "./stack-types";
+import { type LocalUserConfig, localSourceId } from "./stack-types";
 
 /** The user-admin functions the stack needs from the composition root (lib/app). */
 export interface LocalUserAdmin {
@@ -64,7 +64,7 @@ export async function registerUsers(deps: {
   for (const u of deps.users) {
     const signingSecret = await app.signingSecret();
     const sources = u.calendars.map((url, i) => {
-      const id = `cal${i + 1}`;
+      const id = localSourceId(i);
       // Hook URLs name the channel, so its id is random (128 bits), never TEAM.USER.calN;
       // the hook's signing key is the channel token derived from that id.
       const channelKey = `${u.team}/${u.user}/${id}`;

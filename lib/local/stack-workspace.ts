@@ -70,5 +70,7 @@ export function botTokenOf(
   const bot = workspace.tokens.find(
     (t) => t.type === "bot" && t.app === appId && t.state === "active",
   );
-  return bot === undefined ? undefined : { team: workspace.team.id, token: bot.token, botUser: bot.user };
+  return bot === undefined
+    ? undefined
+    : { team: workspace.team.id, token: bot.token, botUser: bot.user };
 }

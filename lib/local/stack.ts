@@ -25,7 +25,7 @@ import type { LiveEvent } from "./live-log";
 import { liveLogDecorator } from "./live-outcomes";
 import { localMetrics } from "./metrics";
 import { migrateLocalSeals } from "./seal-migration";
-import { type ControlDeps, controlEndpoint } from "./stack-control";
+import { type ControlDeps, clockMover, controlEndpoint } from "./stack-control";
 import { startLocalProviders } from "./stack-providers";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
@@ -39,6 +39,7 @@ const LIVE_EVENTS_KEPT = 10_000;
 export const TABLE_NAME = "statuspilot-local";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Starts the whole stack in this process: dynalite, the emulator (unless `serviceUrl`), the
@@ -48,8 +49,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startStack(options: StackOptions): Promise<LocalStack> {
   const log = options.log ?? silentLog;
   const time = options.time ?? { mode: "real" };
-  const clock: Clock = time.mode === "manual" ? time.clock : (time.clock ?? systemClock);
-  const metrics = localMetrics(clock);
   const onTaskError = (error: unknown) =>
     log.error("scheduled task failed", {
       error: error instanceof Error ? error.message : String(error),
@@ -69,8 +68,10 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
   const scheduler: Scheduler =
     time.mode === "manual"
       ? new ManualScheduler(time.clock, onTaskError, () => settleHook())
-      : new RealTimeScheduler(clock, onTaskError);
+      : new RealTimeScheduler(time.clock ?? systemClock, onTaskError);
   closers.push(() => scheduler.close());
+  const clock: Clock = scheduler.clock;
+  const metrics = localMetrics(clock);
 
   try {
     // Secrets of the local stack: generated per run unless given.
@@ -288,16 +289,18 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     };
 
     const settle = async () => {
-      // Quiet twice in a row: a delivery can start just after the set that caused it returns.
+      // Quiet twice in a row, a loop turn apart: each delivery counts from when it is made.
       let quietRounds = 0;
       for (let i = 0; i < 2000 && quietRounds < 2; i++) {
         const busy =
           gateway.inFlight() +
           (emulator?.pendingDeliveries() ?? 0) +
+          (google?.emulator?.control.pushesUnderway() ?? 0) +
+          (microsoft?.emulator?.notificationsUnderway() ?? 0) +
           queues.transition.stats().inFlight +
           queues.sync.stats().inFlight;
         quietRounds = busy === 0 ? quietRounds + 1 : 0;
-        await sleep(busy === 0 ? 5 : 2);
+        await (busy === 0 ? nextTurn() : sleep(2));
       }
       scheduleExpirySweeps();
     };
@@ -323,7 +326,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     control = {
       clock,
       mode: time.mode,
-      scheduler,
+      moveClock: clockMover(scheduler, time.mode === "real" && time.skippable === true),
       settle: settleAll,
       hooks: () => hookList,
       url: gateway.url,

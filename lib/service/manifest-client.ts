@@ -22,6 +22,32 @@ const manifestUpdateResponseSchema = z.looseObject({
   permissions_updated: z.boolean(),
 });
 
+const manifestCreateResponseSchema = z.looseObject({
+  ok: z.literal(true),
+  app_id: z.string().min(1),
+  credentials: z.looseObject({
+    client_id: z.string().min(1),
+    client_secret: z.string().min(1),
+    signing_secret: z.string().min(1),
+    verification_token: z.string().optional(),
+  }),
+  oauth_authorize_url: z.string().optional(),
+});
+
+const manifestExportResponseSchema = z.looseObject({
+  ok: z.literal(true),
+  manifest: z.record(z.string(), z.unknown()),
+});
+
+/** What `apps.manifest.create` answers: the new app and its credentials (shown only then). */
+export interface CreatedApp {
+  appId: string;
+  clientId: string;
+  clientSecret: string;
+  signingSecret: string;
+  oauthAuthorizeUrl: string | undefined;
+}
+
 /**
  * The client of `apps.manifest.*`, apart from the profile client (client.ts) so that the
  * functions that only set statuses never bundle yaml and the manifest schema.
@@ -50,6 +76,37 @@ export class ManifestClient {
     );
     const ok = this.transport.expect(body, manifestUpdateResponseSchema, "apps.manifest.update");
     return { appId: ok.app_id, permissionsUpdated: ok.permissions_updated };
+  }
+
+  /** `apps.manifest.create`: a new app from the manifest; its credentials are answered once. */
+  async createManifest(req: { token: string; manifest: string | object }): Promise<CreatedApp> {
+    const manifest = this.manifestText(req.manifest);
+    const body = await this.transport.post(
+      "apps.manifest.create",
+      req.token,
+      { manifest },
+      { encoding: "json" },
+    );
+    const ok = this.transport.expect(body, manifestCreateResponseSchema, "apps.manifest.create");
+    return {
+      appId: ok.app_id,
+      clientId: ok.credentials.client_id,
+      clientSecret: ok.credentials.client_secret,
+      signingSecret: ok.credentials.signing_secret,
+      oauthAuthorizeUrl: ok.oauth_authorize_url,
+    };
+  }
+
+  /** `apps.manifest.export`: the app's current manifest. */
+  async exportManifest(req: { token: string; appId: string }): Promise<Record<string, unknown>> {
+    const body = await this.transport.post(
+      "apps.manifest.export",
+      req.token,
+      { app_id: req.appId },
+      { encoding: "json" },
+    );
+    return this.transport.expect(body, manifestExportResponseSchema, "apps.manifest.export")
+      .manifest;
   }
 
   private manifestText(manifest: string | object): string {

@@ -76,7 +76,8 @@ export class SettingsLinks {
    * genuine and fresh.
    */
   async consume(token: string | undefined): Promise<LinkedPerson> {
-    const match = token === undefined || token.length > MAX_LINK_LENGTH ? null : LINK_FORM.exec(token);
+    const match =
+      token === undefined || token.length > MAX_LINK_LENGTH ? null : LINK_FORM.exec(token);
     const [, encoded, mac] = match ?? [];
     if (encoded === undefined || mac === undefined) {
       throw new SettingsLinkError("malformed", "not a link this app made");
@@ -110,7 +111,11 @@ export async function homeSettingsLink(app: App, who: LinkedPerson): Promise<str
   const parts = app.frontDoor;
   const base = app.config.PUBLIC_BASE_URL;
   if (parts === undefined || base === undefined) return undefined;
-  const links = new SettingsLinks({ key: await parts.webKey(), clock: app.clock, marks: parts.marks });
+  const links = new SettingsLinks({
+    key: await parts.webKey(),
+    clock: app.clock,
+    marks: parts.marks,
+  });
   const url = new URL(SETTINGS_LINK_PATH, base);
   url.searchParams.set("link", links.issue(who));
   return url.href;

@@ -9,7 +9,6 @@ import {
 } from "#lib/http/request";
 import { header } from "#lib/http/signature";
 import type { WebhookDeps } from "./deps";
-import { verifyServiceRequest } from "./signed";
 import {
   appHomeOpenedEventSchema,
   EVERY_TIME,
@@ -22,6 +21,7 @@ import {
   urlVerificationSchema,
   userChangeEventSchema,
 } from "./service-events";
+import { verifyServiceRequest } from "./signed";
 
 /** The service gives up after 3 s; answer before that even if the store is slow. */
 export const ACK_DEADLINE_MS = 2500;

@@ -59,7 +59,10 @@ export async function handleInteraction(
   await verifyServiceRequest(req, deps);
   const raw = new URLSearchParams(req.rawBody).get("payload");
   if (raw === null || raw.length > MAX_PAYLOAD_LENGTH) {
-    throw new WebhookInputError("the form has no payload of at most 400,000 characters", "/payload");
+    throw new WebhookInputError(
+      "the form has no payload of at most 400,000 characters",
+      "/payload",
+    );
   }
   const payload = parseJsonInput(interactionSchema, raw);
   if (payload.type !== "block_actions") return jsonReply(200, { ok: true, ignored: payload.type });

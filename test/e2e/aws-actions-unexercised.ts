@@ -68,6 +68,13 @@ export const NOT_CALLED_HERE: Unexercised[] = [
       })),
   ),
   {
+    role: "SealClientSecretRole",
+    action: "kms:Encrypt",
+    on: "oauth_client_secret",
+    reason:
+      "the stack seals the app's client secret at deploy, not a function of the local stack: test/integration/infra/deploy-stack.test.ts runs that code",
+  },
+  {
     role: "*",
     action: "ssm:GetParameter",
     reason:

@@ -17,6 +17,7 @@ import { advance, nowOf, profileOf, settle } from "./support";
  * a channel asked for 4 hours is renewed at 80% of it (a new channel, then the old one stopped),
  * a channel that lapsed while renewals failed is recreated, an expired sync token (410) is a
  * full resync, and a dead refresh token (invalid_grant) shows "connect again" on the page.
+ * Waiting for quiet counts the pushes on their way, as it counts the service's events.
  */
 const MIN = 60_000;
 const T0 = Date.parse("2026-03-02T08:00:00.000Z");
@@ -107,4 +108,25 @@ describe("the Google push lifecycle", () => {
     expect(page).toContain("must be connected again");
     expect(page).toContain('href="/connect/google"');
   }, 60_000);
+
+  it("settles a task's pushes before the clock moves on: its edit's sync is queued", async () => {
+    // Prepare
+    e = await connected();
+    const { stack } = e;
+    const syncsSent = async () => stack.queues.sync.stats().sent;
+    const before = await syncsSent();
+    // Act: a task at this instant edits the calendar (as a watch call makes Google push); the
+    // advance to this instant runs it, and waits for what it set off.
+    const now = stack.clock.now();
+    stack.scheduler.at(now, () => {
+      stack.google?.emulator?.control.addEvent(GOOGLE_CALENDAR, {
+        summary: "Design review",
+        start: { dateTime: new Date(now + 30 * MIN).toISOString() },
+        end: { dateTime: new Date(now + 60 * MIN).toISOString() },
+      });
+    });
+    await stack.advance(0);
+    // Assess
+    expect((await syncsSent()) - before).toBe(1);
+  });
 });

@@ -38,7 +38,7 @@ export async function startGoogleE2e(
     emulatorPort: 0,
     time:
       opts.manualAt === undefined
-        ? { mode: "real" }
+        ? { mode: "real", skippable: true }
         : { mode: "manual", clock: new ManualClock(opts.manualAt) },
     google: { emulator: { autoApprove: true } },
     ...(opts.pushTtlMs !== undefined ? { pushTtlMs: opts.pushTtlMs } : {}),

@@ -43,7 +43,7 @@ export interface E2e {
  * through `/install`); `stateDir` keeps the stack's state there, as `statuspilot start` does.
  */
 export async function startE2e(
-  feeds: Record<string, { tz: string; events: DemoEvent[] }>,
+  feeds: Record<string, { tz: string; events: DemoEvent[]; rules?: Record<string, unknown> }>,
   opts: { realTime?: boolean; installed?: boolean; stateDir?: string } = {},
 ): Promise<E2e> {
   const clock = opts.realTime ? undefined : new ManualClock(T0);
@@ -64,6 +64,7 @@ export async function startE2e(
       token: `xoxp-statuspilot-${user}`,
       tz: f.tz,
       calendars: [ics.feedUrl(`/${user}.ics`)],
+      ...(f.rules !== undefined ? { rules: f.rules } : {}),
     })),
     port: 0,
     emulatorPort: 0,

@@ -1,15 +1,22 @@
 /**
  * Resolves what CloudFormation resolves at deploy time from the template's Conditions: each
  * `Fn::If` takes its branch, and `Ref: AWS::NoValue` leaves its list or object. Conditions here
- * are `Fn::Equals` of two literals (stage parameters osls wrote in), the only kind the stack uses.
+ * are `Fn::Equals` of two literals (stage parameters osls wrote in), or `Fn::Or`, `Fn::And` and
+ * `Fn::Not` of those, the only kinds the stack uses.
  */
 export function resolveConditions(value: unknown, conditions: Record<string, unknown>): unknown {
-  const holds = (name: string): boolean => {
-    const condition = conditions[name] as { "Fn::Equals"?: [unknown, unknown] } | undefined;
-    const equals = condition?.["Fn::Equals"];
-    if (!equals) throw new Error(`condition ${name} is not an Fn::Equals of literals`);
-    return JSON.stringify(equals[0]) === JSON.stringify(equals[1]);
+  const evaluate = (condition: unknown, name: string): boolean => {
+    const c = condition as Record<string, unknown[] | undefined> | undefined;
+    const [equals, or, and, not] = ["Fn::Equals", "Fn::Or", "Fn::And", "Fn::Not"].map(
+      (k) => c?.[k],
+    );
+    if (equals) return JSON.stringify(equals[0]) === JSON.stringify(equals[1]);
+    if (or) return or.some((x) => evaluate(x, name));
+    if (and) return and.every((x) => evaluate(x, name));
+    if (not) return !evaluate(not[0], name);
+    throw new Error(`condition ${name} is not made of Fn::Equals of literals`);
   };
+  const holds = (name: string): boolean => evaluate(conditions[name], name);
   const isNoValue = (v: unknown): boolean =>
     typeof v === "object" && v !== null && (v as { Ref?: unknown }).Ref === "AWS::NoValue";
   const walk = (v: unknown): unknown => {

@@ -29,6 +29,7 @@ import { OpenedValueCache } from "../secrets/opened-values";
 import { openAddress } from "../secrets/source-address";
 import { ServiceStatusGateway } from "../status/service-gateway";
 import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "../sync/coalescing";
+import { createFirstSync } from "../sync/feed-probe";
 import { recordReadHealth } from "../sync/health";
 import type { ExpandFn, Expansion, SyncDeps } from "../sync/sync";
 import { syncSource } from "../sync/sync";
@@ -243,6 +244,7 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       reconcile: (key) => pilot.reconcileUser(key),
       fetch: fetchFn,
       feedGuard,
+      firstSync: createFirstSync(syncDeps),
       marks,
       readParameter,
     }),

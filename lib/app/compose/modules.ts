@@ -5,7 +5,10 @@
  * bundle carries no ical.js, KMS, SSM or service client, without any stub table.
  */
 export interface AppModules {
-  /** lib/calendar's expand (ical.js, the zone tables): only the sync expands calendars. */
+  /**
+   * lib/calendar's expand (ical.js, the zone tables): the sync, and the web function for a new
+   * calendar's first read (lib/app/sync/feed-probe.ts).
+   */
   calendar?: () => Promise<typeof import("#lib/calendar/expand")>;
   /** The KMS token vault: whoever opens sealed tokens or channel secrets on AWS. */
   kms?: () => Promise<typeof import("../secrets/kms-vault")>;

@@ -5,10 +5,11 @@ import type { OneTimeMarks } from "#lib/core/ports";
 import type { UserKey } from "#lib/core/types";
 import { type Config, ConfigError } from "../config";
 import { contextOf, type Reconcile, type UseCaseDeps } from "../context";
-import { createFeedProbe } from "../sync/feed-probe";
+import { createFeedProbe, type FirstSync } from "../sync/feed-probe";
 import { disconnectUser, type RevokeToken } from "./disconnect";
 import { completeInstall, type InstallInput, type InstallOutcome } from "./install";
 import {
+  type AddedCalendar,
   addCalendar,
   removeCalendar,
   type SelfView,
@@ -23,8 +24,8 @@ export interface SelfServiceUseCases {
   selfView(key: UserKey): Promise<SelfView | undefined>;
   setPaused(key: UserKey, paused: boolean): Promise<void>;
   saveRules(key: UserKey, rules: unknown): Promise<void>;
-  /** Checks, fetches once and saves a secret ICS address; answers the new calendar's id. */
-  addCalendar(key: UserKey, url: string): Promise<string>;
+  /** Checks, fetches once and saves a secret ICS address; that read is its first sync. */
+  addCalendar(key: UserKey, url: string): Promise<AddedCalendar>;
   removeCalendar(key: UserKey, sourceId: string): Promise<boolean>;
   disconnect(key: UserKey, revoke: RevokeToken): Promise<boolean>;
 }
@@ -47,6 +48,8 @@ export interface FrontDoorPartsDeps {
   reconcile: Reconcile;
   fetch: typeof fetch;
   feedGuard: FeedAddressGuard;
+  /** A new calendar's first sync, from the read that checked it (lib/app/sync/feed-probe.ts). */
+  firstSync: FirstSync;
   marks: OneTimeMarks;
   /** Reads an SSM SecureString (Powertools Parameters, cached); `variable` names it in errors. */
   readParameter(name: string, variable: string): Promise<string>;
@@ -74,7 +77,7 @@ export function createFrontDoorParts(deps: FrontDoorPartsDeps): FrontDoorParts {
       selfView: (key) => selfView(ctx, key),
       setPaused: (key, paused) => setPaused(ctx, key, paused),
       saveRules: (key, rules) => saveRules(ctx, key, rules),
-      addCalendar: (key, url) => addCalendar(ctx, key, url, probe),
+      addCalendar: (key, url) => addCalendar(ctx, key, url, probe, deps.firstSync),
       removeCalendar: (key, sourceId) => removeCalendar(ctx, key, sourceId),
       disconnect: (key, revoke) => disconnectUser(ctx, key, revoke),
     },

@@ -1,17 +1,17 @@
 import { sourceUrlProblem } from "#lib/calendar/source-rules";
 import type { OutOfOfficeEntry, SourceRecord } from "#lib/core/records";
-import { type UserRules, userRulesSchema } from "#lib/core/rules";
+import { type UserRules, userRulesSchema, userRulesSchemaKnowing } from "#lib/core/rules";
 import type { Block, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { InvalidInputError, UnknownUserError } from "../errors";
 import { MAX_CALENDARS, parseInput } from "../inputs";
-import { queueNotice } from "../notify/queue-notice";
 import { type CalendarHealthView, calendarHealthOf } from "../notify/calendar-health";
 import { connectionOf } from "../notify/home-model";
-import { hasAddress, sealAddress } from "../secrets/source-address";
-import { rulesOf, timelineOf } from "../status/desired-timeline";
+import { queueNotice } from "../notify/queue-notice";
+import { hasAddress, sealAddress, shownAddress } from "../secrets/source-address";
+import { rulesOf, timelineOf, workingHoursChanged } from "../status/desired-timeline";
 import { mutateUser } from "../status/records";
-import type { FeedProbe } from "../sync/feed-probe";
+import type { FeedProbe, FirstSync } from "../sync/feed-probe";
 
 /** What a person sees of themselves on the settings page (never a token or an address). */
 export interface SelfView {
@@ -35,6 +35,8 @@ export interface SelfView {
 export interface SelfCalendar {
   id: string;
   label: string;
+  /** The calendar's own name, once a read found one. */
+  name?: string;
   /** The last read known good, epoch ms. */
   lastReadAt?: number;
   /** Why its reads fail, in words, and since when. */
@@ -44,9 +46,10 @@ export interface SelfCalendar {
   nextReadAt?: number;
 }
 
-const selfCalendarOf = (c: CalendarHealthView): SelfCalendar => ({
+const selfCalendarOf = (s: SourceRecord, index: number, c: CalendarHealthView): SelfCalendar => ({
   id: c.id,
-  label: c.name,
+  label: `${s.kind === "ics" ? "ICS calendar" : s.kind} ${index + 1} (${shownAddress(s)})`,
+  ...(s.name !== undefined ? { name: s.name } : {}),
   ...(c.lastGoodAt !== undefined ? { lastReadAt: c.lastGoodAt } : {}),
   ...(c.error !== undefined ? { problem: c.error.words, failingSince: c.error.since } : {}),
   ...(c.nextReadAt !== undefined ? { nextReadAt: c.nextReadAt } : {}),
@@ -63,7 +66,9 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
     tz: user.tz,
     sessionEpoch: user.sessionEpoch,
     connection: connectionOf(snap.status),
-    calendars: user.sources.map((s, i) => selfCalendarOf(calendarHealthOf(key, user, s, i, now))),
+    calendars: user.sources.map((s, i) =>
+      selfCalendarOf(s, i, calendarHealthOf(key, user, s, i, now)),
+    ),
     timeline: timelineOf(ctx.log, snap, now),
     rules: rulesOf(ctx.log, user),
     paused: user.mode === "paused",
@@ -98,35 +103,59 @@ export async function setPaused(ctx: UseCaseContext, key: UserKey, paused: boole
 }
 
 /**
- * Replaces the user's rules, checked by the rules schema; stored as given (partial), so later
- * defaults still apply to what the person left out. The caller re-syncs: rules shape timelines.
+ * Replaces the user's rules, checked by the rules schema (InvalidInputError with the field's
+ * pointer under `/rules`); stored as given (partial), so later defaults still apply to what the
+ * person left out. The caller re-syncs: rules shape timelines. A calendar the rules may name is
+ * one the person has, or one the stored rules already named (a calendar removed since must not
+ * block every later save).
  */
 export async function saveRules(ctx: UseCaseContext, key: UserKey, rules: unknown): Promise<void> {
   parseInput(userRulesSchema, rules, "/rules");
-  await mutateUser(ctx, key, (u) => ({
-    ...u,
-    rules: rules as Record<string, unknown>,
-    sources: u.sources.map(withoutValidators),
-  }));
+  let hoursChanged = false;
+  await mutateUser(ctx, key, (u) => {
+    const named = namedCalendars(userRulesSchema.safeParse(u.rules).data);
+    const known = [...u.sources.map((s) => s.id), ...named];
+    parseInput(userRulesSchemaKnowing(known), rules, "/rules");
+    const saved = rules as Record<string, unknown>;
+    hoursChanged = workingHoursChanged(u.rules, saved);
+    return { ...u, rules: saved, sources: u.sources.map(withoutValidators) };
+  });
+  if (hoursChanged) await ctx.reconcile(key);
+}
+
+const namedCalendars = (rules: UserRules | undefined): string[] =>
+  rules === undefined ? [] : [...rules.skipCalendars, ...rules.custom.flatMap((c) => c.calendars)];
+
+/** A calendar just added: its id, and whether its first read was applied already. */
+export interface AddedCalendar {
+  sourceId: string;
+  /** False: the caller queues the first sync (the read could not be applied here). */
+  synced: boolean;
 }
 
 /**
- * Adds a secret ICS address: checked by the source rules, fetched once, then saved. Answers the
- * new source's id, for the first sync the caller queues.
+ * Adds a secret ICS address: checked by the source rules, fetched once, then saved. That one
+ * read is the calendar's first sync (`firstSync`), so the page that confirms it shows its events
+ * and the status follows at once. A read that could not be applied here is left to the sync the
+ * caller queues (`synced: false`): the calendar is saved either way.
  */
 export async function addCalendar(
   ctx: UseCaseContext,
   key: UserKey,
   url: string,
   probe: FeedProbe,
-): Promise<string> {
+  firstSync: FirstSync,
+): Promise<AddedCalendar> {
   const address = url.trim();
   if (address.length === 0 || address.length > 2048) {
     throw new InvalidInputError("the calendar address must be 1 to 2048 characters", "/url");
   }
   const policy = { allowPrivate: ctx.options.allowPrivateSourceAddresses };
-  const problem = sourceUrlProblem(address, policy) ?? (await probe(address));
-  if (problem !== undefined) throw new InvalidInputError(`calendar address ${problem}`, "/url");
+  const refused = sourceUrlProblem(address, policy);
+  const probed = refused === undefined ? await probe(address) : { problem: refused };
+  if ("problem" in probed) {
+    throw new InvalidInputError(`calendar address ${probed.problem}`, "/url");
+  }
   const id = `ics-${ctx.newId()}`;
   // Checked and fetched above: from here on the address is stored only sealed.
   const sealed = await sealAddress(ctx.tokens, key, id, address);
@@ -140,7 +169,18 @@ export async function addCalendar(
     const source: SourceRecord = { id, kind: "ics", ...sealed };
     return { ...u, sources: [...u.sources, source] };
   });
-  return id;
+  try {
+    const outcome = await firstSync(key, id, address, probed.feed);
+    return { sourceId: id, synced: outcome.kind === "applied" };
+  } catch (error: unknown) {
+    ctx.log.warn("first read of a new calendar not applied; its sync is queued", {
+      team: key.team,
+      user: key.user,
+      sourceId: id,
+      error: error instanceof Error ? error.name : String(error),
+    });
+    return { sourceId: id, synced: false };
+  }
 }
 
 /** Removes a calendar and its timeline, then reconciles; false when there was no such calendar. */

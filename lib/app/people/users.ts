@@ -1,11 +1,12 @@
 import { VersionConflict } from "#lib/core/ports";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
-import { userRulesSchema } from "#lib/core/rules";
+import { userRulesSchemaKnowing } from "#lib/core/rules";
 import type { UseCaseContext } from "../context";
 import type { UpsertUserInput, UserView } from "../contracts";
 import { InvalidInputError } from "../errors";
 import { parseInput, upsertUserSchemaFor } from "../inputs";
 import { hasAddress, sealAddress } from "../secrets/source-address";
+import { workingHoursChanged } from "../status/desired-timeline";
 import { mutateStatus } from "../status/records";
 import { retryOnConflict } from "../version-retry";
 import { viewOf } from "./views";
@@ -20,8 +21,9 @@ import { viewOf } from "./views";
 export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): Promise<UserView> {
   const policy = { allowPrivate: ctx.options.allowPrivateSourceAddresses };
   const valid = parseInput(upsertUserSchemaFor(policy), input);
-  if (valid.rules !== undefined) parseInput(userRulesSchema, valid.rules, "/rules");
   const ids = valid.sources.map((s) => s.id);
+  // The rules may name only the calendars this same request gives the person.
+  if (valid.rules !== undefined) parseInput(userRulesSchemaKnowing(ids), valid.rules, "/rules");
   if (new Set(ids).size !== ids.length)
     throw new InvalidInputError("source ids must be unique", "/sources");
   const owner = valid.key;
@@ -97,7 +99,14 @@ export async function upsertUser(ctx: UseCaseContext, input: UpsertUserInput): P
       // Resumed: reconcile now, from the timelines already stored. No sync would apply them
       // again before its refresh window (the feeds did not change), and the stop left no
       // transition scheduled, so nothing else would write before then.
-      if (resumed || (orphans.length > 0 && existing !== undefined)) await ctx.reconcile(valid.key);
+      // New working hours: their stretches start without any sync.
+      if (
+        resumed ||
+        (orphans.length > 0 && existing !== undefined) ||
+        workingHoursChanged(existing?.rules, record.rules)
+      ) {
+        await ctx.reconcile(valid.key);
+      }
       return viewOf(ctx, saved, undefined);
     },
     () => {

@@ -26,6 +26,7 @@ export function viewOf(
       id: s.id,
       kind: s.kind,
       ...(s.syncedAt !== undefined ? { syncedAt: s.syncedAt } : {}),
+      ...(s.name !== undefined ? { name: s.name } : {}),
     })),
     rules: rulesOf(ctx.log, user),
     ...(reauth !== undefined ? { needsReauth: reauth } : {}),
@@ -70,6 +71,7 @@ export async function getStatusView(
       id: src.id,
       kind: src.kind,
       address: shownAddress(src),
+      ...(src.name !== undefined ? { name: src.name } : {}),
     })),
   };
 }

@@ -14,14 +14,15 @@ const asGatewayError = (error: unknown, what: string): GatewayError =>
     ? error
     : new GatewayError(`${what} failed`, "unexpected", true, false, undefined, { cause: error });
 
-async function targetOf(ctx: UseCaseContext, user: UserRecord): Promise<StatusTarget> {
-  const token = await accessTokenFor(ctx, user);
-  return {
-    key: user.key,
-    token,
-    ...(user.adminTokenUser !== undefined ? { adminUser: user.adminTokenUser } : {}),
-  };
-}
+/** Whose profile a call with `token` changes: the user's own, or theirs through an admin's token. */
+export const statusTargetOf = (user: UserRecord, token: string): StatusTarget => ({
+  key: user.key,
+  token,
+  ...(user.adminTokenUser !== undefined ? { adminUser: user.adminTokenUser } : {}),
+});
+
+const targetOf = async (ctx: UseCaseContext, user: UserRecord): Promise<StatusTarget> =>
+  statusTargetOf(user, await accessTokenFor(ctx, user));
 
 /**
  * Reads what the profile shows before a write. A retryable failure is rescheduled like a

@@ -53,6 +53,8 @@ export interface SourceSyncRecord {
   hash?: string;
   /** A connected source's incremental-read cursor (Google nextSyncToken). */
   cursor?: string;
+  /** The calendar's display name, when the read found one. */
+  name?: string;
 }
 
 export type BuildTimelineFn = (
@@ -362,7 +364,9 @@ async function readSource(
     deps.log.info("calendar item skipped", { ...logData, item });
   for (const item of warnings.slice(0, 20))
     deps.log.warn("calendar feed problem worked around", { ...logData, item });
-  const blocks = deps.buildTimeline(occurrences, {
+  // The rules' calendar conditions (`calendars`, `skipCalendars`) read which source it is.
+  const stamped = occurrences.map((o) => ({ ...o, sourceId: msg.sourceId }));
+  const blocks = deps.buildTimeline(stamped, {
     rules: owner.rules,
     tz: owner.tz,
     from,
@@ -377,6 +381,7 @@ async function readSource(
     syncedAt: now,
     ...read.validators,
     ...(cursor !== undefined ? { cursor } : {}),
+    ...(read.name !== undefined ? { name: read.name } : {}),
   });
   deps.log.info("timeline applied", { ...logData, blocks: blocks.length, skipped: skipped.length });
   return { kind: "applied", blocks: blocks.length, skipped: skipped.length };

@@ -116,6 +116,8 @@ export interface EventsListing {
   events: GoogleEvent[];
   /** From the last page; absent when Google sent none. */
   nextSyncToken?: string;
+  /** The calendar's title (the Events list's `summary`). */
+  summary?: string;
 }
 
 /**
@@ -154,6 +156,7 @@ export async function listEvents(
         ...(parsed.data.nextSyncToken !== undefined
           ? { nextSyncToken: parsed.data.nextSyncToken }
           : {}),
+        ...(parsed.data.summary !== undefined ? { summary: parsed.data.summary } : {}),
       };
     }
     pageToken = parsed.data.nextPageToken;

@@ -1,6 +1,8 @@
 import * as z from "zod";
 import type { Occurrence } from "#lib/core/types";
 import { zonedToEpoch } from "#lib/core/zoned-time";
+import { accountCalendarName } from "../calendar-name";
+import { guestCount } from "../participants";
 
 /**
  * Google Calendar events (events.list with `singleEvents=true`, so each item is one instance)
@@ -15,6 +17,8 @@ import { zonedToEpoch } from "#lib/core/zoned-time";
  *   skipped; `tentative` is kept as tentative, so the user's skip-tentative rule decides.
  * - `visibility: private` / `confidential` hides the title.
  * - all-day events have `date` (YYYY-MM-DD, end exclusive) instead of `dateTime`.
+ * - `hangoutLink` or `conferenceData` (a Meet, Zoom or other call attached) makes it online;
+ *   the guests are the attendees and the organizer without `self` (rooms, `resource`, left out).
  */
 
 const eventTimeSchema = z
@@ -42,10 +46,23 @@ const eventSchemaOf = () =>
             .object({
               email: z.string().optional(),
               self: z.boolean().optional(),
+              resource: z.boolean().optional(),
               responseStatus: z.string().optional(),
             })
             .loose(),
         )
+        .optional(),
+      organizer: z
+        .object({ email: z.string().optional(), self: z.boolean().optional() })
+        .loose()
+        .optional(),
+      hangoutLink: z.string().optional(),
+      conferenceData: z
+        .object({
+          conferenceId: z.string().optional(),
+          entryPoints: z.array(z.object({ uri: z.string().optional() }).loose()).optional(),
+        })
+        .loose()
         .optional(),
     })
     .loose();
@@ -54,19 +71,45 @@ export type GoogleEvent = z.infer<ReturnType<typeof eventSchemaOf>>;
 
 let eventsPageSchema:
   | z.ZodObject<{
+      summary: z.ZodOptional<z.ZodString>;
       items: z.ZodDefault<z.ZodArray<ReturnType<typeof eventSchemaOf>>>;
       nextPageToken: z.ZodOptional<z.ZodString>;
       nextSyncToken: z.ZodOptional<z.ZodString>;
     }>
   | undefined;
 
-/** One page of events.list: `items`, and `nextPageToken` or (on the last page) `nextSyncToken`. */
+/**
+ * One page of events.list: the calendar's title (`summary`), `items`, and `nextPageToken` or (on
+ * the last page) `nextSyncToken`.
+ */
 export const googleEventsPage = () =>
   (eventsPageSchema ??= z.object({
+    summary: z.string().optional(),
     items: z.array(eventSchemaOf()).default([]),
     nextPageToken: z.string().optional(),
     nextSyncToken: z.string().optional(),
   }));
+
+/**
+ * The calendar's name: its title and the account's address, as the entries Google marks `self`
+ * (creator, organizer, attendee) give it; a primary calendar's title is often that address.
+ */
+export function googleCalendarName(
+  summary: string | undefined,
+  events: readonly GoogleEvent[],
+): string | undefined {
+  let account: string | undefined;
+  for (const e of events) {
+    const creator = e.creator as { email?: unknown; self?: unknown } | undefined;
+    const selves = [creator, e.organizer, ...(e.attendees ?? [])];
+    const own = selves.find((p) => p?.self === true && typeof p.email === "string");
+    if (own !== undefined) {
+      account = String(own.email);
+      break;
+    }
+  }
+  return accountCalendarName(summary, account);
+}
 
 /** The native busy statuses the status kinds recognise (lib/core/status-kinds.ts). */
 const NATIVE_BUSY_STATUS: Readonly<Record<string, string>> = {
@@ -122,7 +165,9 @@ export function mapGoogleEvent(event: GoogleEvent, opts: { zone: string }): Goog
     allDay: start.allDay,
     summary: event.summary ?? "",
     attendeeCount: event.attendees?.length ?? 0,
+    guests: guestsOf(event),
   };
+  if (isOnline(event)) occurrence.online = true;
   const original = event.originalStartTime;
   if (event.recurringEventId !== undefined && original !== undefined) {
     const rid = original.dateTime ?? original.date;
@@ -139,6 +184,21 @@ export function mapGoogleEvent(event: GoogleEvent, opts: { zone: string }): Goog
   if (event.location) occurrence.location = event.location;
   return { kind: "occurrence", occurrence };
 }
+
+/** Google flags the user's own entries (`self`), so no address of theirs is needed. */
+function guestsOf(event: GoogleEvent): number {
+  const others = (event.attendees ?? [])
+    .filter((a) => a.self !== true && a.resource !== true)
+    .map((a) => a.email ?? "");
+  const organizer = event.organizer;
+  if (organizer !== undefined && organizer.self !== true) others.push(organizer.email ?? "");
+  return guestCount(others, new Set(), false);
+}
+
+const isOnline = (event: GoogleEvent): boolean =>
+  (event.hangoutLink ?? "") !== "" ||
+  event.conferenceData?.conferenceId !== undefined ||
+  event.conferenceData?.entryPoints?.some((e) => (e.uri ?? "") !== "") === true;
 
 /** The occurrences of `events` that overlap the window, with what was skipped and why. */
 export function mapGoogleEvents(

@@ -6,7 +6,7 @@ import { jsonReply, type WebhookRequest } from "#lib/http/request";
 import { header } from "#lib/http/signature";
 import { ProviderError } from "./errors";
 import { type EventsListing, listEvents, stopChannel, watchEvents } from "./google-api";
-import { mapGoogleEvents } from "./google-events";
+import { googleCalendarName, mapGoogleEvents } from "./google-events";
 import { icsProvider } from "./ics";
 import type {
   ApiReadDeps,
@@ -73,8 +73,16 @@ export async function readGoogleWindow(
   if (source.hash === hash) {
     return { fetch: { kind: "unchanged", reason: "same_content", validators: {} }, ...withCursor };
   }
+  const name = googleCalendarName(full.summary, full.events);
   return {
-    fetch: { kind: "fetched", occurrences, skipped, warnings: [], validators: { hash } },
+    fetch: {
+      kind: "fetched",
+      ...(name !== undefined ? { name } : {}),
+      occurrences,
+      skipped,
+      warnings: [],
+      validators: { hash },
+    },
     ...withCursor,
   };
 }

@@ -1,6 +1,8 @@
 import * as z from "zod";
 import type { Occurrence } from "#lib/core/types";
 import { zonedToEpoch } from "#lib/core/zoned-time";
+import { accountCalendarName } from "../calendar-name";
+import { guestCount } from "../participants";
 
 /**
  * Microsoft Graph events in our occurrence model, from the fields' documented meanings:
@@ -13,6 +15,9 @@ import { zonedToEpoch } from "#lib/core/zoned-time";
  * - `sensitivity` `private` (or `confidential`) marks the title hidden: classification never
  *   shows it.
  * - `isAllDay` events run from midnight to midnight in the owner's zone on their dates.
+ * - `isOnlineMeeting` or an `onlineMeeting.joinUrl` makes it online. Its guests are the
+ *   attendees (resources left out) and the organizer, unless `isOrganizer`, that are not the
+ *   owner (by the owner's addresses; without them, an invitee takes one attendee for the owner).
  *
  * Times are read as UTC: the read asks for them with `Prefer: outlook.timezone="UTC"`.
  */
@@ -40,6 +45,14 @@ const buildGraphEventSchema = () => {
         .nullable(),
       location: z.object({ displayName: z.string().optional().nullable() }).optional().nullable(),
       attendees: z.array(z.unknown()).optional().nullable(),
+      isOrganizer: z.boolean().optional().nullable(),
+      organizer: z.unknown().optional().nullable(),
+      isOnlineMeeting: z.boolean().optional().nullable(),
+      onlineMeeting: z
+        .object({ joinUrl: z.string().optional().nullable() })
+        .loose()
+        .optional()
+        .nullable(),
     })
     .loose();
 };
@@ -81,7 +94,11 @@ const PARTSTAT: Record<string, string> = {
 const CLASS: Record<string, string> = { private: "PRIVATE", confidential: "CONFIDENTIAL" };
 
 /** One Graph event as an occurrence, or why it makes none. */
-export function mapGraphEvent(event: GraphEvent, ownerZone: string): GraphMapping {
+export function mapGraphEvent(
+  event: GraphEvent,
+  ownerZone: string,
+  ownerEmails: readonly string[] = [],
+): GraphMapping {
   // A Graph event id names one instance (a series' instances share their iCalUId).
   const uid = event.id;
   const skip = (reason: string): GraphMapping => ({ skip: { reason, uid } });
@@ -113,7 +130,11 @@ export function mapGraphEvent(event: GraphEvent, ownerZone: string): GraphMappin
     allDay,
     summary: event.subject ?? "",
     attendeeCount: event.attendees?.length ?? 0,
+    guests: guestsOf(event, ownerEmails),
   };
+  if (event.isOnlineMeeting === true || (event.onlineMeeting?.joinUrl ?? "") !== "") {
+    occurrence.online = true;
+  }
   if (showAs === "oof") occurrence.busyStatus = "OOF";
   else if (showAs === "busy") occurrence.busyStatus = "BUSY";
   else if (showAs === "tentative") {
@@ -127,4 +148,35 @@ export function mapGraphEvent(event: GraphEvent, ownerZone: string): GraphMappin
   const location = event.location?.displayName;
   if (location) occurrence.location = location;
   return { occurrence };
+}
+
+/** An attendee's or organizer's `emailAddress.address`, and whether it is a resource (a room). */
+function participantOf(value: unknown): { address: string; resource: boolean } | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const p = value as { type?: unknown; emailAddress?: { address?: unknown } | null };
+  const address = p.emailAddress?.address;
+  if (typeof address !== "string") return undefined;
+  return { address, resource: p.type === "resource" };
+}
+
+function guestsOf(event: GraphEvent, ownerEmails: readonly string[]): number {
+  const people = (event.attendees ?? [])
+    .map(participantOf)
+    .filter((p) => p !== undefined && !p.resource)
+    .map((p) => p?.address ?? "");
+  const organizer = event.isOrganizer === true ? undefined : participantOf(event.organizer);
+  if (organizer !== undefined) people.push(organizer.address);
+  const own = new Set(ownerEmails.map((e) => e.trim().toLowerCase()));
+  // An invitee is among the attendees; an organizer is not (Graph lists the invitees).
+  return guestCount(people, own, event.isOrganizer !== true);
+}
+
+/**
+ * The calendar's name: the delta read names no calendar, so "Outlook calendar" and the account's
+ * address, from an event the account organizes (`isOrganizer`), when the window has one.
+ */
+export function graphCalendarName(items: readonly Record<string, unknown>[]): string {
+  const own = items.find((item) => item.isOrganizer === true && participantOf(item.organizer));
+  const account = own === undefined ? undefined : participantOf(own.organizer)?.address;
+  return accountCalendarName("Outlook calendar", account) ?? "Outlook calendar";
 }

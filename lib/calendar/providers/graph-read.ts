@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Occurrence } from "#lib/core/types";
 import { ProviderError } from "./errors";
 import { type GraphCallDeps, type GraphHttpOptions, graphCall } from "./graph-http";
-import { type GraphEvent, graphEventSchema, mapGraphEvent } from "./graph-map";
+import { type GraphEvent, graphCalendarName, graphEventSchema, mapGraphEvent } from "./graph-map";
 import type { ApiWindowFetch, Expansion, SyncWindow } from "./provider";
 
 /**
@@ -20,6 +20,8 @@ export interface GraphReadRequest {
   window: SyncWindow;
   /** The owner's IANA zone: all-day events start at its midnight. */
   tz: string;
+  /** The owner's addresses, to tell them from the other attendees. */
+  emails?: readonly string[];
   /** The cursor of the last read. */
   cursor?: string;
   /** The hash of the occurrences the last full read found: the same again answers unchanged. */
@@ -98,6 +100,7 @@ export function occurrencesOf(
   items: Record<string, unknown>[],
   window: SyncWindow,
   tz: string,
+  emails: readonly string[] = [],
 ): Pick<Expansion, "occurrences" | "skipped"> & { warnings: NonNullable<Expansion["warnings"]> } {
   const occurrences: Occurrence[] = [];
   const skipped: Expansion["skipped"] = [];
@@ -109,7 +112,7 @@ export function occurrencesOf(
       warnings.push({ message: "a Graph event without id, start or end was left out" });
       continue;
     }
-    const mapped = mapGraphEvent(parsed.data as GraphEvent, tz);
+    const mapped = mapGraphEvent(parsed.data as GraphEvent, tz, emails);
     if ("skip" in mapped) skipped.push(mapped.skip);
     else if (mapped.occurrence.start < window.to && mapped.occurrence.end > window.from) {
       occurrences.push(mapped.occurrence);
@@ -152,7 +155,12 @@ export async function readGraphWindow(
     }
   }
   const round = await deltaRound(firstRoundUrl(opts.graphBaseUrl, days), deps, opts);
-  const { occurrences, skipped, warnings } = occurrencesOf(round.items, req.window, req.tz);
+  const { occurrences, skipped, warnings } = occurrencesOf(
+    round.items,
+    req.window,
+    req.tz,
+    req.emails,
+  );
   const hash = createHash("sha256").update(JSON.stringify(occurrences)).digest("hex");
   const next = {
     cursor: encodeCursor({ ...days, deltaLink: round.deltaLink }),
@@ -161,8 +169,9 @@ export async function readGraphWindow(
   if (req.hash === hash) {
     return { fetch: { kind: "unchanged", reason: "same_content", validators: {} }, ...next };
   }
+  const name = graphCalendarName(round.items);
   return {
-    fetch: { kind: "fetched", occurrences, skipped, warnings, validators: { hash } },
+    fetch: { kind: "fetched", name, occurrences, skipped, warnings, validators: { hash } },
     ...next,
   };
 }

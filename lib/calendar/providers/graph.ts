@@ -50,6 +50,7 @@ export function readGraphApi(
     {
       window,
       tz: source.tz,
+      emails: source.emails,
       ...(source.cursor !== undefined ? { cursor: source.cursor } : {}),
       ...(source.hash !== undefined ? { hash: source.hash } : {}),
       ...(source.refresh === true ? { refresh: true } : {}),

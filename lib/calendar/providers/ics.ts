@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { feedName, icsCalendarName } from "../calendar-name";
 import { fetchFeed } from "../feed-fetch";
 import { sourceUrlProblem } from "../source-rules";
 import { SyncError } from "./errors";
@@ -167,8 +168,10 @@ export async function fetchIcsWindow(
     userZone: source.tz,
     userEmails: source.emails,
   });
+  const name = icsCalendarName(text) ?? feedName(source.url);
   return {
     kind: "fetched",
+    ...(name !== undefined ? { name } : {}),
     occurrences,
     skipped,
     warnings: warnings ?? [],

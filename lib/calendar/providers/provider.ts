@@ -114,6 +114,8 @@ export interface FetchDeps {
 export type WindowFetch =
   | {
       kind: "fetched";
+      /** The calendar's display name (lib/calendar/calendar-name.ts), when one is known. */
+      name?: string;
       occurrences: Occurrence[];
       skipped: Expansion["skipped"];
       warnings: NonNullable<Expansion["warnings"]>;

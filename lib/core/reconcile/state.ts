@@ -193,6 +193,24 @@ export function applyRead(
   };
 }
 
+/**
+ * Whether a status read from the profile is one Statuspilot wrote: our last write, a recent one,
+ * an attempt whose outcome is unknown, or one in flight (a disconnect clears only such a status,
+ * or one in flight). Text and emoji identify a status; its expiration does not (the person may
+ * only have changed when it clears). An empty or expired status is nobody's.
+ */
+export function showsOurStatus(state: StatusState, shown: StatusValue, readAt: number): boolean {
+  const status = effectiveStatus(shown, readAt);
+  if (isEmptyStatus(status)) return false;
+  const ours = [
+    state.lastWritten,
+    state.pending?.status,
+    ...state.recentWrites.map((w) => w.status),
+    ...(state.attempts ?? []).map((a) => a.status),
+  ];
+  return ours.some((s) => s !== undefined && s.text === status.text && s.emoji === status.emoji);
+}
+
 /** What a read found that changes what we believed (worth a log line). */
 export type ReadFinding = "manual_found" | "override_gone";
 

@@ -1,5 +1,7 @@
 /** Times and dates for the pages, in the user's zone; a zone Intl does not know reads as UTC. */
 
+import { dayIn } from "./settings-view";
+
 const DEFAULT_LOCALE = "en-GB";
 
 function formatter(
@@ -40,4 +42,36 @@ export function isoDateOf(at: number, tz: string): string {
   }).formatToParts(at);
   const get = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
   return `${get("year")}-${get("month")}-${get("day")}`;
+}
+
+/** Whether `at` is the first instant of its day in `tz`. */
+const startsADay = (at: number, tz: string): boolean => dayIn(at, tz).start === at;
+
+const yearOf = (at: number, tz: string): string => isoDateOf(at, tz).slice(0, 4);
+
+/**
+ * A period as the person chose it, in their zone and locale, the year only when it is not the
+ * year of `now`. Whole days (midnight to midnight in `tz`; the end is exclusive in storage) read
+ * from the first to the last day, without times: `Thu 10 – Sat 12 Dec`; any other period keeps
+ * its times: `Thu 10 Dec, 09:00–13:00`.
+ */
+export function periodOf(
+  start: number,
+  end: number,
+  tz: string,
+  now: number,
+  locale?: string,
+): string {
+  const wholeDays = end > start && startsADay(start, tz) && startsADay(end, tz);
+  const last = wholeDays ? end - 1 : end;
+  const thisYear = yearOf(now, tz);
+  const otherYear = yearOf(start, tz) !== thisYear || yearOf(last, tz) !== thisYear;
+  const options: Intl.DateTimeFormatOptions = {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    ...(otherYear ? { year: "numeric" } : {}),
+    ...(wholeDays ? {} : { hour: "2-digit", minute: "2-digit" }),
+  };
+  return formatter(tz, locale, options).formatRange(start, last);
 }

@@ -1,22 +1,59 @@
-import type { ComponentChildren, VNode } from "preact";
+import { type ComponentChildren, createContext, type VNode } from "preact";
+import { useContext } from "preact/hooks";
 import { CSRF_FIELD } from "../csrf";
+import type { RefusedForm } from "./view-model";
 
 /**
  * Form pieces that make the page's rules hold by construction: a PostForm always carries the
- * CSRF token, and every input is built together with its label.
+ * CSRF token, and every input is built together with its label. A form the page answers after
+ * refusing it (`RefusedFormContext`) shows what was typed in each of its fields, and marks each
+ * refused field (`aria-invalid`, its reason beside it and named by `aria-describedby`), whichever
+ * fields the form has.
  */
+
+/** The refused form the page answers, if any: provided once for the whole page. */
+export const RefusedFormContext = createContext<RefusedForm | undefined>(undefined);
+
+/** Inside a PostForm: what was typed in it and why it was refused, when it is the refused one. */
+const TypedContext = createContext<Omit<RefusedForm, "action"> | undefined>(undefined);
 
 export function PostForm(props: {
   action: string;
   csrfToken: string;
   children: ComponentChildren;
 }): VNode {
-  return (
+  const refused = useContext(RefusedFormContext);
+  const form = (
     <form method="post" action={props.action}>
       <input type="hidden" name={CSRF_FIELD} value={props.csrfToken} />
       {props.children}
     </form>
   );
+  if (refused?.action !== props.action) return form;
+  return <TypedContext.Provider value={refused}>{form}</TypedContext.Provider>;
+}
+
+/**
+ * A field's value (what was typed, in a refused form; else what is stored), and its error: the
+ * attributes that mark it and the message beside it.
+ */
+function useField(id: string, name: string, stored: string | undefined, hintId?: string) {
+  const typed = useContext(TypedContext);
+  const error = typed !== undefined && Object.hasOwn(typed.errors, name) ? typed.errors[name] : "";
+  const errorId = error ? `${id}-error` : undefined;
+  const describedBy = [errorId, hintId].filter((x) => x !== undefined).join(" ");
+  return {
+    value: typed === undefined ? stored : (typed.values[name] ?? ""),
+    attrs: {
+      "aria-invalid": error ? ("true" as const) : undefined,
+      "aria-describedby": describedBy === "" ? undefined : describedBy,
+    },
+    message: error ? (
+      <p id={errorId} class="problem">
+        {error}
+      </p>
+    ) : null,
+  };
 }
 
 export function TextField(props: {
@@ -31,6 +68,7 @@ export function TextField(props: {
   hint?: string;
 }): VNode {
   const hintId = props.hint === undefined ? undefined : `${props.id}-hint`;
+  const field = useField(props.id, props.name, props.value, hintId);
   return (
     <div>
       <label for={props.id}>{props.label}</label>
@@ -38,13 +76,14 @@ export function TextField(props: {
         id={props.id}
         name={props.name}
         type={props.type ?? "text"}
-        value={props.value ?? ""}
+        value={field.value ?? ""}
         required={props.required === true}
         placeholder={props.placeholder}
         maxLength={props.maxLength}
-        aria-describedby={hintId}
+        {...field.attrs}
         autocomplete="off"
       />
+      {field.message}
       {props.hint !== undefined && (
         <p id={hintId} class="muted">
           {props.hint}
@@ -62,12 +101,14 @@ export function TextArea(props: {
   hint?: string;
 }): VNode {
   const hintId = props.hint === undefined ? undefined : `${props.id}-hint`;
+  const field = useField(props.id, props.name, props.value, hintId);
   return (
     <div>
       <label for={props.id}>{props.label}</label>
-      <textarea id={props.id} name={props.name} aria-describedby={hintId}>
-        {props.value}
+      <textarea id={props.id} name={props.name} {...field.attrs}>
+        {field.value}
       </textarea>
+      {field.message}
       {props.hint !== undefined && (
         <p id={hintId} class="muted">
           {props.hint}
@@ -84,17 +125,22 @@ export function CheckBox(props: {
   checked?: boolean;
   required?: boolean;
 }): VNode {
+  const field = useField(props.id, props.name, props.checked === true ? "on" : undefined);
   return (
-    <label class="check" for={props.id}>
-      <input
-        id={props.id}
-        name={props.name}
-        type="checkbox"
-        value="on"
-        checked={props.checked === true}
-        required={props.required === true}
-      />
-      {props.label}
-    </label>
+    <>
+      <label class="check" for={props.id}>
+        <input
+          id={props.id}
+          name={props.name}
+          type="checkbox"
+          value="on"
+          checked={field.value === "on"}
+          required={props.required === true}
+          {...field.attrs}
+        />
+        {props.label}
+      </label>
+      {field.message}
+    </>
   );
 }

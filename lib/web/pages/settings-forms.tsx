@@ -1,5 +1,5 @@
 import type { VNode } from "preact";
-import { dateTimeOf, isoDateOf } from "./format";
+import { isoDateOf, periodOf } from "./format";
 import { CheckBox, PostForm, TextArea, TextField } from "./forms";
 import { FIELDS, SETTINGS_ACTIONS, type SettingsView, STATUS_KINDS } from "./view-model";
 
@@ -90,7 +90,7 @@ export function OutOfOfficeSection({ view }: { view: SettingsView }): VNode {
         <ul class="plain">
           {view.ooo.map((entry) => (
             <li key={entry.id}>
-              <div>{`${dateTimeOf(entry.start, tz, locale)} to ${dateTimeOf(entry.end, tz, locale)}`}</div>
+              <div>{periodOf(entry.start, entry.end, tz, view.now, locale)}</div>
               {entry.message !== undefined && <div class="muted">{entry.message}</div>}
               <PostForm action={SETTINGS_ACTIONS.cancelOoo} csrfToken={view.csrfToken}>
                 <input type="hidden" name={FIELDS.oooEntryId} value={entry.id} />

@@ -30,8 +30,8 @@ export function MessagesSection({ view }: { view: SettingsView }): VNode | null 
       </p>
       {home.noBot && (
         <p class="problem">
-          Your workspace installed Statuspilot before it had its Home tab and messages: reconnect
-          to turn them on.{" "}
+          Your workspace installed Statuspilot before it had its Home tab and messages: reconnect to
+          turn them on.{" "}
           <a class="button" href={PATHS.install}>
             Reconnect
           </a>

@@ -1,8 +1,7 @@
 import type { VNode } from "preact";
 import { dateTimeOf, timeOf } from "./format";
-import { PostForm, TextField } from "./forms";
+import { PostForm, RefusedFormContext, TextField } from "./forms";
 import { Layout, renderPage } from "./layout";
-import { MessagesSection, SyncNowForm } from "./settings-home";
 import {
   DisconnectSection,
   OutOfOfficeSection,
@@ -10,10 +9,12 @@ import {
   RulesSection,
   SignOutForm,
 } from "./settings-forms";
+import { MessagesSection, SyncNowForm } from "./settings-home";
 import {
   type CalendarView,
   type ConnectionState,
   FIELDS,
+  type Notice,
   PATHS,
   SETTINGS_ACTIONS,
   type SettingsView,
@@ -32,11 +33,7 @@ export function SettingsPage({ view }: { view: SettingsView }): VNode {
         {`Times are shown in ${tz}.`}
       </p>
       <SignOutForm view={view} />
-      {view.notice && (
-        <p class={view.notice.tone === "error" ? "notice error" : "notice"} role="status">
-          {view.notice.text}
-        </p>
-      )}
+      {view.notice && <NoticeLine notice={view.notice} />}
       <ConnectionSection state={view.connection} />
       <TodaySection
         today={view.today}
@@ -55,8 +52,28 @@ export function SettingsPage({ view }: { view: SettingsView }): VNode {
   );
 }
 
+function NoticeLine({ notice }: { notice: Notice }): VNode {
+  return (
+    <div class={notice.tone === "error" ? "notice error" : "notice"} role="status">
+      {notice.text}
+      {notice.details !== undefined && notice.details.length > 0 && (
+        <ul>
+          {notice.details.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** The page; a refused form (`view.refused`) shows again as typed, its bad fields marked. */
 export const renderSettingsPage = (view: SettingsView): string =>
-  renderPage(<SettingsPage view={view} />);
+  renderPage(
+    <RefusedFormContext.Provider value={view.refused}>
+      <SettingsPage view={view} />
+    </RefusedFormContext.Provider>,
+  );
 
 const CONNECTION_TEXT: Record<ConnectionState, string> = {
   connected: "Connected: Statuspilot can set your status.",
@@ -149,7 +166,8 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
                 {c.lastReadAt !== undefined
                   ? `Last good read ${dateTimeOf(c.lastReadAt, tz, locale)}`
                   : "Not read yet"}
-                {c.nextReadAt !== undefined && ` · Next read ${dateTimeOf(c.nextReadAt, tz, locale)}`}
+                {c.nextReadAt !== undefined &&
+                  ` · Next read ${dateTimeOf(c.nextReadAt, tz, locale)}`}
               </div>
               {c.problem !== undefined && (
                 <div class="problem">

@@ -1,4 +1,4 @@
-import type { StatusKind } from "#lib/core/types";
+import type { BlockKind, StatusKind } from "#lib/core/types";
 
 /**
  * What the pages show, as plain data: the routes build these from the user's records, and the
@@ -29,6 +29,34 @@ export const SETTINGS_ACTIONS = {
 /** The one-time link of the Home tab's "Open settings": signs the person in, once, for 5 minutes. */
 export const SETTINGS_LINK_PATH = "/settings/open";
 
+const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The rules form's name for a member of the rules, from its path: `["focus", "emoji"]` →
+ * `focus_emoji`, `["showTitles"]` → `show_titles`. An index into a list names the list's field
+ * (`["focus", "keywords", 2]` → `focus_keywords`: one keyword per line).
+ */
+export const ruleField = (...path: readonly (string | number)[]): string =>
+  path
+    .map(String)
+    .filter((segment) => !/^\d+$/.test(segment))
+    .map(snakeCase)
+    .join("_");
+
+/**
+ * The rules form's field a JSON pointer into the rules names (`/rules/focus/emoji` →
+ * `focus_emoji`), by the same derivation as the fields' names; undefined outside `prefix`.
+ */
+export function ruleFieldOfPointer(pointer: string, prefix = "/rules"): string | undefined {
+  if (pointer !== prefix && !pointer.startsWith(`${prefix}/`)) return undefined;
+  const path = pointer
+    .slice(prefix.length + 1)
+    .split("/")
+    .filter((segment) => segment !== "")
+    .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return path.length === 0 ? undefined : ruleField(...path);
+}
+
 /**
  * The names of the fields the forms send (besides the CSRF field, `csrf`). Checkboxes send
  * `on` when ticked and nothing at all when not: absent means false.
@@ -39,11 +67,11 @@ export const FIELDS = {
   /** removeCalendar: the source id. */
   calendarId: "source",
   /** saveRules: `<kind>_text`, `<kind>_emoji`, `<kind>_keywords` (one keyword per line). */
-  ruleText: (kind: StatusKind) => `${kind}_text`,
-  ruleEmoji: (kind: StatusKind) => `${kind}_emoji`,
-  ruleKeywords: (kind: StatusKind) => `${kind}_keywords`,
-  showTitles: "show_titles",
-  skipTentative: "skip_tentative",
+  ruleText: (kind: StatusKind) => ruleField(kind, "text"),
+  ruleEmoji: (kind: StatusKind) => ruleField(kind, "emoji"),
+  ruleKeywords: (kind: StatusKind) => ruleField(kind, "keywords"),
+  showTitles: ruleField("showTitles"),
+  skipTentative: ruleField("skipTentative"),
   /** scheduleOoo: `YYYY-MM-DD` dates in the user's zone, first and last day (inclusive). */
   oooFirstDay: "first_day",
   oooLastDay: "last_day",
@@ -93,7 +121,8 @@ export interface StatusView {
 export interface TimelineBlockView extends StatusView {
   start: number;
   end: number;
-  kind: StatusKind;
+  /** A built-in kind, a custom status (`custom`) or the time outside working hours (`offHours`). */
+  kind: BlockKind;
 }
 
 export interface TodayView {
@@ -127,6 +156,21 @@ export interface OooEntryView {
 export interface Notice {
   tone: "info" | "error";
   text: string;
+  /** Further lines under the text (what a refused form got wrong that no field shows). */
+  details?: string[];
+}
+
+/**
+ * A form the page answers itself because it refused it: what was typed (field name → value;
+ * a checkbox left unticked is absent) is shown again, and each field named in `errors` is
+ * marked with its reason. Nothing of it was saved.
+ */
+export interface RefusedForm {
+  /** The form's action path (SETTINGS_ACTIONS). */
+  action: string;
+  values: Record<string, string>;
+  /** Field name → why its value was refused. */
+  errors: Record<string, string>;
 }
 
 export interface SettingsView {
@@ -156,4 +200,6 @@ export interface SettingsView {
   notice?: Notice;
   /** The Home tab and messages: whether messages are off, whether they work (a bot token). */
   home?: { dmsOff: boolean; noBot: boolean };
+  /** The form just sent, when it was refused and the page answers it with what was typed. */
+  refused?: RefusedForm;
 }

@@ -4,7 +4,13 @@ import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
 import type { Queue, QueueEntry, SendOptions } from "#lib/core/ports";
 import { GatewayError, type StatusGateway, type StatusTarget, silentLog } from "#lib/core/ports";
-import { type Block, EMPTY_STATUS, type StatusValue, type UserKey } from "#lib/core/types";
+import {
+  type Block,
+  EMPTY_STATUS,
+  type StatusKind,
+  type StatusValue,
+  type UserKey,
+} from "#lib/core/types";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import type { LocalDynamo } from "../../support/dynalite";
 
@@ -84,7 +90,7 @@ export class MemoryQueue implements Queue<TransitionMessage> {
 export const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
 export const MIN = 60_000;
 
-export function block(start: number, end: number, kind: Block["kind"] = "meeting"): Block {
+export function block(start: number, end: number, kind: StatusKind = "meeting"): Block {
   const look = {
     meeting: { text: "In a meeting", emoji: ":spiral_calendar_pad:" },
     focus: { text: "Focus time", emoji: ":headphones:" },

@@ -173,3 +173,131 @@ describe("admin onboarding routes against dynalite and the emulator", () => {
     expect(anonymous.statusCode).toBe(401);
   });
 });
+
+// PUT /admin/users with rules: a rule that breaks a limit, or names a calendar the person does
+// not have, is a 400 naming the field's JSON pointer and the reason in words, and nothing is
+// stored; good rules are stored as given and read back parsed.
+const TEAM = "T0DEMO";
+const SOURCES = [
+  { id: "work", url: "https://calendar.example/work.ics", kind: "ics" },
+  { id: "family", url: "https://calendar.example/family.ics", kind: "ics" },
+];
+const lunch = { name: "Lunch", text: "At lunch", emoji: ":fork_and_knife:", priority: 15 };
+
+/** An admin fixture's event for `user`, with `body` as its JSON when given. */
+const userEvent = (name: string, user: string, body?: unknown): APIGatewayProxyEventV2 => ({
+  ...eventFixture(name),
+  rawPath: `/admin/users/${TEAM}/${user}`,
+  pathParameters: { team: TEAM, user },
+  ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+});
+const putUser = (user: string, rules: unknown) =>
+  userEvent("admin-put-user.json", user, {
+    tz: "Europe/Lisbon",
+    token: "xoxp-rules",
+    sources: SOURCES,
+    rules,
+  });
+const getUser = (user: string) => userEvent("admin-get-user.json", user);
+
+describe("the admin API and a person's rules", () => {
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it("stores a whole setup and answers it parsed", async () => {
+    const rules = {
+      custom: [{ ...lunch, keywords: ["lunch"], dnd: true }],
+      focus: { dnd: true },
+      skipNoGuests: true,
+      skipCalendars: ["family"],
+      workingHours: { start: "09:00", end: "17:30" },
+      standing: "restore",
+    };
+    const res = await call(adminUsers, putUser("URULES1", rules));
+    expect(res.statusCode).toBe(200);
+    const got = bodyOf(await call(adminUsers, getUser("URULES1")));
+    expect(got.user.rules).toMatchObject({
+      custom: [{ ...lunch, keywords: ["lunch"], calendars: [], dnd: true }],
+      focus: { dnd: true },
+      skipNoGuests: true,
+      skipCalendars: ["family"],
+      workingHours: { days: ["mon", "tue", "wed", "thu", "fri"], start: "09:00", end: "17:30" },
+      standing: "restore",
+    });
+  });
+
+  it.each([
+    [
+      "a priority out of range",
+      { custom: [{ ...lunch, priority: 100 }] },
+      "/rules/custom/0/priority",
+      "priority must be a whole number from 1 to 99",
+    ],
+    [
+      "a name used twice",
+      { custom: [lunch, lunch] },
+      "/rules/custom/1/name",
+      'name "Lunch" is taken',
+    ],
+    [
+      "a name too long",
+      { custom: [{ ...lunch, name: "n".repeat(41) }] },
+      "/rules/custom/0/name",
+      "at most 40 characters",
+    ],
+    [
+      "21 statuses",
+      { custom: Array.from({ length: 21 }, (_, i) => ({ ...lunch, name: `S${i}` })) },
+      "/rules/custom",
+      "at most 20 custom statuses",
+    ],
+    [
+      "an unknown calendar to match",
+      { custom: [{ ...lunch, calendars: ["work", "gym"] }] },
+      "/rules/custom/0/calendars/1",
+      'no calendar "gym"',
+    ],
+    [
+      "an unknown calendar to skip",
+      { skipCalendars: ["cal9"] },
+      "/rules/skipCalendars/0",
+      'no calendar "cal9"; this person\'s calendars are: work, family',
+    ],
+    [
+      "a bad working-hours time",
+      { workingHours: { start: "9am", end: "17:30" } },
+      "/rules/workingHours/start",
+      "HH:MM",
+    ],
+    [
+      "dnd that is not a boolean",
+      { meeting: { dnd: "yes" } },
+      "/rules/meeting/dnd",
+      "dnd must be true or false",
+    ],
+    ["an unknown standing", { standing: "sometimes" }, "/rules/standing", '"keep" or "restore"'],
+  ])(
+    "refuses %s with 400, the pointer and the reason, and stores nothing",
+    async (_what, rules, pointer, words) => {
+      const user = `UBAD${pointer.length}${String(words.length)}`;
+      const res = await call(adminUsers, putUser(user, rules));
+      expect(res.statusCode).toBe(400);
+      expect(bodyOf(res)).toMatchObject({ error: "invalid_input", pointer });
+      expect(bodyOf(res).message).toContain(words);
+      expect((await call(adminUsers, getUser(user))).statusCode).toBe(404);
+    },
+  );
+
+  it("keeps the rules stored before a refused replacement", async () => {
+    await call(adminUsers, putUser("URULES2", { custom: [lunch] }));
+    const refused = await call(
+      adminUsers,
+      putUser("URULES2", { custom: [{ ...lunch, priority: 0 }] }),
+    );
+    expect(refused.statusCode).toBe(400);
+    const got = bodyOf(await call(adminUsers, getUser("URULES2")));
+    expect(got.user.rules.custom).toEqual([{ ...lunch, keywords: [], calendars: [], dnd: false }]);
+  });
+});

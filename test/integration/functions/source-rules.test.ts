@@ -280,7 +280,10 @@ describe("admin PUT of a user's sources, as on AWS", () => {
     expect(res.batchItemFailures).toEqual([]);
     expect(connections).toEqual([{ url: PUBLIC_FEED.url, address: "93.184.216.34" }]);
     const sources = bodyOf(await call(getUser("U105"))).user.sources;
-    expect(sources).toEqual([{ id: "public", kind: "ics", syncedAt: stack.clock.now() }]);
+    // Named by its host and file name: the feed has no X-WR-CALNAME.
+    expect(sources).toEqual([
+      { id: "public", kind: "ics", syncedAt: stack.clock.now(), name: "calendar.example ok.ics" },
+    ]);
   });
 });
 

@@ -41,6 +41,8 @@ const EXPECTED: Record<string, { encrypt: string[]; decrypt: string[] }> = {
   TickRole: { encrypt: [], decrypt: [] },
   PollRole: { encrypt: [], decrypt: [] },
   HealthRole: { encrypt: [], decrypt: [] },
+  // The stack's own sealing of the app's client secret at deploy (infra/resources/app-secret.yml).
+  SealClientSecretRole: { encrypt: ["oauth_client_secret"], decrypt: [] },
 };
 
 interface Statement {

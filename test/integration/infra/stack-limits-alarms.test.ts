@@ -8,6 +8,7 @@ import {
   type CfnResource,
   type PackagedStack,
   packageStack,
+  productFunctions,
   repoRoot,
 } from "../../support/osls-package";
 
@@ -142,7 +143,9 @@ describe("the packaged stack's limits, alarms and dashboard", () => {
   });
 
   it("alarms on every function's errors and throttles", () => {
-    const functions = ofType("AWS::Lambda::Function").map(([id]) => id);
+    // The product's functions (not the one the stack runs only at deploy, whose failure fails
+    // the deploy itself).
+    const functions = productFunctions(resources).map(([id]) => id);
     expect(functions).toHaveLength(Object.keys(functionEntries).length);
     for (const metric of ["Errors", "Throttles"]) {
       const watched = alarmsOn("AWS/Lambda", metric);
@@ -231,7 +234,7 @@ describe("the packaged stack's limits, alarms and dashboard", () => {
       expanded.some((line) => parts.every((p, i) => JSON.stringify(line[i]) === JSON.stringify(p)));
     const statOf = (line: unknown[]) =>
       (line.find((p) => typeof p === "object") as { stat?: string } | undefined)?.stat;
-    const functionNames = ofType("AWS::Lambda::Function").map(([, f]) => f.Properties.FunctionName);
+    const functionNames = productFunctions(resources).map(([, f]) => f.Properties.FunctionName);
     const queueNames = ofType("AWS::SQS::Queue")
       .filter(([id]) => id.includes("DeadLetter"))
       .map(([, q]) => q.Properties.QueueName);

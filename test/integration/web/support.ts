@@ -9,7 +9,7 @@ import { loadWorkspace } from "#emulator/workspace";
 import { routes } from "#functions/routes";
 import type { App } from "#lib/app/compose/app";
 import { compose } from "#lib/app/compose/compose";
-import { ALL_MODULES } from "#lib/app/compose/modules";
+import { ALL_MODULES, type AppModules } from "#lib/app/compose/modules";
 import { loadConfig } from "#lib/app/config";
 import type { SyncMessage, TransitionMessage } from "#lib/app/contracts";
 import { LocalTokenVault } from "#lib/app/secrets/local-vault";
@@ -46,6 +46,8 @@ export interface FrontDoorStack {
   dynamo: LocalDynamo;
   emulator: RunningEmulator;
   syncs: RecordingQueue<SyncMessage>;
+  /** How many times the calendar server answered. */
+  calendarReads(): number;
   /** Runs the queued syncs, as the sync worker would (each applies and reconciles inline). */
   drainSyncs(): Promise<void>;
   /** Every item of the table. */
@@ -53,6 +55,9 @@ export interface FrontDoorStack {
   tokenOf(team: string, user: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
+
+/** The calendar server's ETag (it answers every request in full, as many feeds do). */
+export const DEMO_ICS_ETAG = '"demo-ics-1"';
 
 /** A calendar with one meeting from 10 minutes before T0 to 50 minutes after. */
 export const DEMO_ICS = [
@@ -81,7 +86,8 @@ const readBody = async (req: IncomingMessage): Promise<string> => {
   return Buffer.concat(chunks).toString("utf8");
 };
 
-export async function startFrontDoor(): Promise<FrontDoorStack> {
+/** `modules`: what the web function was given (every module unless told otherwise). */
+export async function startFrontDoor(opts: { modules?: AppModules } = {}): Promise<FrontDoorStack> {
   const clock = new ManualClock(T0);
   const dynamo = await startDynalite();
   const { createHandler } = await import("#functions/http/web");
@@ -105,8 +111,10 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
     },
   };
   const emulator = await startEmulator({ workspace, port: 0, clock, expirySweepMs: 0 });
+  let calendarReads = 0;
   const calendar = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "text/calendar" });
+    calendarReads += 1;
+    res.writeHead(200, { "content-type": "text/calendar", etag: DEMO_ICS_ETAG });
     res.end(DEMO_ICS);
   });
   const calendarBase = await listen(calendar);
@@ -125,7 +133,7 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
       PUBLIC_BASE_URL: web,
     }),
     {
-      modules: ALL_MODULES,
+      modules: opts.modules ?? ALL_MODULES,
       clock,
       syncQueue: syncs,
       transitionQueue: new RecordingQueue<TransitionMessage>(),
@@ -173,6 +181,7 @@ export async function startFrontDoor(): Promise<FrontDoorStack> {
   return {
     web,
     calendarUrl: `${calendarBase}/secret-calendar-7f3a/basic.ics`,
+    calendarReads: () => calendarReads,
     app: built,
     clock,
     dynamo,
@@ -265,3 +274,14 @@ export const csrfOf = (html: string): string => {
   if (!token) throw new Error("no CSRF token on the page");
   return token;
 };
+
+/** `user` installs Statuspilot: /install, the emulator's consent as them, the callback. */
+export async function signedInAs(stack: FrontDoorStack, user: string): Promise<CookieJar> {
+  const jar = new CookieJar();
+  const install = await visit(jar, `${stack.web}/install`);
+  const authorize = new URL(install.headers.get("location") ?? "");
+  authorize.searchParams.set("as", user);
+  const consent = await visit(jar, authorize.href);
+  await visit(jar, consent.headers.get("location") ?? "");
+  return jar;
+}

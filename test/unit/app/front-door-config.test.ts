@@ -31,6 +31,7 @@ function partsFor(env: Record<string, string>, read: string[] = []) {
     reconcile: never,
     fetch: never,
     feedGuard: { policy: { allowPrivate: false }, resolveHost: async () => [] },
+    firstSync: never,
     marks: new MemoryOneTimeMarks(),
     readParameter: async (name, variable) => {
       read.push(`${variable}:${name}`);

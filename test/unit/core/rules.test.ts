@@ -20,6 +20,9 @@ describe("classify", () => {
       kind: "meeting",
       text: "In a meeting",
       emoji: ":spiral_calendar_pad:",
+      priority: 10,
+      dnd: false,
+      rule: "meeting",
     });
   });
 
@@ -73,6 +76,9 @@ describe("classify", () => {
       kind: "focus",
       text: "Heads down",
       emoji: ":headphones:",
+      priority: 20,
+      dnd: false,
+      rule: "focus time: keyword heads down",
     });
     expect(rules.ooo).toEqual(DEFAULT_RULES.ooo);
   });

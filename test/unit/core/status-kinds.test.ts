@@ -31,22 +31,28 @@ const occ = (summary: string, start: number, end: number, over: Partial<Occurren
 const window = { tz: "UTC", from: T0, to: T0 + 24 * H };
 
 describe("the default status kinds", () => {
-  it("are the README's defaults: texts, emoji, keywords and shared settings", () => {
+  it("are the defaults docs/rules.md gives: texts, emoji, keywords and shared settings", () => {
     expect(DEFAULT_RULES).toEqual({
       ooo: {
         text: "Out of office",
         emoji: ":palm_tree:",
         keywords: ["out of office", "ooo", "vacation", "pto", "annual leave", "on leave"],
+        dnd: false,
       },
       focus: {
         text: "Focus time",
         emoji: ":headphones:",
         keywords: ["focus", "focus time", "deep work", "no meetings"],
+        dnd: false,
       },
-      meeting: { text: "In a meeting", emoji: ":spiral_calendar_pad:", keywords: [] },
+      meeting: { text: "In a meeting", emoji: ":spiral_calendar_pad:", keywords: [], dnd: false },
       skipTentative: true,
       showTitles: false,
       bridgeGapMinutes: 0,
+      custom: [],
+      skipNoGuests: false,
+      skipCalendars: [],
+      standing: "keep",
     });
     expect(userRulesSchema.parse(undefined)).toEqual(DEFAULT_RULES);
   });
@@ -84,7 +90,7 @@ describe("the default status kinds", () => {
 const COMMUTING = {
   kind: "commuting",
   label: "commuting",
-  priority: 1.5,
+  priority: 15,
   defaults: { text: "Commuting", emoji: ":train:" },
   match: { keywords: ["commute", "commuting"], allDay: false },
 } as const satisfies StatusKindEntry;
@@ -99,12 +105,14 @@ describe("a kind added as one table entry", () => {
       text: "Commuting",
       emoji: ":train:",
       keywords: ["commute", "commuting"],
+      dnd: false,
     });
     expect(rules.meeting.text).toBe("In a meeting");
     expect(schema.parse({ commuting: { text: "On the train" } }).commuting).toEqual({
       text: "On the train",
       emoji: ":train:",
       keywords: ["commute", "commuting"],
+      dnd: false,
     });
     const bad = schema.safeParse({ commuting: { emoji: "train" } });
     expect(bad.success).toBe(false);
@@ -169,7 +177,7 @@ describe("an added absence kind", () => {
   const SICK = {
     kind: "sick",
     label: "off sick",
-    priority: 4,
+    priority: 40,
     defaults: { text: "Off sick", emoji: ":face_with_thermometer:" },
     match: { keywords: ["sick"], allDay: true },
     showsUntil: true,

@@ -92,11 +92,11 @@ describe("resolveSegments", () => {
         const blocks = resolveSegments(segments);
         for (let i = 1; i < blocks.length; i++)
           expect(blocks[i]?.start).toBeGreaterThanOrEqual(blocks[i - 1]?.end ?? 0);
-        const rank = { meeting: 1, focus: 2, ooo: 3 };
+        const rank: Record<string, number> = { meeting: 1, focus: 2, ooo: 3 };
         for (let t = 0; t < 30; t += 0.25) {
           const at = T0 + t * H;
           const covering = segments.filter((s) => s.start <= at && at < s.end);
-          const best = Math.max(0, ...covering.map((s) => rank[s.kind]));
+          const best = Math.max(0, ...covering.map((s) => rank[s.kind] ?? 0));
           const block = desiredAt(blocks, at);
           expect(block ? rank[block.kind] : 0).toBe(best);
         }

@@ -18,7 +18,7 @@ import {
 import { expand } from "#lib/calendar/expand";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
-import { DEFAULT_RULES } from "#lib/core/rules";
+import { DEFAULT_RULES, userRulesSchema } from "#lib/core/rules";
 import { buildTimeline } from "#lib/core/timeline";
 import type { Block } from "#lib/core/types";
 
@@ -113,6 +113,34 @@ describe("syncSource", () => {
       syncedAt: NOW,
       etag: '"v1"',
       lastModified: expect.any(String),
+      // The feed names no calendar: its host and file name.
+      name: "127.0.0.1 team.ics",
+    });
+  });
+
+  it("classifies with the source's id, so the rules' calendar conditions apply", async () => {
+    // Prepare: the same feed, its source skipped by one person, matched by another's status
+    const skipping = harness({
+      url: `${base}/team.ics`,
+      rules: userRulesSchema.parse({ skipCalendars: ["office"] }),
+    });
+    const matching = harness({
+      url: `${base}/team.ics`,
+      rules: userRulesSchema.parse({
+        custom: [
+          { name: "Work", text: "At work", emoji: ":office:", priority: 12, calendars: ["office"] },
+        ],
+      }),
+    });
+    // Act
+    await syncSource(skipping.deps, msg);
+    await syncSource(matching.deps, msg);
+    // Assess
+    expect(skipping.applied[0]?.blocks).toEqual([]);
+    expect(matching.applied[0]?.blocks[0]).toMatchObject({
+      kind: "custom",
+      name: "Work",
+      priority: 12,
     });
   });
 

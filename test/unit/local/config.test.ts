@@ -13,9 +13,9 @@ const user = {
 describe("parseLocalConfig", () => {
   it("accepts users with calendars and optional rules", () => {
     // Act
-    const users = parseLocalConfig({ users: [{ ...user, rules: { titles: "private" } }] });
+    const users = parseLocalConfig({ users: [{ ...user, rules: { showTitles: true } }] });
     // Assess
-    expect(users).toEqual([{ ...user, rules: { titles: "private" } }]);
+    expect(users).toEqual([{ ...user, rules: { showTitles: true } }]);
   });
 
   it("names the pointer of the first problem and never echoes the token", () => {
@@ -23,7 +23,7 @@ describe("parseLocalConfig", () => {
     const attempt = () => parseLocalConfig({ users: [{ ...user, tz: "Mars/Olympus" }] });
     // Assess
     expect(attempt).toThrow(ConfigError);
-    expect(attempt).toThrow("config /users/0/tz: not an IANA time zone");
+    expect(attempt).toThrow("config /users/0/tz (user T0DEMO/U001): not an IANA time zone");
     try {
       attempt();
     } catch (error: unknown) {
@@ -37,6 +37,56 @@ describe("parseLocalConfig", () => {
     expect(() =>
       parseLocalConfig({ users: [{ ...user, calendars: ["file:///etc/passwd"] }] }),
     ).toThrow("/users/0/calendars/0");
+  });
+});
+
+describe("the config's rules", () => {
+  const two = { ...user, calendars: [...user.calendars, "http://127.0.0.1:8080/u001-home.ics"] };
+  const lunch = { name: "Lunch", text: "At lunch", emoji: ":fork_and_knife:", priority: 15 };
+
+  it("accepts a whole setup naming the calendars by their ids, cal1 and cal2", () => {
+    const rules = {
+      custom: [{ ...lunch, keywords: ["lunch"], calendars: ["cal2"], dnd: true }],
+      skipCalendars: ["cal1"],
+      skipNoGuests: true,
+      workingHours: { start: "09:00", end: "17:30" },
+      standing: "restore",
+    };
+    expect(parseLocalConfig({ users: [{ ...two, rules }] })[0]?.rules).toEqual(rules);
+  });
+
+  it.each([
+    [
+      { custom: [{ ...lunch, priority: 0 }] },
+      "/users/1/rules/custom/0/priority",
+      "priority must be a whole number from 1 to 99",
+    ],
+    [
+      { skipCalendars: ["cal3"] },
+      "/users/1/rules/skipCalendars/0",
+      'no calendar "cal3"; this person\'s calendars are: cal1, cal2',
+    ],
+    [
+      { custom: [{ ...lunch, calendars: ["work"] }] },
+      "/users/1/rules/custom/0/calendars/0",
+      'no calendar "work"',
+    ],
+    [
+      { workingHours: { start: "09:00", end: "09:00" } },
+      "/users/1/rules/workingHours/end",
+      "end must differ from start",
+    ],
+    [{ titles: "private" }, "/users/1/rules", "titles"],
+  ])("refuses %j naming the user and the field", (rules, pointer, words) => {
+    const other = { ...two, user: "U002", token: "xoxp-demo-U002", rules };
+    const attempt = () => parseLocalConfig({ users: [user, other] });
+    expect(attempt).toThrow(`config ${pointer} (user T0DEMO/U002): `);
+    expect(attempt).toThrow(words);
+    try {
+      attempt();
+    } catch (error: unknown) {
+      expect(error instanceof ConfigError && error.pointer).toBe(pointer);
+    }
   });
 });
 

@@ -9,12 +9,16 @@ describe("the demo feed", () => {
     // Act
     const events = demoEvents(START, "Europe/Berlin");
     // Assess
-    const [standup, review, focus, ooo] = events;
+    const [standup, review, lunch, focus, ooo] = events;
     expect(standup?.start).toBe(Date.parse("2025-03-10T11:00:20Z"));
     // It ends inside the first minute, so the newcomer also sees the service's expiry.
     expect(standup?.end).toBe(Date.parse("2025-03-10T11:00:50Z"));
     expect(review && standup && review.start > standup.end).toBe(true);
-    expect(focus && review && focus.start > review.end).toBe(true);
+    expect(lunch && review && lunch.start > review.end).toBe(true);
+    // The lunch begins within 3 minutes of the start, under the demo user's own status.
+    expect(lunch?.summary).toBe("Lunch with the team");
+    expect(lunch && lunch.start - START <= 3 * 60_000).toBe(true);
+    expect(focus && lunch && focus.start > lunch.end).toBe(true);
     expect(ooo?.allDay).toEqual({ start: "2025-03-11", end: "2025-03-12" });
   });
 
@@ -38,13 +42,14 @@ describe("the demo feed", () => {
     expect(parsed.map((e) => e.summary)).toEqual([
       "Team stand-up",
       "Design review",
+      "Lunch with the team",
       "Focus time",
       "Out of office",
     ]);
     expect(parsed[0]?.startDate.toJSDate().getTime()).toBe(events[0]?.start);
     expect(parsed[1]?.endDate.toJSDate().getTime()).toBe(events[1]?.end);
-    expect(parsed[3]?.startDate.isDate).toBe(true);
-    expect(parsed[3]?.component.getFirstPropertyValue("x-microsoft-cdo-busystatus")).toBe("OOF");
+    expect(parsed[4]?.startDate.isDate).toBe(true);
+    expect(parsed[4]?.component.getFirstPropertyValue("x-microsoft-cdo-busystatus")).toBe("OOF");
   });
 
   it("marks a cancelled event with STATUS:CANCELLED", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type GoogleEvent,
+  googleCalendarName,
   mapGoogleEvent,
   mapGoogleEvents,
   zonedMidnightOf,
@@ -148,5 +149,20 @@ describe("mapGoogleEvent, by the Events resource's field meanings", () => {
     );
     expect(occurrences.map((o) => o.uid)).toEqual(["early", "late"]);
     expect(skipped).toEqual([{ uid: "free", reason: "transparent (shown as free)" }]);
+  });
+});
+
+describe("googleCalendarName", () => {
+  it("is the list's title and the address Google marks as the account's own", () => {
+    const mine = {
+      id: "e1",
+      creator: { email: "ada@example.com", self: true },
+      attendees: [{ email: "bo@example.com" }],
+    };
+    const theirs = { id: "e2", organizer: { email: "cy@example.com" } };
+    expect(googleCalendarName("Work", [theirs, mine])).toBe("Work (ada@example.com)");
+    expect(googleCalendarName("ada@example.com", [mine])).toBe("ada@example.com");
+    expect(googleCalendarName("Work", [theirs])).toBe("Work");
+    expect(googleCalendarName(undefined, [])).toBeUndefined();
   });
 });

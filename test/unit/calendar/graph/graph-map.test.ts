@@ -72,6 +72,7 @@ describe("mapGraphEvent", () => {
         allDay: false,
         summary: "Planning",
         attendeeCount: 2,
+        guests: 0,
         busyStatus: "BUSY",
         location: "Room 1",
       },
@@ -127,5 +128,37 @@ describe("mapGraphEvent", () => {
     // Europe/Berlin moves to summer time on 29 March 2026 at 02:00: midnight is still UTC+1.
     expect(midnightIn(2026, 3, 29, "Europe/Berlin")).toBe(Date.UTC(2026, 2, 28, 23));
     expect(midnightIn(2026, 3, 30, "Europe/Berlin")).toBe(Date.UTC(2026, 2, 29, 22));
+  });
+});
+
+describe("mapGraphEvent: video calls and guests", () => {
+  const online = (e: GraphEvent) => {
+    const mapped = mapGraphEvent(e, "UTC");
+    return "occurrence" in mapped ? mapped.occurrence.online === true : undefined;
+  };
+
+  it("reads isOnlineMeeting, or an onlineMeeting joinUrl alone, as a video call", () => {
+    expect(online(ev({ isOnlineMeeting: true }))).toBe(true);
+    expect(online(ev({ onlineMeeting: { joinUrl: "https://teams.microsoft.com/l/x" } }))).toBe(
+      true,
+    );
+    expect(online(ev({ isOnlineMeeting: false, onlineMeeting: null }))).toBe(false);
+  });
+
+  it("counts attendees and a foreign organizer, not the owner nor a room", () => {
+    const person = (address: string, type = "required") => ({ type, emailAddress: { address } });
+    const guests = (e: GraphEvent, emails: string[]) => {
+      const mapped = mapGraphEvent(e, "UTC", emails);
+      return "occurrence" in mapped ? mapped.occurrence.guests : undefined;
+    };
+    const invite = ev({
+      isOrganizer: false,
+      organizer: person("cy@example.com"),
+      attendees: [person("me@example.com"), person("room@example.com", "resource")],
+    });
+    expect(guests(invite, ["ME@example.com"])).toBe(1);
+    expect(guests(invite, [])).toBe(1);
+    const mine = ev({ isOrganizer: true, organizer: person("me@example.com"), attendees: [] });
+    expect(guests(mine, [])).toBe(0);
   });
 });

@@ -229,9 +229,10 @@ describe("settings page", () => {
     // Act
     const html = renderSettingsPage(settingsView({ now: lateEvening }));
     const dates = tags(html, "input").filter((i) => i.attrs.type === "date");
-    // Assess: the entry runs from midnight 10 March to midnight 15 March, Berlin time.
+    // Assess: the entry runs from midnight 10 March to midnight 15 March, Berlin time: the
+    // whole days from Monday 10 to Friday 14 (issue 28 item 5).
     expect(dates.map((d) => d.attrs.value)).toEqual(["2025-03-04", "2025-03-04"]);
-    expect(textOf(html)).toContain("Mon, 10 Mar 2025, 00:00 to Sat, 15 Mar 2025, 00:00");
+    expect(textOf(html)).toMatch(/Mon 10( Mar)? – Fri 14 Mar Skiing/);
   });
 
   it("ticks the rule checkboxes as the rules say", () => {

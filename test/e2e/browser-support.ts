@@ -1,0 +1,68 @@
+import path from "node:path";
+import chromium from "@sparticuz/chromium";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { demoEvents } from "#lib/local/demo-feed";
+import { type E2e, startE2e, T0 } from "./support";
+
+/** A real headless Chromium in front of the local stack, for the browser tests. */
+
+/** Generous: a loaded two-core machine runs Chromium, the stack and other suites at once. */
+export const NAVIGATION_MS = 20_000;
+
+export interface BrowserOnStack {
+  e: E2e;
+  browser: Browser;
+  /** A phone-sized tab: the pages must be readable there. */
+  page: Page;
+  close(): Promise<void>;
+}
+
+/**
+ * The local stack on its manual clock at T0, serving U001's demo feed (in `tz`) without
+ * registering them (they install Statuspilot themselves), and Chromium with one phone-sized tab;
+ * `javascript: false` turns scripts off in it. State is kept under `stateDir`.
+ */
+export async function startBrowserOnStack(opts: {
+  tz: string;
+  stateDir: string;
+  javascript?: boolean;
+}): Promise<BrowserOnStack> {
+  const [e, browser] = await Promise.all([
+    startE2e(
+      { U001: { tz: opts.tz, events: demoEvents(T0, opts.tz) } },
+      { installed: false, stateDir: path.join(opts.stateDir, "state") },
+    ),
+    puppeteer.launch({
+      args: chromium.args,
+      executablePath: await chromium.executablePath(),
+      headless: true,
+    }),
+  ]);
+  const page = await browser.newPage();
+  if (opts.javascript === false) await page.setJavaScriptEnabled(false);
+  await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1 });
+  page.setDefaultNavigationTimeout(NAVIGATION_MS);
+  page.setDefaultTimeout(NAVIGATION_MS);
+  return {
+    e,
+    browser,
+    page,
+    close: async () => {
+      await browser.close();
+      await e.close();
+    },
+  };
+}
+
+/** Clicks something that submits a form or follows a link, and waits for the next page. */
+export const clickAndWait = async (page: Page, selector: string): Promise<void> => {
+  await Promise.all([page.waitForNavigation({ waitUntil: "load" }), page.click(selector)]);
+};
+
+/** An element's text, each run of white space one space (ICU writes thin spaces in ranges). */
+export const textIn = async (page: Page, selector: string): Promise<string> =>
+  ((await page.$eval(selector, (element) => element.textContent)) ?? "").replace(/\s+/g, " ");
+
+/** The text of the page's section headed by `id`. */
+export const sectionText = (page: Page, id: string): Promise<string> =>
+  textIn(page, `section[aria-labelledby="${id}"]`);
