@@ -146,16 +146,13 @@ function installedBlocks(home: InstalledHome, links: HomeLinks): ViewBlock[] {
     section(CONNECTION_WORDS[home.connection], reconnectOwn),
     section(statusLines(home)),
   ];
-  // Do Not Disturb is its own small part: shown only when the person's rules speak of it.
-  if (home.dnd !== undefined) {
-    blocks.push(
-      context(
-        home.dnd
-          ? ":no_bell: Do Not Disturb: on during your busy blocks."
-          : ":bell: Do Not Disturb: off (your rules leave it alone).",
-      ),
-    );
-  }
+  blocks.push(
+    context(
+      home.dnd
+        ? ":no_bell: Do Not Disturb: on, while this status shows."
+        : ":bell: Do Not Disturb: off.",
+    ),
+  );
   blocks.push({ type: "actions", elements: buttons }, { type: "divider" });
   blocks.push(section(`*Calendars* (${home.calendars.length})`));
   if (home.calendars.length === 0)

@@ -38,26 +38,12 @@ export interface InstalledHome {
   /** The next change, and what shows then (absent: the status is cleared). */
   next?: { at: number; status?: ShownStatus };
   calendars: CalendarHealthView[];
-  /** Whether the person's rules turn Do Not Disturb on during busy blocks; absent: they do not say. */
-  dnd?: boolean;
+  /** Whether Statuspilot has the person in Do Not Disturb now (what shows asks for it). */
+  dnd: boolean;
   dmsOff: boolean;
 }
 
 export type HomeModel = InstalledHome | { installed: false };
-
-/**
- * Whether the rules a person stored turn Do Not Disturb on (the DND feature's own `dnd` rule,
- * `true` or `{enabled: true}`), or undefined when they say nothing of it: the Home tab shows the
- * line only then.
- */
-export function dndOf(rules: Record<string, unknown>): boolean | undefined {
-  const dnd = rules.dnd;
-  if (typeof dnd === "boolean") return dnd;
-  if (dnd !== null && typeof dnd === "object" && "enabled" in dnd) {
-    return (dnd as { enabled?: unknown }).enabled === true;
-  }
-  return undefined;
-}
 
 /** The Home tab of the user in `snap` at `now` (not installed: no user record, or uninstalled). */
 export function homeModelOf(log: Log, snap: UserSnapshot, now: number): HomeModel {
@@ -67,7 +53,9 @@ export function homeModelOf(log: Log, snap: UserSnapshot, now: number): HomeMode
   const current = desiredAt(timeline, now);
   const nextAt = nextTransitionAfter(timeline, now);
   const nextBlock = nextAt === undefined ? undefined : desiredAt(timeline, nextAt);
-  const dnd = dndOf(user.rules);
+  // Statuspilot turns DND on while a block whose rule asks for it shows (docs/rules.md), and
+  // never while paused.
+  const dnd = user.mode !== "paused" && current?.dnd === true;
   return {
     installed: true,
     tz: user.tz,
@@ -88,7 +76,7 @@ export function homeModelOf(log: Log, snap: UserSnapshot, now: number): HomeMode
         }
       : {}),
     calendars: user.sources.map((s, i) => calendarHealthOf(user.key, user, s, i, now)),
-    ...(dnd !== undefined ? { dnd } : {}),
+    dnd,
     dmsOff: user.dmsOff === true,
   };
 }

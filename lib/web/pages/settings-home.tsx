@@ -1,12 +1,45 @@
 import type { VNode } from "preact";
+import { dateTimeOf } from "./format";
 import { PostForm } from "./forms";
-import { FIELDS, PATHS, SETTINGS_ACTIONS, type SettingsView } from "./view-model";
+import {
+  type CalendarView,
+  FIELDS,
+  PATHS,
+  SETTINGS_ACTIONS,
+  type SettingsView,
+} from "./view-model";
 
 /**
  * What the settings page shows of the Home tab and its messages (issue 26): Sync now, and the
  * switch for the messages that say something broke, with a word when they cannot work yet
  * (the install predates the app's bot: Reconnect adds it).
  */
+
+/** A calendar's health, as the Home tab shows it: its last good read, its next, its error. */
+export function CalendarHealthLines(props: {
+  calendar: CalendarView;
+  tz: string;
+  locale?: string;
+}): VNode {
+  const { calendar: c, tz, locale } = props;
+  return (
+    <>
+      <div class="muted">
+        {c.lastReadAt !== undefined
+          ? `Last good read ${dateTimeOf(c.lastReadAt, tz, locale)}`
+          : "Not read yet"}
+        {c.nextReadAt !== undefined && ` · Next read ${dateTimeOf(c.nextReadAt, tz, locale)}`}
+      </div>
+      {c.problem !== undefined && (
+        <div class="problem">
+          {c.failingSince !== undefined
+            ? `Failing since ${dateTimeOf(c.failingSince, tz, locale)}: ${c.problem}`
+            : c.problem}
+        </div>
+      )}
+    </>
+  );
+}
 
 export function SyncNowForm({ view }: { view: SettingsView }): VNode | null {
   if (view.calendars.length === 0) return null;

@@ -9,7 +9,7 @@ import {
   RulesSection,
   SignOutForm,
 } from "./settings-forms";
-import { MessagesSection, SyncNowForm } from "./settings-home";
+import { CalendarHealthLines, MessagesSection, SyncNowForm } from "./settings-home";
 import {
   type CalendarView,
   type ConnectionState,
@@ -162,20 +162,7 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
           {view.calendars.map((c: CalendarView) => (
             <li key={c.id}>
               <div>{c.label}</div>
-              <div class="muted">
-                {c.lastReadAt !== undefined
-                  ? `Last good read ${dateTimeOf(c.lastReadAt, tz, locale)}`
-                  : "Not read yet"}
-                {c.nextReadAt !== undefined &&
-                  ` · Next read ${dateTimeOf(c.nextReadAt, tz, locale)}`}
-              </div>
-              {c.problem !== undefined && (
-                <div class="problem">
-                  {c.failingSince !== undefined
-                    ? `Failing since ${dateTimeOf(c.failingSince, tz, locale)}: ${c.problem}`
-                    : c.problem}
-                </div>
-              )}
+              <CalendarHealthLines calendar={c} tz={tz} locale={locale} />
               {c.push !== undefined && <PushLine push={c.push} tz={tz} locale={locale} />}
               {c.reconnectHref !== undefined && (
                 <a class="button" href={c.reconnectHref}>
