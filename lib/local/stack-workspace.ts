@@ -64,9 +64,10 @@ export function pointEventsAt(
  * messages work for the users it registers. Undefined when the workspace gives the app none.
  */
 export function botTokenOf(
-  workspace: Workspace,
-  appId: string,
+  workspace: Workspace | undefined,
+  appId: string | undefined,
 ): { team: string; token: string; botUser: string } | undefined {
+  if (workspace === undefined || appId === undefined) return undefined;
   const bot = workspace.tokens.find(
     (t) => t.type === "bot" && t.app === appId && t.state === "active",
   );

@@ -311,14 +311,10 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
       await scheduler.idle();
     };
 
-    // The app's bot, as the workspace gave it: the Home tab and messages of the users below.
-    const bot = options.workspace && appId ? botTokenOf(options.workspace, appId) : undefined;
-    if (bot !== undefined && !options.serviceUrl) {
-      await app.notify?.recordBot(bot.team, bot.token, bot.botUser);
-    }
     // Users from the configuration, then a first sync of every calendar.
     const hookList: LocalHook[] = await registerUsers({
       app,
+      bot: options.serviceUrl ? undefined : botTokenOf(options.workspace, appId),
       users: options.users,
       stateDir,
       syncQueue: queues.sync,

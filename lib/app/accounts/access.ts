@@ -4,7 +4,7 @@ import type { SourceRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { Config } from "../config";
 import type { UseCaseContext } from "../context";
-import { queueNotice } from "../notify/queue-notice";
+import { queueNotice } from "../notice-queue";
 import { mutateUser } from "../status/records";
 import {
   type ConnectProvider,

@@ -13,7 +13,7 @@ import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { DynamoSyncGate } from "#lib/store/dynamo-sync-gate";
 import { DynamoUpkeepSchedule } from "#lib/store/dynamo-upkeep-schedule";
-import { configuredProviders } from "../accounts/providers";
+import { CONNECT_PROVIDERS, configuredProviders } from "../accounts/providers";
 import { type Config, ConfigError, configFromEnvironment } from "../config";
 import { createConnectParts } from "../connect/use-cases";
 import { contextOf } from "../context";
@@ -160,6 +160,10 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     marks,
     syncQueue,
     ...(config.PUBLIC_BASE_URL !== undefined ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    reconnectPath: (kind) => {
+      const provider = CONNECT_PROVIDERS.find((p) => p.kind === kind);
+      return provider === undefined ? undefined : `/connect/${provider.path}`;
+    },
     ...(parts.notifier !== undefined ? { notifier: parts.notifier } : {}),
     loadBot: () => {
       bot ??= loaderOf(modules, "bot")().then(

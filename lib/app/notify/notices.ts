@@ -6,7 +6,6 @@ import type { Log, StatusStore } from "#lib/core/ports";
 import { type Problem, problemsOf } from "#lib/core/problems";
 import type { SourceKind, UserRecord, UserSnapshot } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
-import { CONNECT_PROVIDERS } from "../accounts/providers";
 import { type HomeLinks, renderHome } from "./home-blocks";
 import { homeModelOf, stableModelOf } from "./home-model";
 import { type MessageLinks, problemMessage } from "./problem-messages";
@@ -29,6 +28,8 @@ export interface NoticeDeps {
   log: Log;
   /** Where people reach the app (PUBLIC_BASE_URL); without it, views carry no links. */
   publicBaseUrl?: string;
+  /** Where a calendar account of `kind` is connected again (`/connect/<provider>`), if it can be. */
+  reconnectPath?: (kind: SourceKind) => string | undefined;
 }
 
 export interface NoticeRequest {
@@ -51,12 +52,10 @@ export interface NoticeOutcome {
 /** A problem claimed for its message this long ago and never settled: its worker died. */
 export const CLAIM_MS = 60_000;
 
-const reconnectPath = (kind: SourceKind): string | undefined => {
-  const provider = CONNECT_PROVIDERS.find((p) => p.kind === kind);
-  return provider === undefined ? undefined : `/connect/${provider.path}`;
-};
-
-function linksOf(base: string | undefined): MessageLinks {
+function linksOf(
+  base: string | undefined,
+  reconnectPath: NoticeDeps["reconnectPath"],
+): MessageLinks {
   const at = (path: string | undefined) =>
     base === undefined || path === undefined ? undefined : new URL(path, base).href;
   const install = at("/install");
@@ -64,7 +63,7 @@ function linksOf(base: string | undefined): MessageLinks {
   return {
     ...(install !== undefined ? { install } : {}),
     ...(settings !== undefined ? { settings } : {}),
-    reconnect: (kind) => at(reconnectPath(kind)),
+    reconnect: (kind) => at(reconnectPath?.(kind)),
   };
 }
 
@@ -78,7 +77,7 @@ export async function runNotice(
 ): Promise<NoticeOutcome> {
   const now = deps.clock.now();
   const snap = await deps.store.loadUser(key);
-  const links = linksOf(deps.publicBaseUrl);
+  const links = linksOf(deps.publicBaseUrl, deps.reconnectPath);
   const told = snap.user === undefined ? [] : await tellProblems(deps, snap.user, snap, links, now);
   const published = await publishHome(deps, key, snap, links, req, now);
   return { told, published };

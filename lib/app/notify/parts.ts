@@ -7,8 +7,8 @@ import type { BotClient } from "#lib/service/bot-client";
 import type { UseCaseContext } from "../context";
 import type { SyncMessage } from "../contracts";
 import { mutateUser } from "../status/records";
-import { type NoticeOutcome, type NoticeRequest, runNotice } from "./notices";
-import { queueNotice } from "./queue-notice";
+import { type NoticeDeps, type NoticeOutcome, type NoticeRequest, runNotice } from "./notices";
+import { queueNotice } from "../notice-queue";
 import { ServiceNotifier } from "./service-notifier";
 import { type SyncNowOutcome, syncNow } from "./sync-now";
 
@@ -34,6 +34,8 @@ export interface NotifyPartsDeps {
   marks: OneTimeMarks;
   syncQueue: Queue<SyncMessage>;
   publicBaseUrl?: string;
+  /** Where a calendar account of a kind is connected again (lib/app/accounts/providers.ts). */
+  reconnectPath?: NoticeDeps["reconnectPath"];
   /** The Notifier as given (tests), else the service's over the bot client loaded on first use. */
   notifier?: Notifier;
   loadBot(): Promise<Pick<BotClient, "publishHome" | "postMessage">>;
@@ -74,6 +76,7 @@ export function createNotifyParts(deps: NotifyPartsDeps): NotifyParts {
           clock,
           log,
           ...(deps.publicBaseUrl !== undefined ? { publicBaseUrl: deps.publicBaseUrl } : {}),
+          ...(deps.reconnectPath !== undefined ? { reconnectPath: deps.reconnectPath } : {}),
         },
         key,
         req,

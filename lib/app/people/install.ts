@@ -3,7 +3,7 @@ import type { UserRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { isZone } from "../inputs";
-import { queueNotice } from "../notify/queue-notice";
+import { queueNotice } from "../notice-queue";
 import { mutateStatus } from "../status/records";
 import { retryOnConflict } from "../version-retry";
 

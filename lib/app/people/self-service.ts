@@ -7,7 +7,7 @@ import { InvalidInputError, UnknownUserError } from "../errors";
 import { MAX_CALENDARS, parseInput } from "../inputs";
 import { type CalendarHealthView, calendarHealthOf } from "../notify/calendar-health";
 import { connectionOf } from "../notify/home-model";
-import { queueNotice } from "../notify/queue-notice";
+import { queueNotice } from "../notice-queue";
 import { hasAddress, sealAddress, shownAddress } from "../secrets/source-address";
 import { rulesOf, timelineOf, workingHoursChanged } from "../status/desired-timeline";
 import { mutateUser } from "../status/records";

@@ -1,7 +1,7 @@
 import type { UserMode } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
-import { queueNotice } from "../notify/queue-notice";
+import { queueNotice } from "../notice-queue";
 import { mutateUser } from "../status/records";
 
 /**

@@ -1,7 +1,7 @@
 import type { StatusRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
-import { queueNotice } from "../notify/queue-notice";
+import { queueNotice } from "../notice-queue";
 import { mutateStatus, mutateUser } from "./records";
 
 /**

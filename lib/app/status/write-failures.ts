@@ -6,7 +6,7 @@ import type { StatusValue, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";
 import { countUserNeedingReauth } from "../metrics/catalog";
-import { queueNotice } from "../notify/queue-notice";
+import { queueNotice } from "../notice-queue";
 import { MAX_DELAY_S } from "../queue-sends";
 import { enqueueRetry, mutateStatus } from "./records";
 

@@ -7,26 +7,31 @@ import type { UseCaseContext } from "../context";
 import { UnknownUserError } from "../errors";
 import { lastGoodReadOf } from "../notify/calendar-health";
 import { mutateUser } from "../status/records";
-import type { SyncOutcome } from "./sync";
 
 /**
  * A calendar's read health, recorded by the sync (lib/core/source-health.ts decides): what one
  * read came to, and the write that follows only when that changes what the person is shown.
  */
 
+/** A sync's outcome (./sync.ts SyncOutcome), as far as its health reads it. */
+export interface SyncOutcomeShape {
+  kind: string;
+  reason?: string;
+}
+
 /**
  * What a sync's outcome says of the read: good (applied, or unchanged), failed for good (an
  * address that is gone or refused, a feed too large), or nothing (it did not read: the source
  * is gone, covered by another sync, or waits for its account to be connected again).
  */
-export function readResultOf(outcome: SyncOutcome): ReadResult | undefined {
+export function readResultOf(outcome: SyncOutcomeShape): ReadResult | undefined {
   if (outcome.kind === "applied") return { ok: true };
   if (outcome.kind === "unchanged") {
     return outcome.reason === "not_modified" || outcome.reason === "same_content"
       ? { ok: true }
       : undefined;
   }
-  const reason = outcome.reason;
+  const reason = outcome.reason ?? "";
   const http = /^http_(\d{3})$/.exec(reason);
   if (http?.[1] !== undefined) {
     const status = Number(http[1]);
