@@ -6,9 +6,9 @@ import type { UserKey } from "#lib/core/types";
 import type { BotClient } from "#lib/service/bot-client";
 import type { UseCaseContext } from "../context";
 import type { SyncMessage } from "../contracts";
+import { queueNotice } from "../notice-queue";
 import { mutateUser } from "../status/records";
 import { type NoticeDeps, type NoticeOutcome, type NoticeRequest, runNotice } from "./notices";
-import { queueNotice } from "../notice-queue";
 import { ServiceNotifier } from "./service-notifier";
 import { type SyncNowOutcome, syncNow } from "./sync-now";
 
