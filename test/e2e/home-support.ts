@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { loadWorkspace } from "#emulator/server";
 import { signV0 } from "../../lib/webhooks";
 import { CookieJar, csrfOf, visit } from "../integration/web/support";
-import { advance, type E2e, nowOf, STATUSPILOT_APP, settle } from "./support";
+import { advance, type E2e, nowOf, STATUSPILOT_APP, settle, TEAM } from "./support";
 
 /** The Home tab and the app's DMs as a test outside the process sees them: over HTTP. */
 
@@ -116,15 +116,19 @@ export async function postSettings(
   return res.headers.get("location") ?? `status ${res.status}`;
 }
 
-/** POSTs a form body to the interactive route, signed as the service signs it (`at`, epoch s). */
-export async function postInteraction(
+/**
+ * POSTs `form` to `route` signed as the service signs it (`at`, epoch s; else the stack's now),
+ * or with `signature`, or signed with another `secret`.
+ */
+export async function postSignedForm(
   e: E2e,
-  payload: Json,
+  route: string,
+  form: URLSearchParams,
   opts: { at?: number; signature?: string; secret?: string } = {},
 ): Promise<Response> {
-  const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+  const body = form.toString();
   const ts = opts.at ?? Math.floor((await nowOf(e)) / 1000);
-  return fetch(`${e.url}/service/interactive`, {
+  return fetch(`${e.url}${route}`, {
     method: "POST",
     headers: {
       "content-type": "application/x-www-form-urlencoded",
@@ -133,4 +137,33 @@ export async function postInteraction(
     },
     body,
   });
+}
+
+/** A click's `block_actions` payload, as the service POSTs it to the interactive route. */
+export const postInteraction = (
+  e: E2e,
+  payload: Json,
+  opts: { at?: number; signature?: string; secret?: string } = {},
+): Promise<Response> =>
+  postSignedForm(
+    e,
+    "/service/interactive",
+    new URLSearchParams({ payload: JSON.stringify(payload) }),
+    opts,
+  );
+
+/** Types `/statuspilot <text>` as `user`; the reply's text and its wall time. */
+export async function statuspilot(
+  e: E2e,
+  text: string,
+  user: string,
+): Promise<{ status: number; text: string; tookMs: number }> {
+  const started = performance.now();
+  const res = await postSignedForm(
+    e,
+    "/service/commands/statuspilot",
+    new URLSearchParams({ team_id: TEAM, user_id: user, command: "/statuspilot", text }),
+  );
+  const reply = (await res.json()) as { text: string };
+  return { status: res.status, text: reply.text, tookMs: performance.now() - started };
 }

@@ -12,6 +12,7 @@ import {
   postSettings,
   runQueued,
   settingsHtml,
+  statuspilot,
   textOf,
 } from "./home-support";
 import { advance, type E2e, event, nowOf, profileOf, settle, startE2e, TEAM } from "./support";
@@ -146,6 +147,26 @@ describe("the Home tab", () => {
     // Assess
     expect(third).toBe("/settings?notice=sync_queued");
     expect((await profileOf(e, "U001")).status_text).toMatch(/^Out of office/);
+  });
+});
+
+describe("/statuspilot sync", () => {
+  it("reads every calendar now, answered within 3 s, and not again within the minute", async () => {
+    // Prepare: past the last press's minute; a new event in the feed.
+    await advance(e, MIN);
+    const now = await nowOf(e);
+    await putFeed("U001", renderIcs([event("focus", "Deep work", now, now + 60 * MIN)], now));
+    // Act
+    const first = await statuspilot(e, "sync", "U001");
+    await settle(e);
+    await advance(e, 10 * S);
+    const second = await statuspilot(e, "sync", "U001");
+    // Assess
+    expect(first.status).toBe(200);
+    expect(first.tookMs).toBeLessThan(3 * S);
+    expect(first.text).toContain("Reading your calendar now");
+    expect((await profileOf(e, "U001")).status_text).toMatch(/^Focus time/);
+    expect(second.text).toContain("less than a minute ago");
   });
 });
 
