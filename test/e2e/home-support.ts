@@ -139,6 +139,21 @@ export async function postSignedForm(
   });
 }
 
+/** POSTs `doc` as JSON to `route`, signed as the service signs its events. */
+export async function postSignedJson(e: E2e, route: string, doc: Json): Promise<Response> {
+  const body = JSON.stringify(doc);
+  const ts = Math.floor((await nowOf(e)) / 1000);
+  return fetch(`${e.url}${route}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-svc-request-timestamp": String(ts),
+      "x-svc-signature": signV0(signingSecret, ts, body),
+    },
+    body,
+  });
+}
+
 /** A click's `block_actions` payload, as the service POSTs it to the interactive route. */
 export const postInteraction = (
   e: E2e,

@@ -10,12 +10,23 @@ import {
   personDoes,
   postInteraction,
   postSettings,
+  postSignedJson,
   runQueued,
   settingsHtml,
   statuspilot,
   textOf,
 } from "./home-support";
-import { advance, type E2e, event, nowOf, profileOf, settle, startE2e, TEAM } from "./support";
+import {
+  advance,
+  type E2e,
+  event,
+  nowOf,
+  profileOf,
+  settle,
+  startE2e,
+  TEAM,
+  tokensRevokedEnvelope,
+} from "./support";
 
 /**
  * The Home tab over the local stack and the emulator, all over HTTP: a person opens the tab
@@ -239,4 +250,25 @@ describe("a calendar that breaks", () => {
     expect(textOf(await homeOf("U001"))).not.toMatch(/no longer there|gone|404/i);
     expect((await messagesTo(e, "U001")).slice(before)).toHaveLength(1);
   }, 240_000);
+});
+
+describe("a token that is revoked", () => {
+  it("is told once, with the way to reconnect, and the tab offers Reconnect", async () => {
+    // Prepare
+    const before = (await messagesTo(e, "U001")).length;
+    const envelope = tokensRevokedEnvelope("U001", "Ev0REVOKED1", await nowOf(e));
+    // Act: the service's event, delivered twice (at least once), then a look at the tab.
+    for (let i = 0; i < 2; i++) {
+      const res = await postSignedJson(e, "/service/events", envelope);
+      expect(res.status).toBe(200);
+      await runQueued(e);
+    }
+    const view = await openHome(e, "U001");
+    // Assess
+    const told = (await messagesTo(e, "U001")).slice(before);
+    expect(told).toHaveLength(1);
+    expect(told[0]?.text).toMatch(/revoked|no longer/i);
+    expect(textOf({ blocks: told[0]?.blocks })).toContain(`${e.url}/install`);
+    expect(buttonsOf(view).find((b) => b.action_id === "reconnect")?.url).toBe(`${e.url}/install`);
+  });
 });
