@@ -101,6 +101,12 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
       .flatMap((s) => s.serviceCalls)
       .flatMap((c) => (c.method.startsWith("dnd.") ? [c.method] : [])),
   );
+  // What telling people (issue 26) adds: its worker runs, and the bot's Home views and DMs.
+  const healthCalls =
+    (transitionReasons.notice ?? 0) +
+    samples
+      .flatMap((s) => s.serviceCalls)
+      .filter((c) => c.method === "views.publish" || c.method === "chat.postMessage").length;
   const expiryClears = sum(samples.map((s) => s.expiryClears));
   const pushes = sum(samples.map((s) => s.pushes));
   const blocks = sum(samples.map((s) => s.blocks));
@@ -301,6 +307,7 @@ export async function runCostBench(options: CostOptions): Promise<CostResult> {
     busyBlocksPerUserDay: round(perUserDay(blocks), 2),
     profileSetsPerUserDay: round(perUserDay(sets.length), 2),
     profileGetsPerUserDay: round(perUserDay(gets.length), 2),
+    healthCallsPerUserDay: round(perUserDay(healthCalls), 2),
     setsPerBusyBlock: round(okSets / blocks, 2),
     transitionsPerBusyBlock: round(messages("transitionWorker") / blocks, 2),
     dndCallsPerBusyBlock: Object.fromEntries(

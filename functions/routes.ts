@@ -33,9 +33,16 @@ const adminUsers = () => import("./http/admin-users");
 const health = () => import("./http/health");
 const web = () => import("./http/web");
 const webCalendars = () => import("./http/web-calendars");
+const interactive = () => import("./http/interactive");
 
 export const routes: Route[] = [
   { method: "POST", path: "/service/events", function: "serviceEvents", load: events },
+  {
+    method: "POST",
+    path: "/service/interactive",
+    function: "serviceInteractive",
+    load: interactive,
+  },
   { method: "POST", path: "/service/commands/ooo", function: "oooCommand", load: oooCommand },
   {
     method: "POST",
@@ -67,6 +74,7 @@ export const routes: Route[] = [
   { method: "GET", path: "/install", function: "web", load: web },
   { method: "GET", path: "/oauth/callback", function: "web", load: web },
   { method: "GET", path: "/settings", function: "web", load: web },
+  { method: "GET", path: "/settings/open", function: "web", load: web },
   { method: "GET", path: "/connect/google", function: "web", load: web },
   { method: "GET", path: "/connect/google/callback", function: "web", load: web },
   { method: "GET", path: "/connect/microsoft", function: "web", load: web },
@@ -87,6 +95,8 @@ export const routes: Route[] = [
     "/settings/ooo/cancel",
     "/settings/disconnect",
     "/settings/sign-out",
+    "/settings/sync",
+    "/settings/messages",
   ].map((path): Route => ({ method: "POST", path, function: "web", load: web })),
 ];
 

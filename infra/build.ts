@@ -20,6 +20,7 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
  */
 export const functionEntries: Record<string, string> = {
   serviceEvents: "functions/http/events.ts",
+  serviceInteractive: "functions/http/interactive.ts",
   oooCommand: "functions/http/ooo-command.ts",
   statuspilotCommand: "functions/http/statuspilot-command.ts",
   calendarHooks: "functions/http/calendar.ts",

@@ -24,6 +24,12 @@ export interface CostResult extends ScaleFigures {
   busyBlocksPerUserDay: number;
   profileSetsPerUserDay: number;
   profileGetsPerUserDay: number;
+  /**
+   * What the Home tab and the messages of issue 26 add: the transition worker's `notice` runs,
+   * views.publish and chat.postMessage calls (under 1 on a quiet day: nobody opens the tab and no
+   * calendar breaks).
+   */
+  healthCallsPerUserDay: number;
   setsPerBusyBlock: number;
   transitionsPerBusyBlock: number;
   /** Do Not Disturb calls per busy block, by method (DND is on for every simulated user). */

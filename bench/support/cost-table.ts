@@ -25,6 +25,11 @@ export function costTable(r: CostResult): string {
     ],
     ["users.profile.get calls (read before write)", String(r.profileGetsPerUserDay), ...both("0")],
     [
+      "health: notice runs, views.publish, chat.postMessage (< 1)",
+      String(r.healthCallsPerUserDay),
+      ...both("0"),
+    ],
+    [
       "DynamoDB reads (read units)",
       `${r.readsPerUserDay} (${r.readUnitsPerUserDay})`,
       ...both("0"),

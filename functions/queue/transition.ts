@@ -1,5 +1,11 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import { kmsModule, oauthModule, serviceModule } from "#lib/app/compose/modules";
+import {
+  botModule,
+  kmsModule,
+  oauthModule,
+  parametersModule,
+  serviceModule,
+} from "#lib/app/compose/modules";
 import type { AppSource } from "../shared/app-context";
 import { transitionQueueHandler } from "../shared/queue";
 import { transitionOne } from "../shared/transition-worker";
@@ -8,5 +14,12 @@ import { transitionOne } from "../shared/transition-worker";
 export const createHandler = (source: AppSource) => transitionQueueHandler(source, transitionOne);
 
 export const handler = createHandler(
-  fromEnvironment({ kms: kmsModule, service: serviceModule, oauth: oauthModule }),
+  fromEnvironment({
+    kms: kmsModule,
+    service: serviceModule,
+    oauth: oauthModule,
+    // The Home tab and messages: the bot, and the web key its settings links are signed with.
+    bot: botModule,
+    parameters: parametersModule,
+  }),
 );

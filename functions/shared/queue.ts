@@ -184,8 +184,9 @@ export const transitionMessageSchema = z.object({
   team: z.string().min(1),
   user: z.string().min(1),
   at: z.number().int(),
-  reason: z.enum(["transition", "retry", "timeline", "user_change", "ooo"]),
+  reason: z.enum(["transition", "retry", "timeline", "user_change", "ooo", "notice"]),
   change: userChangeSchema.optional(),
+  notice: z.object({ force: z.literal(true).optional() }).optional(),
 });
 
 /**

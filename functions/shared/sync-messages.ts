@@ -1,5 +1,19 @@
 import * as z from "zod";
+import type { SourceErrorKind } from "#lib/core/records";
 import { SOURCE_KINDS } from "#lib/core/source-kinds";
+
+/** Why a source's reads fail (lib/core/records.ts SourceErrorKind), as a message carries it. */
+const SOURCE_ERROR_KINDS = [
+  "unreachable",
+  "server_error",
+  "gone",
+  "refused",
+  "address_refused",
+  "not_calendar",
+  "too_large",
+  "provider",
+  "failed",
+] as const satisfies readonly SourceErrorKind[];
 
 /**
  * The sync queue's messages. Apart from the queue chain (queue.ts), so the transition worker,
@@ -17,6 +31,19 @@ const knownSourceSchema = z.object({
   lastModified: z.string().optional(),
   hash: z.string().optional(),
   syncedAt: z.number().optional(),
+  health: z
+    .object({
+      okAt: z.number().optional(),
+      error: z
+        .object({
+          kind: z.enum(SOURCE_ERROR_KINDS),
+          status: z.number().int().optional(),
+          since: z.number(),
+          noticedAt: z.number().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 
 export const syncMessageSchema = z.object({

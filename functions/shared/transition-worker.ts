@@ -1,5 +1,6 @@
 import type * as z from "zod";
 import type { App } from "#lib/app/compose/app";
+import { homeSettingsLink } from "#lib/web/settings-link";
 import { eventOnceOf } from "./idempotency";
 import type { QueueRecord, transitionMessageSchema } from "./queue";
 
@@ -14,6 +15,7 @@ export async function transitionOne(
   app: App,
 ): Promise<void> {
   const { change, user } = message;
+  if (message.reason === "notice") return notice(message, app);
   const once = eventOnceOf(app, "deferred-user-change");
   if (
     change &&
@@ -24,4 +26,21 @@ export async function transitionOne(
   }
   const outcome = await app.useCases.reconcileUser({ team: message.team, user: message.user });
   app.log.info("reconciled", { user, outcome: outcome.kind, lateMs: app.clock.now() - message.at });
+}
+
+/**
+ * A `notice` message: what the person is told (lib/app/notify/notices.ts), with the Home tab's
+ * one-time settings link made here, where the view is published.
+ */
+async function notice(message: z.infer<typeof transitionMessageSchema>, app: App): Promise<void> {
+  const key = { team: message.team, user: message.user };
+  const outcome = await app.notify?.run(key, {
+    ...(message.notice?.force === true ? { force: true } : {}),
+    settingsLink: (who) => homeSettingsLink(app, who),
+  });
+  app.log.info("notice", {
+    user: message.user,
+    told: outcome?.told.length ?? 0,
+    published: outcome?.published ?? false,
+  });
 }

@@ -84,6 +84,11 @@ async function signIn(app: App, door: FrontDoor, code: string, clear: string) {
     ...(grant.refreshToken !== undefined ? { refreshToken: grant.refreshToken } : {}),
     ...(grant.expiresAt !== undefined ? { tokenExpiresAt: grant.expiresAt } : {}),
   });
+  // The team's bot (the Home tab, direct messages): an install from before it was asked for
+  // has none, and a reconnect brings it.
+  if (grant.bot !== undefined) {
+    await app.notify?.recordBot(key.team, grant.bot.accessToken, grant.bot.botUser);
+  }
   // A returning user's calendars are read again at once: the timeline is re-applied.
   for (const sourceId of outcome.sourceIds) {
     await app.requestSync({ ...key, sourceId, reason: "manual" });

@@ -35,7 +35,11 @@ export type NoticeCode =
   | "nothing_changed"
   | "calendar_connected"
   | "connect_cancelled"
-  | "connect_failed";
+  | "connect_failed"
+  | "sync_queued"
+  | "sync_recent"
+  | "messages_on"
+  | "messages_off";
 
 export const NOTICES: Record<NoticeCode, Notice> = {
   calendar_added: { tone: "info", text: "Calendar added and read: its events are below." },
@@ -69,6 +73,19 @@ export const NOTICES: Record<NoticeCode, Notice> = {
     tone: "error",
     text: "The calendar could not be connected. Nothing was changed; try again in a moment.",
   },
+  sync_queued: {
+    tone: "info",
+    text: "Reading every calendar now: your status follows in seconds.",
+  },
+  sync_recent: {
+    tone: "info",
+    text: "Your calendars were read less than a minute ago: nothing was read again.",
+  },
+  messages_on: {
+    tone: "info",
+    text: "Messages on: Statuspilot messages you once when something breaks.",
+  },
+  messages_off: { tone: "info", text: "Messages off: the Home tab still shows what broke." },
 };
 
 export interface FormCall {
@@ -200,6 +217,22 @@ export const SETTINGS_FORMS: Record<string, SettingsForm> = {
       await app.connect?.stopPushes(who.key);
       await who.door.parts.useCases.disconnect(who.key, revoke);
       return "disconnected";
+    },
+  },
+  [SETTINGS_ACTIONS.syncNow]: {
+    refused: "nothing_changed",
+    run: async ({ app, who }) => {
+      const outcome = await app.notify?.syncNow(who.key);
+      if (outcome?.kind === "queued") return "sync_queued";
+      return outcome?.kind === "recent" ? "sync_recent" : "nothing_changed";
+    },
+  },
+  [SETTINGS_ACTIONS.messages]: {
+    refused: "nothing_changed",
+    run: async ({ app, who, form }) => {
+      const on = form.get(FIELDS.messages) === "on";
+      await app.notify?.setDms(who.key, on);
+      return on ? "messages_on" : "messages_off";
     },
   },
   [SETTINGS_ACTIONS.signOut]: {

@@ -57,13 +57,18 @@ const toInstall = () => redirect(302, PATHS.install);
 /** The calendars as the page shows them: a cap the last read reached, said in words. */
 const calendarsOf = (who: SignedIn): CalendarView[] =>
   who.view.calendars.map(
-    ({ id, label, address, lastReadAt, tooLarge }): CalendarView => ({
-      id,
-      label,
-      ...(address !== undefined ? { kind: `ICS feed, ${address}` } : {}),
-      ...(lastReadAt !== undefined ? { lastReadAt } : {}),
-      ...(tooLarge !== undefined ? { problem: tooLargeProblem(tooLarge) } : {}),
-    }),
+    ({ id, label, address, lastReadAt, tooLarge, problem, failingSince, nextReadAt }) => {
+      const said = problem ?? (tooLarge !== undefined ? tooLargeProblem(tooLarge) : undefined);
+      return {
+        id,
+        label,
+        ...(address !== undefined ? { kind: `ICS feed, ${address}` } : {}),
+        ...(lastReadAt !== undefined ? { lastReadAt } : {}),
+        ...(said !== undefined ? { problem: said } : {}),
+        ...(failingSince !== undefined ? { failingSince } : {}),
+        ...(nextReadAt !== undefined ? { nextReadAt } : {}),
+      };
+    },
   );
 
 /** The calendars with their push states, and the providers that can be connected (issue 14). */
@@ -149,6 +154,9 @@ async function settingsHtml(
     paused: view.paused,
     ooo: view.ooo.map((e) => ({ id: e.id, start: e.start, end: e.end, message: e.text })),
     ...shown,
+    ...(app.notify !== undefined
+      ? { home: { dmsOff: view.dmsOff, noBot: !(await app.notify.hasBot(view.key.team)) } }
+      : {}),
   });
 }
 

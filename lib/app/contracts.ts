@@ -4,6 +4,7 @@ import type {
   ChannelKind,
   OutOfOfficeEntry,
   OutOfOfficeInput,
+  SourceHealth,
   SourceKind,
   SourceRecord,
   TooLargeMark,
@@ -25,12 +26,15 @@ export interface TransitionMessage {
   user: string;
   /** The instant (epoch ms) the transition is due; the consumer reconciles at its own "now". */
   at: number;
-  reason: "transition" | "retry" | "timeline" | "user_change" | "ooo";
+  /** `notice`: look at what the person is told (lib/app/notify/notices.ts), not a reconcile. */
+  reason: "transition" | "retry" | "timeline" | "user_change" | "ooo" | "notice";
   /**
    * A `user_change` acknowledged before it was recorded (the events endpoint's deadline passed):
    * the worker records it, idempotently by event_id, then reconciles.
    */
   change?: UserChange;
+  /** With `notice`: publish the Home tab even if unchanged (it was opened). */
+  notice?: { force?: true };
 }
 
 /** A message on the sync queue: re-fetch and re-expand one calendar source. */
@@ -72,6 +76,8 @@ export interface KnownSource {
   lastModified?: string;
   hash?: string;
   syncedAt?: number;
+  /** Its read health, so that a good read of a failing source knows to clear it. */
+  health?: SourceHealth;
 }
 
 /** The poll's message on the sync queue: several sources checked together (SyncMessages). */

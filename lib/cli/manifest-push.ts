@@ -17,6 +17,8 @@ export const OOO_COMMAND_PATH = "/service/commands/ooo";
 /** The front door's OAuth callback: the manifest's one redirect URL. */
 export const OAUTH_CALLBACK_PATH = "/oauth/callback";
 export const STATUSPILOT_COMMAND_PATH = "/service/commands/statuspilot";
+/** Where clicks on the Home tab's and messages' buttons arrive (functions/routes.ts). */
+export const INTERACTIVE_PATH = "/service/interactive";
 /** Each slash command's route (functions/routes.ts), by its command. */
 const COMMAND_PATHS: Record<string, string> = {
   "/ooo": OOO_COMMAND_PATH,
@@ -29,8 +31,8 @@ const isObject = (v: unknown): v is Json =>
 
 /**
  * Points the manifest at a deployment: `requestUrl` is the HTTP API's base URL (or the full
- * events URL); the events subscription, the slash commands and the OAuth redirect URL get
- * their paths under it.
+ * events URL); the events subscription, the slash commands, the interactivity request URL (when
+ * the manifest has interactivity) and the OAuth redirect URL get their paths under it.
  */
 export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
   if (!isObject(doc)) return doc;
@@ -41,6 +43,9 @@ export function withRequestUrl(doc: unknown, requestUrl: string): unknown {
   copy.settings = {
     ...settings,
     event_subscriptions: { ...subscriptions, request_url: base + EVENTS_PATH },
+    ...(isObject(settings.interactivity)
+      ? { interactivity: { ...settings.interactivity, request_url: base + INTERACTIVE_PATH } }
+      : {}),
   };
   const features = isObject(copy.features) ? copy.features : undefined;
   if (features && Array.isArray(features.slash_commands)) {

@@ -195,6 +195,17 @@ export async function run(args: string[], io: CliIo, signal?: AbortSignal): Prom
   if (stack.installUrl) {
     io.out(`open ${stack.installUrl}  (install Statuspilot as a demo user, then add a calendar)`);
   }
+  if (stack.emulator) {
+    // The Home tab (issue 26): the emulator's person opens it; the view the app published is
+    // in the emulator's state, under home_views.
+    const user = demo?.users[0]?.user ?? "U001";
+    io.out(
+      `home tab  curl -sX POST ${stack.emulator.url}/_emulator/home_opened -H 'content-type: application/json' -d '{"user":"${user}"}'`,
+    );
+    io.out(
+      `          then ${stack.emulator.url}/_emulator/state shows it under home_views.${user}`,
+    );
+  }
   io.out("Press Ctrl-C to stop.");
 
   await new Promise<void>((resolve) => {

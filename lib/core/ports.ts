@@ -10,6 +10,9 @@ import type {
 } from "./records";
 import type { StatusValue, UserKey } from "./types";
 
+export type { HomeRecord, NoticeStore, ProblemRecord, TeamBotRecord } from "./notice-store";
+export type { Delivery, DirectMessage, HomeView, Notifier, ViewBlock } from "./notifier";
+
 /**
  * Ports the domain and the use cases depend on; adapters (lib/store, the service gateway, the
  * queues, the vaults) live outside lib/core. The clock is in ./clock.
@@ -87,6 +90,8 @@ export const SEALED_FIELDS = [
   "calendar_refresh_token",
   /** The app's OAuth client secret (`OAUTH_CLIENT_SECRET_SEALED`), owned by APP_SEAL_OWNER. */
   "oauth_client_secret",
+  /** A team's bot token (the Home tab, direct messages), owned by `{team, user: "-"}`. */
+  "bot_token",
 ] as const;
 export type SealedField = (typeof SEALED_FIELDS)[number];
 

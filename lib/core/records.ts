@@ -61,6 +61,43 @@ export interface SourceRecord {
   /** The live push channel (Google) or subscription (Graph), and its upkeep. */
   push?: SourcePush;
   // --- end connected sources ---
+  /** How its reads go (./source-health.ts): written only when that changes. */
+  health?: SourceHealth;
+}
+
+/**
+ * Why a calendar's reads fail, as the person is told (./source-health.ts gives the words).
+ * `unreachable`: no answer; `server_error`: 5xx or 429; `gone`: 404 or 410; `refused`: another
+ * 4xx; `address_refused`: the address may not be fetched; `not_calendar`: not iCalendar;
+ * `too_large`: over a read's budget; `provider`: the provider's API failed; `failed`: other.
+ */
+export type SourceErrorKind =
+  | "unreachable"
+  | "server_error"
+  | "gone"
+  | "refused"
+  | "address_refused"
+  | "not_calendar"
+  | "too_large"
+  | "provider"
+  | "failed";
+
+/** A run of failed reads of a source. */
+export interface SourceError {
+  kind: SourceErrorKind;
+  /** The HTTP status, when the answer had one. */
+  status?: number;
+  /** The first failed read of this run, epoch ms: every read since has failed. */
+  since: number;
+  /** When the long-failing notice was queued for it (once per run), epoch ms. */
+  noticedAt?: number;
+}
+
+/** How a source's reads go; absent: no read failed since health was recorded. */
+export interface SourceHealth {
+  /** The last read known good when the reads last changed from good to failing or back. */
+  okAt?: number;
+  error?: SourceError;
 }
 
 /**
@@ -140,6 +177,8 @@ export interface UserRecord {
    * installed before it was kept, and on users an administrator set up.
    */
   grantedScopes?: string[];
+  /** The person turned off the direct messages that say something broke (issue 26). */
+  dmsOff?: boolean;
 }
 
 export interface StatusRecord {

@@ -42,7 +42,8 @@ const readText = (req: IncomingMessage): Promise<string | undefined> =>
 
 /**
  * Serves ICS feeds on loopback as calendar providers do (ETag, Last-Modified, 304s). A PUT
- * replaces a feed, so tests and the demo can move, cancel or add events over HTTP.
+ * replaces a feed, so tests and the demo can move, cancel or add events over HTTP; a DELETE
+ * takes its address away (404s, as a calendar unshared or deleted).
  */
 export async function startIcsServer(options: {
   clock: Clock;
@@ -87,8 +88,14 @@ export async function startIcsServer(options: {
       );
       return;
     }
+    if (req.method === "DELETE") {
+      // The calendar's address is gone: its reads answer 404 until a PUT brings it back.
+      res.writeHead(feeds.delete(path) ? 204 : 404);
+      res.end();
+      return;
+    }
     if (req.method !== "GET" && req.method !== "HEAD") {
-      res.writeHead(405, { allow: "GET, HEAD, PUT" });
+      res.writeHead(405, { allow: "GET, HEAD, PUT, DELETE" });
       res.end();
       return;
     }

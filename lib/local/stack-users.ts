@@ -57,8 +57,12 @@ export async function registerUsers(deps: {
   users: readonly LocalUserConfig[];
   stateDir: StateDir | undefined;
   syncQueue: Queue<SyncMessage>;
+  /** The app's bot as the workspace gave it (the Home tab and messages of these users). */
+  bot?: { team: string; token: string; botUser: string } | undefined;
 }): Promise<LocalHook[]> {
   const { app, stateDir } = deps;
+  if (deps.bot !== undefined)
+    await app.notify?.recordBot(deps.bot.team, deps.bot.token, deps.bot.botUser);
   const admin = adminOf(app);
   const hooks: LocalHook[] = [];
   for (const u of deps.users) {

@@ -15,9 +15,10 @@ export function ourApp(workspace: Workspace, appId?: string) {
 }
 
 /**
- * The workspace with our app's event subscription and OAuth redirect pointed at this stack's
- * handlers, whatever port they got: the stack's `/oauth/callback` joins the app's
- * `redirect_urls`, as a developer would add it to the app's settings. The tokens
+ * The workspace with our app's event subscription, interactivity (when it has some) and OAuth
+ * redirect pointed at this stack's handlers, whatever port they got: the stack's
+ * `/oauth/callback` joins the app's `redirect_urls`, as a developer would add it to the app's
+ * settings. The tokens
  * the users gave Statuspilot (`ourTokens`) are issued to our app, as an install would, so the
  * call log tells our calls from the user's own; a token already of an app keeps it.
  */
@@ -35,11 +36,18 @@ export function pointEventsAt(
     if (app.id !== appId) continue;
     const settings = (app.manifest.settings ?? {}) as {
       event_subscriptions?: Record<string, unknown>;
+      interactivity?: Record<string, unknown>;
     };
     settings.event_subscriptions = {
       ...settings.event_subscriptions,
       request_url: `${handlersUrl}/service/events`,
     };
+    if (settings.interactivity !== undefined) {
+      settings.interactivity = {
+        ...settings.interactivity,
+        request_url: `${handlersUrl}/service/interactive`,
+      };
+    }
     app.manifest.settings = settings;
     const oauth = (app.manifest.oauth_config ?? {}) as { redirect_urls?: unknown };
     const redirects = Array.isArray(oauth.redirect_urls) ? oauth.redirect_urls : [];
@@ -48,4 +56,22 @@ export function pointEventsAt(
     app.manifest.oauth_config = oauth;
   }
   return copy;
+}
+
+/**
+ * The bot token the workspace gave our app (the demo's `xoxb-statuspilot-demo`), as an install
+ * with bot scopes would hand it over: the stack keeps it for the team, so the Home tab and the
+ * messages work for the users it registers. Undefined when the workspace gives the app none.
+ */
+export function botTokenOf(
+  workspace: Workspace | undefined,
+  appId: string | undefined,
+): { team: string; token: string; botUser: string } | undefined {
+  if (workspace === undefined || appId === undefined) return undefined;
+  const bot = workspace.tokens.find(
+    (t) => t.type === "bot" && t.app === appId && t.state === "active",
+  );
+  return bot === undefined
+    ? undefined
+    : { team: workspace.team.id, token: bot.token, botUser: bot.user };
 }

@@ -29,7 +29,7 @@ import { type ControlDeps, clockMover, controlEndpoint } from "./stack-control";
 import { startLocalProviders } from "./stack-providers";
 import type { LocalStack, StackOptions } from "./stack-types";
 import { adminOf, type LocalHook, registerUsers } from "./stack-users";
-import { ourApp, pointEventsAt } from "./stack-workspace";
+import { botTokenOf, ourApp, pointEventsAt } from "./stack-workspace";
 
 export type { LocalStack, LocalUserConfig, StackOptions, StackTime } from "./stack-types";
 
@@ -312,6 +312,7 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     // Users from the configuration, then a first sync of every calendar.
     const hookList: LocalHook[] = await registerUsers({
       app,
+      bot: options.serviceUrl ? undefined : botTokenOf(options.workspace, appId),
       users: options.users,
       stateDir,
       syncQueue: queues.sync,

@@ -101,6 +101,8 @@ export interface OAuthGrant extends OAuthTokens {
   appId: string;
   team: { id: string; name: string };
   user: string;
+  /** The app's bot token, when bot scopes were asked for (the Home tab, direct messages). */
+  bot?: { accessToken: string; scopes: string[]; botUser?: string };
 }
 
 /** The outcome of a refresh: a new access token and a new refresh token (the old one is spent). */
@@ -146,6 +148,11 @@ const expiresIn = z.number().int().positive().optional();
 const accessSchema = z.looseObject({
   ok: z.literal(true),
   app_id: z.string().min(1),
+  // The bot token, at the top level, when bot scopes were asked for.
+  access_token: z.string().min(1).optional(),
+  token_type: z.string().optional(),
+  scope: scopeList,
+  bot_user_id: z.string().min(1).optional(),
   authed_user: z.looseObject({
     id: z.string().min(1),
     scope: scopeList,
@@ -219,6 +226,15 @@ export class OAuthClient {
         ? { refreshToken: a.authed_user.refresh_token }
         : {}),
       ...expiry(at, a.authed_user.expires_in),
+      ...(a.token_type === "bot" && a.access_token !== undefined
+        ? {
+            bot: {
+              accessToken: a.access_token,
+              scopes: a.scope,
+              ...(a.bot_user_id !== undefined ? { botUser: a.bot_user_id } : {}),
+            },
+          }
+        : {}),
     };
   }
 

@@ -24,6 +24,14 @@ export class WebError extends Error {
   }
 }
 
+/** A Home tab's one-time settings link that signs nobody in: the sign-in page answers it. */
+export class SettingsLinkError extends WebError {
+  override name = "SettingsLinkError";
+  constructor(code: WebErrorCode, message: string) {
+    super(code, 400, `settings link refused (${code}): ${message}`);
+  }
+}
+
 /** The install `state` came back unusable: the callback answers the 400 page. */
 export class OAuthStateError extends WebError {
   override name = "OAuthStateError";

@@ -5,10 +5,12 @@ import { authorizeUrl, OAuthClient } from "#lib/service/oauth-client";
 import { CsrfTokens } from "./csrf";
 import { OAuthStates } from "./oauth-state";
 import { SessionCookies } from "./session";
+import { SettingsLinks } from "./settings-link";
 
 /** What `/install` asks for: the person's own profile (read and write) and `users:read`, which
  * the platform requires for `user_change` (and `users.info`'s zone); their Do Not Disturb snooze
- * (`dnd:read`, `dnd:write`: lib/core/dnd.ts); the bot's slash commands. */
+ * (`dnd:read`, `dnd:write`: lib/core/dnd.ts); the bot's slash commands, and `chat:write` for the
+ * bot's direct messages (the Home tab needs no scope). */
 export const USER_SCOPES = [
   "users.profile:read",
   "users.profile:write",
@@ -16,7 +18,7 @@ export const USER_SCOPES = [
   "dnd:read",
   "dnd:write",
 ] as const;
-export const BOT_SCOPES = ["commands"] as const;
+export const BOT_SCOPES = ["chat:write", "commands"] as const;
 
 /** Where the service sends the person back; the redirect URL is `<PUBLIC_BASE_URL>` + this. */
 export const CALLBACK_PATH = "/oauth/callback";
@@ -44,6 +46,8 @@ export interface FrontDoor {
   states: OAuthStates;
   sessions: SessionCookies;
   csrf: CsrfTokens;
+  /** The Home tab's one-time "Open settings" links. */
+  settingsLinks: SettingsLinks;
   oauth: OAuthClient;
   /** Served over https: cookies are then Secure (and `__Host-` named). */
   secure: boolean;
@@ -74,6 +78,7 @@ export async function frontDoorOf(app: App): Promise<FrontDoor> {
     states: new OAuthStates({ key, clock: app.clock, marks: parts.marks }),
     sessions: new SessionCookies({ key, clock: app.clock, secure }),
     csrf: new CsrfTokens({ key }),
+    settingsLinks: new SettingsLinks({ key, clock: app.clock, marks: parts.marks }),
     oauth: new OAuthClient({
       baseUrl: app.config.SERVICE_BASE_URL,
       clientId: client.id,

@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * The MACs of the front door. One secret serves the install state, the session cookie and the
  * CSRF tokens; each use prefixes its own label, so no MAC of one use is valid for another.
  */
-export type MacLabel = "oauth-state" | "session" | "csrf";
+export type MacLabel = "oauth-state" | "session" | "csrf" | "settings-link";
 
 /** Below this a secret is a placeholder, not a key: refuse it at construction. */
 export const MIN_KEY_LENGTH = 32;

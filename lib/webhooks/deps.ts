@@ -4,6 +4,7 @@ import type {
   SyncMessage,
   TransitionMessage,
 } from "#lib/app/contracts";
+import type { NotifyParts } from "#lib/app/notify/parts";
 import type { ChannelKind } from "#lib/calendar/providers/registry";
 import type { Clock } from "#lib/core/clock";
 import type { Log, Queue } from "#lib/core/ports";
@@ -59,4 +60,6 @@ export interface WebhookDeps {
   transitionQueue: Queue<TransitionMessage>;
   /** Coalescing enqueue of a re-sync; false when it joined one already queued. */
   requestSync(msg: SyncMessage): Promise<boolean>;
+  /** Telling people (lib/app/notify): a Home tab opened is queued for the transition worker. */
+  notify?: Pick<NotifyParts, "queue" | "syncNow">;
 }

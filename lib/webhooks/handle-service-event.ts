@@ -7,9 +7,10 @@ import {
   type WebhookReply,
   type WebhookRequest,
 } from "#lib/http/request";
-import { header, verifyV0 } from "#lib/http/signature";
+import { header } from "#lib/http/signature";
 import type { WebhookDeps } from "./deps";
 import {
+  appHomeOpenedEventSchema,
   EVERY_TIME,
   type EventOnce,
   envelopeSchema,
@@ -20,6 +21,7 @@ import {
   urlVerificationSchema,
   userChangeEventSchema,
 } from "./service-events";
+import { verifyServiceRequest } from "./signed";
 
 /** The service gives up after 3 s; answer before that even if the store is slow. */
 export const ACK_DEADLINE_MS = 2500;
@@ -47,15 +49,7 @@ export async function handleServiceEvent(
   options: ServiceEventOptions = {},
 ): Promise<WebhookReply> {
   const once = options.once ?? options.recent ?? EVERY_TIME;
-  verifyV0(
-    await deps.signingSecret(),
-    {
-      rawBody: req.rawBody,
-      timestamp: header(req.headers, "x-svc-request-timestamp"),
-      signature: header(req.headers, "x-svc-signature"),
-    },
-    deps.clock.now(),
-  );
+  await verifyServiceRequest(req, deps);
   const envelope = parseJsonInput(envelopeSchema, req.rawBody);
   if (envelope.type === "url_verification") {
     return textReply(200, parseInput(urlVerificationSchema, envelope).challenge);
@@ -68,6 +62,7 @@ export async function handleServiceEvent(
   if (callback.event.type === "tokens_revoked" || callback.event.type === "app_uninstalled") {
     return handleRemoval(deps, once, callback);
   }
+  if (callback.event.type === "app_home_opened") return handleHomeOpened(deps, callback);
   if (callback.event.type !== "user_change") {
     return jsonReply(200, { ok: true, ignored: callback.event.type });
   }
@@ -124,6 +119,25 @@ async function handleRemoval(
   });
   if (ran === undefined) return jsonReply(200, { ok: true, duplicate: true });
   return jsonReply(200, { ok: true, stopped: ran.value });
+}
+
+/**
+ * `app_home_opened`: the person opened the app's Home. Its view is made and published by the
+ * transition worker (a read of their records, a KMS open of the bot token, `views.publish`), so
+ * the answer never waits on it; the Messages tab asks for nothing.
+ */
+async function handleHomeOpened(
+  deps: WebhookDeps,
+  callback: z.infer<typeof eventCallbackSchema>,
+): Promise<WebhookReply> {
+  const opened = parseInput(appHomeOpenedEventSchema, callback.event);
+  if (opened.tab !== undefined && opened.tab !== "home") {
+    return jsonReply(200, { ok: true, ignored: `${opened.tab}_tab` });
+  }
+  if (deps.notify === undefined) return jsonReply(200, { ok: true, ignored: "app_home_opened" });
+  deps.log.appendKeys({ user: opened.user });
+  await deps.notify.queue({ team: callback.team_id, user: opened.user }, { force: true });
+  return jsonReply(200, { ok: true, queued: "home" });
 }
 
 type Recording =

@@ -46,6 +46,8 @@ export type { OooCommandDeps } from "./handle-ooo-command";
 export { formatEntry, handleOooCommand, NOT_SET_UP } from "./handle-ooo-command";
 export type { ServiceEventOptions } from "./handle-service-event";
 export { ACK_DEADLINE_MS, handleServiceEvent } from "./handle-service-event";
+export type { InteractionDeps } from "./interactive";
+export { handleInteraction, interactionSchema, MAX_PAYLOAD_LENGTH } from "./interactive";
 export type { OooCommand } from "./ooo-command";
 export { OOO_USAGE, OooCommandError, parseOooCommand, zonedToEpoch } from "./ooo-command";
 export type { EventOnce } from "./service-events";

@@ -48,6 +48,15 @@ export const tokensRevokedEventSchema = z
   })
   .loose();
 
+/** `app_home_opened`: the person opened the app's Home (its `tab`: `home` or `messages`). */
+export const appHomeOpenedEventSchema = z
+  .object({
+    type: z.literal("app_home_opened"),
+    user: workspaceIdSchema,
+    tab: z.enum(["home", "messages"]).optional(),
+  })
+  .loose();
+
 export const eventCallbackSchema = z
   .object({
     type: z.literal("event_callback"),

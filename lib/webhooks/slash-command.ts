@@ -2,7 +2,7 @@ import * as z from "zod";
 import type { Clock } from "#lib/core/clock";
 import { workspaceIdSchema } from "#lib/core/ids";
 import { jsonReply, parseInput, type WebhookReply, type WebhookRequest } from "#lib/http/request";
-import { header, verifyV0 } from "#lib/http/signature";
+import { verifyServiceRequest } from "./signed";
 
 /** What every slash command shares: the signed form POST and its ephemeral answer. */
 
@@ -33,15 +33,7 @@ export async function readSlashCommand(
   deps: { signingSecret(): Promise<string>; clock: Clock },
   command: string,
 ): Promise<SlashCommand> {
-  verifyV0(
-    await deps.signingSecret(),
-    {
-      rawBody: req.rawBody,
-      timestamp: header(req.headers, "x-svc-request-timestamp"),
-      signature: header(req.headers, "x-svc-signature"),
-    },
-    deps.clock.now(),
-  );
+  await verifyServiceRequest(req, deps);
   return parseInput(
     slashCommandSchemaFor(command),
     Object.fromEntries(new URLSearchParams(req.rawBody)),

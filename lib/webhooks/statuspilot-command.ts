@@ -1,4 +1,5 @@
 import type { StatusView, UserView } from "#lib/app/contracts";
+import type { NotifyParts } from "#lib/app/notify/parts";
 import type { UserMode } from "#lib/core/records";
 import type { StatusValue, UserKey } from "#lib/core/types";
 import type { WebhookReply, WebhookRequest } from "#lib/http/request";
@@ -11,6 +12,7 @@ export const STATUSPILOT_HELP = [
   "`/statuspilot status`: what Statuspilot shows now, the next change, your calendars and connection",
   "`/statuspilot pause`: stop changing your status (what shows now stays until it ends)",
   "`/statuspilot resume`: start again from your calendars",
+  "`/statuspilot sync`: read every calendar now (once a minute at most)",
   "`/statuspilot settings`: a link to your settings page",
   "`/statuspilot help`: this list",
 ].join("\n");
@@ -25,6 +27,8 @@ export interface StatuspilotCommandDeps
   };
   /** Stores the mode at once and queues the reconcile (lib/app/people/slash-commands.ts). */
   chatCommands?: { setMode(key: UserKey, mode: UserMode): Promise<UserMode> };
+  /** Sync now (lib/app/notify/sync-now.ts): the reads queued at once, guarded per person. */
+  notify?: Pick<NotifyParts, "syncNow">;
 }
 
 /**
@@ -43,6 +47,7 @@ export async function handleStatuspilotCommand(
   const settings = settingsUrl(deps.config.PUBLIC_BASE_URL, req);
   const word = cmd.text.trim().split(/\s+/)[0]?.toLowerCase() ?? "";
   if (word === "settings") return ephemeral(`Your settings: ${settings}`);
+  if (word === "sync") return ephemeral(await syncWords(deps, key, settings));
   if (word !== "status" && word !== "pause" && word !== "resume") {
     return ephemeral(STATUSPILOT_HELP);
   }
@@ -64,6 +69,25 @@ export async function handleStatuspilotCommand(
   return ephemeral(
     before === "auto" ? "Already running." : "Resumed: your status follows your calendars again.",
   );
+}
+
+/** `/statuspilot sync`: every calendar queued for a read now, unless read less than a minute ago. */
+async function syncWords(
+  deps: StatuspilotCommandDeps,
+  key: UserKey,
+  settings: string,
+): Promise<string> {
+  const outcome = await deps.notify?.syncNow(key);
+  switch (outcome?.kind) {
+    case "queued":
+      return `Reading your ${outcome.calendars === 1 ? "calendar" : `${outcome.calendars} calendars`} now: your status follows in seconds.`;
+    case "recent":
+      return "Your calendars were read less than a minute ago: nothing was read again.";
+    case "no_calendars":
+      return `You have no calendar yet: add one at ${settings}`;
+    default:
+      return `${NOT_SET_UP} Install it at ${settings}`;
+  }
 }
 
 /** The settings page: under the configured public address, else the address this was sent to. */

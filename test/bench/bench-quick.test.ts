@@ -59,6 +59,12 @@ describe("statuspilot bench --quick", () => {
       /^restore\s+10\s+1\s+1\s+[\d.]+\s+[\d.]+ \/ [\d.]+ \/ [\d.]+ s\s+[\d.]+ s\s+10\/10$/m,
     );
     expect(out).toMatch(/^US\$ per user-month\s+\d/m);
+    // Health (issue 26) adds under one call per user-day on a quiet day: nobody opens the Home
+    // tab and no calendar breaks.
+    const health = out.match(
+      /^health: notice runs, views\.publish, chat\.postMessage \(< 1\)\s+([\d.]+)/m,
+    );
+    expect(Number(health?.[1] ?? "NaN")).toBeLessThan(1);
     // The same run priced by deployment size, and where issue 12's targets would be met.
     expect(out).toMatch(/^1,000 \(headline\)\s+0\.\d+\s+0\.\d+\s+[\d.]+\s+[\d.]+$/m);
     expect(out).toMatch(/^as N grows\s+0\.\d+\s+0\s/m);

@@ -68,7 +68,7 @@ describe("the settings page on a phone", () => {
     expect(today).toContain("11:59–11:59 \u{1F5D3}\uFE0F In a meeting");
     expect(today).not.toContain("Nothing on your calendars today");
     const calendars = await sectionText("calendars");
-    expect(calendars).toContain("Last read Mon, 10 Mar 2025, 11:59");
+    expect(calendars).toContain("Last good read Mon, 10 Mar 2025, 11:59");
     expect(calendars).not.toContain("Not read yet");
   }, 60_000);
 

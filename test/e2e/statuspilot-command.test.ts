@@ -17,6 +17,7 @@ import {
   startE2e,
   T0,
   TEAM,
+  tokensRevokedEnvelope,
 } from "./support";
 
 /**
@@ -194,15 +195,7 @@ describe("tokens_revoked", () => {
   it("stops the user with no further call, and /statuspilot status says to reconnect", async () => {
     // Prepare: the stand-up's status shows; the retro, a status to write, is ahead
     const calls = (await setCalls(e, "U001")).length;
-    const envelope = JSON.stringify({
-      token: "unused",
-      team_id: TEAM,
-      api_app_id: STATUSPILOT_APP,
-      type: "event_callback",
-      event_id: "Ev0REVOKED1",
-      event_time: Math.floor((await nowOf(e)) / S),
-      event: { type: "tokens_revoked", tokens: { oauth: ["U001"], bot: [] } },
-    });
+    const envelope = JSON.stringify(tokensRevokedEnvelope("U001", "Ev0REVOKED1", await nowOf(e)));
     // Act
     const res = await signedPost("/service/events", envelope, "application/json");
     await advanceTo(e, retro.start + 5 * S);

@@ -309,3 +309,14 @@ export const event = (uid: string, summary: string, start: number, end: number):
   end,
   busyStatus: "BUSY",
 });
+
+/** The service's `tokens_revoked` event for `user`'s token, as its Events API wraps it. */
+export const tokensRevokedEnvelope = (user: string, eventId: string, atMs: number) => ({
+  token: "unused",
+  team_id: TEAM,
+  api_app_id: STATUSPILOT_APP,
+  type: "event_callback",
+  event_id: eventId,
+  event_time: Math.floor(atMs / 1000),
+  event: { type: "tokens_revoked", tokens: { oauth: [user], bot: [] } },
+});

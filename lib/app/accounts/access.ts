@@ -4,6 +4,7 @@ import type { SourceRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { Config } from "../config";
 import type { UseCaseContext } from "../context";
+import { queueNotice } from "../notice-queue";
 import { mutateUser } from "../status/records";
 import {
   type ConnectProvider,
@@ -169,12 +170,18 @@ export function createConnectAccess(deps: ConnectAccessDeps): ConnectAccess {
     async flagReconnect(key, sourceId) {
       cache.delete(cacheKey(key, sourceId));
       const now = ctx.clock.now();
-      await mutateUser(ctx, key, (u) => ({
-        ...u,
-        sources: u.sources.map((s) =>
-          s.id === sourceId && s.reconnectSince === undefined ? { ...s, reconnectSince: now } : s,
-        ),
-      }));
+      const flagged = await mutateUser(ctx, key, (u) =>
+        u.sources.some((s) => s.id === sourceId && s.reconnectSince === undefined)
+          ? {
+              ...u,
+              sources: u.sources.map((s) =>
+                s.id === sourceId ? { ...s, reconnectSince: now } : s,
+              ),
+            }
+          : undefined,
+      );
+      // A grant that died: the person is told once, and their Home tab shows it.
+      if (flagged) await queueNotice(ctx.queue, ctx.clock, key);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { ResolveHost } from "#lib/calendar/feed-fetch";
 import type { PinnedFetch } from "#lib/calendar/pinned-connection";
 import type { Clock, WorkTimer } from "#lib/core/clock";
-import type { Queue, TokenVault } from "#lib/core/ports";
+import type { Notifier, Queue, TokenVault } from "#lib/core/ports";
 import type { ChannelKind } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { Config } from "../config";
@@ -20,6 +20,7 @@ import type {
   UserView,
 } from "../contracts";
 import type { AppMetrics } from "../metrics/powertools";
+import type { NotifyParts } from "../notify/parts";
 import type { FrontDoorParts } from "../people/front-door";
 import type { DeferredCommandUseCases } from "../people/slash-commands";
 import type { SyncOutcome } from "../sync/sync";
@@ -97,6 +98,8 @@ export interface App {
   frontDoor?: FrontDoorParts;
   /** Calendars connected through OAuth (Google): connect flow, push states (issue 14). */
   connect?: ConnectParts;
+  /** Telling people (issue 26): the Home tab, messages once per problem, Sync now. */
+  notify?: NotifyParts;
 }
 
 /** Where a Lambda's handler gets its App: built once per container, on first use. */
@@ -157,4 +160,6 @@ export interface AppOverrides {
    * ticks is still queued to its second.
    */
   tickHorizonMs?: number;
+  /** Who tells people (tests, the bench): the service's bot by default. */
+  notifier?: Notifier;
 }

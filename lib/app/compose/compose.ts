@@ -6,20 +6,23 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import type { Queue, SnoozeGateway, StatusGateway, TokenVault } from "#lib/core/ports";
 import { buildTimeline } from "#lib/core/timeline";
+import type { BotClient } from "#lib/service/bot-client";
 import { callTimeLeftMs } from "#lib/service/call-deadline";
 import { DynamoAgendaStore } from "#lib/store/dynamo-agenda-store";
+import { DynamoNoticeStore } from "#lib/store/dynamo-notice-store";
 import { DynamoOneTimeMarks } from "#lib/store/dynamo-one-time-marks";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { DynamoSyncGate } from "#lib/store/dynamo-sync-gate";
 import { DynamoUpkeepSchedule } from "#lib/store/dynamo-upkeep-schedule";
-import { configuredProviders } from "../accounts/providers";
+import { CONNECT_PROVIDERS, configuredProviders } from "../accounts/providers";
 import { type Config, ConfigError, configFromEnvironment } from "../config";
 import { createConnectParts } from "../connect/use-cases";
 import { contextOf } from "../context";
 import type { SyncMessage, TransitionMessage } from "../contracts";
 import { withCountedPorts } from "../metrics/counted-ports";
 import { createPowertoolsMetrics } from "../metrics/powertools";
+import { createNotifyParts } from "../notify/parts";
 import { createFrontDoorParts } from "../people/front-door";
 import { createDeferredReconcileUseCases } from "../people/slash-commands";
 import { LocalTokenVault } from "../secrets/local-vault";
@@ -30,6 +33,7 @@ import { ServiceStatusGateway } from "../status/service-gateway";
 import { ServiceSnoozeGateway } from "../status/snooze-gateway";
 import { createSyncRequester, type GatedSyncDeps, runGatedSync } from "../sync/coalescing";
 import { createFirstSync } from "../sync/feed-probe";
+import { recordReadHealth } from "../sync/health";
 import type { ExpandFn, Expansion, SyncDeps } from "../sync/sync";
 import { syncSource } from "../sync/sync";
 import type { App, AppOverrides, AppSource } from "./app";
@@ -159,9 +163,31 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
 
   const readParameter = async (name: string, variable: string) =>
     (await parameters()).readSecureParameter(region, name, variable);
+  const ctx = contextOf(pilotDeps, (key) => pilot.reconcileUser(key));
+  const marks = new DynamoOneTimeMarks(dynamo, config.TABLE_NAME);
+  // Telling people (issue 26): the Home tab, a message once per problem, Sync now.
+  let bot: Promise<BotClient> | undefined;
+  const notify = createNotifyParts({
+    ctx,
+    notices: new DynamoNoticeStore(dynamo, config.TABLE_NAME),
+    marks,
+    syncQueue,
+    ...(config.PUBLIC_BASE_URL !== undefined ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    reconnectPath: (kind) => {
+      const provider = CONNECT_PROVIDERS.find((p) => p.kind === kind);
+      return provider === undefined ? undefined : `/connect/${provider.path}`;
+    },
+    ...(parts.notifier !== undefined ? { notifier: parts.notifier } : {}),
+    loadBot: () => {
+      bot ??= loaderOf(modules, "bot")().then(
+        (m) => new m.BotClient({ baseUrl: config.SERVICE_BASE_URL, clock, fetch: fetchFn, log }),
+      );
+      return bot;
+    },
+  });
   // Calendars connected through OAuth (issue 14): lib/app/connect/use-cases.ts.
   const connect = createConnectParts({
-    ctx: contextOf(pilotDeps, (key) => pilot.reconcileUser(key)),
+    ctx,
     config,
     fetch: fetchFn,
     readParameter,
@@ -194,6 +220,12 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
     workTimer: parts.workTimer ?? systemWorkTimer,
     // The queue chain's per-record deadline (functions/shared/queue.ts), when there is one.
     timeLeftMs: callTimeLeftMs,
+    // A change of a calendar's health is a change of what its person is shown.
+    recordHealth: async (key, sourceId, read, known) => {
+      if ((await recordReadHealth(ctx, key, sourceId, read, known)) !== undefined) {
+        await notify.queue(key);
+      }
+    },
   };
 
   const syncGate = new DynamoSyncGate(dynamo, config.TABLE_NAME);
@@ -233,11 +265,12 @@ export function compose(config: Config, parts: AppOverrides = {}): App {
       fetch: fetchFn,
       feedGuard,
       firstSync: createFirstSync(syncDeps),
-      marks: new DynamoOneTimeMarks(dynamo, config.TABLE_NAME),
+      marks,
       readParameter,
     }),
     // --- end front door ---
     connect: connect.parts,
+    notify,
   };
 }
 

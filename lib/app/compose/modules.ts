@@ -18,6 +18,8 @@ export interface AppModules {
   service?: () => Promise<typeof import("#lib/service/client")>;
   /** The service's OAuth client: renews rotating tokens before a status call. */
   oauth?: () => Promise<typeof import("#lib/service/oauth-client")>;
+  /** The app's bot (views.publish, chat.postMessage): whoever publishes a Home tab or a DM. */
+  bot?: () => Promise<typeof import("#lib/service/bot-client")>;
 }
 
 export const calendarModule = () => import("#lib/calendar/expand");
@@ -25,6 +27,7 @@ export const kmsModule = () => import("../secrets/kms-vault");
 export const parametersModule = () => import("../secrets/signing-secret");
 export const serviceModule = () => import("#lib/service/client");
 export const oauthModule = () => import("#lib/service/oauth-client");
+export const botModule = () => import("#lib/service/bot-client");
 
 /** Every module: for local stacks and tests, which run every function in one process. */
 export const ALL_MODULES: Required<AppModules> = {
@@ -33,6 +36,7 @@ export const ALL_MODULES: Required<AppModules> = {
   parameters: parametersModule,
   service: serviceModule,
   oauth: oauthModule,
+  bot: botModule,
 };
 
 /** A code path needed a module its function's factory did not name (see functions/**). */

@@ -3,6 +3,7 @@ import type { UserRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { isZone } from "../inputs";
+import { queueNotice } from "../notice-queue";
 import { mutateStatus } from "../status/records";
 import { retryOnConflict } from "../version-retry";
 
@@ -96,6 +97,9 @@ export async function completeInstall(
   const resumed = reauthCleared || wasPaused;
   // The stop left no transition scheduled: reconcile now, from the timelines already stored.
   if (saved.existing !== undefined) await ctx.reconcile(input.key);
+  // A reconnect clears what the person was told of their token; a Home tab opened before the
+  // install shows them installed.
+  await queueNotice(ctx.queue, ctx.clock, input.key);
   return {
     sessionEpoch: saved.user.sessionEpoch ?? saved.user.updatedAt,
     created: saved.existing === undefined,

@@ -8,6 +8,9 @@ import type { Block, Occurrence, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import { InvalidInputError, UnknownUserError } from "../errors";
 import { MAX_CALENDARS, parseInput } from "../inputs";
+import { queueNotice } from "../notice-queue";
+import { type CalendarHealthView, calendarHealthOf } from "../notify/calendar-health";
+import { connectionOf } from "../notify/home-model";
 import { hasAddress, sealAddress, shownAddress } from "../secrets/source-address";
 import { rulesOf, timelineOf, workingHoursChanged } from "../status/desired-timeline";
 import { mutateUser } from "../status/records";
@@ -20,19 +23,8 @@ export interface SelfView {
   sessionEpoch: number | undefined;
   /** Whether the token works, from the status record's re-authorisation flag. */
   connection: "connected" | "revoked" | "expired";
-  /**
-   * `label`: how to name the calendar: its own name (`name`), once a read found one, else the
-   * feed's address as it may be shown (`address`, an ICS feed's only), else its kind's.
-   */
-  calendars: {
-    id: string;
-    kind: SourceKind;
-    label: string;
-    name?: string;
-    address?: string;
-    lastReadAt?: number;
-    tooLarge?: TooLargeMark;
-  }[];
+  /** Each calendar as the page and the Home tab show it (lib/app/notify/calendar-health.ts). */
+  calendars: SelfCalendar[];
   /** The merged timeline from now on (and what shows now). */
   timeline: Block[];
   rules: UserRules;
@@ -43,6 +35,46 @@ export interface SelfView {
    * `dnd:write`). False for someone installed before it asked: the page offers to reconnect.
    */
   dndAllowed: boolean;
+  /** The messages that say something broke are turned off. */
+  dmsOff: boolean;
+}
+
+/** A calendar on the settings page: its name, last good read, last error, next read. */
+export interface SelfCalendar {
+  id: string;
+  kind: SourceKind;
+  /**
+   * How to name the calendar: its own name (`name`), once a read found one, else the feed's
+   * address as it may be shown (`address`, an ICS feed's only), else its kind's.
+   */
+  label: string;
+  name?: string;
+  address?: string;
+  /** The last read reached a cap (the page says which, beside the calendar). */
+  tooLarge?: TooLargeMark;
+  /** The last read known good, epoch ms. */
+  lastReadAt?: number;
+  /** Why its reads fail, in words, and since when. */
+  problem?: string;
+  failingSince?: number;
+  /** When it is read next, epoch ms. */
+  nextReadAt?: number;
+}
+
+function selfCalendarOf(s: SourceRecord, c: CalendarHealthView): SelfCalendar {
+  // A connected calendar's stored address is its API's, not one the person gave.
+  const address = s.kind === "ics" ? shownAddress(s) : undefined;
+  return {
+    id: c.id,
+    kind: s.kind,
+    label: s.name ?? address ?? `${s.kind} calendar`,
+    ...(s.name !== undefined ? { name: s.name } : {}),
+    ...(address !== undefined ? { address } : {}),
+    ...(s.tooLarge !== undefined ? { tooLarge: s.tooLarge } : {}),
+    ...(c.lastGoodAt !== undefined ? { lastReadAt: c.lastGoodAt } : {}),
+    ...(c.error !== undefined ? { problem: c.error.words, failingSince: c.error.since } : {}),
+    ...(c.nextReadAt !== undefined ? { nextReadAt: c.nextReadAt } : {}),
+  };
 }
 
 /** The settings page's view of the user, or undefined when there is no such user. */
@@ -51,26 +83,14 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
   const snap = await ctx.store.loadUser(key);
   const user = snap.user;
   if (user === undefined) return undefined;
-  const reauth = snap.status?.state.needsReauth?.code;
   return {
     key,
     tz: user.tz,
     sessionEpoch: user.sessionEpoch,
-    connection:
-      reauth === undefined ? "connected" : reauth === "token_expired" ? "expired" : "revoked",
-    calendars: user.sources.map((s) => {
-      // A connected calendar's stored address is its API's, not one the person gave.
-      const address = s.kind === "ics" ? shownAddress(s) : undefined;
-      return {
-        id: s.id,
-        kind: s.kind,
-        label: s.name ?? address ?? `${s.kind} calendar`,
-        ...(s.name !== undefined ? { name: s.name } : {}),
-        ...(address !== undefined ? { address } : {}),
-        ...(s.syncedAt !== undefined ? { lastReadAt: s.syncedAt } : {}),
-        ...(s.tooLarge !== undefined ? { tooLarge: s.tooLarge } : {}),
-      };
-    }),
+    connection: connectionOf(snap.status),
+    calendars: user.sources.map((s) =>
+      selfCalendarOf(s, calendarHealthOf(key, user, s, user.sources.indexOf(s), now)),
+    ),
     timeline: timelineOf(ctx.log, snap, now),
     rules: rulesOf(ctx.log, user),
     paused: user.mode === "paused",
@@ -79,6 +99,7 @@ export async function selfView(ctx: UseCaseContext, key: UserKey): Promise<SelfV
       .sort((a, b) => a.start - b.start)
       .map(({ key: _key, ...entry }) => entry),
     dndAllowed: dndAllowed(user),
+    dmsOff: user.dmsOff === true,
   };
 }
 
@@ -119,6 +140,8 @@ export async function setPaused(ctx: UseCaseContext, key: UserKey, paused: boole
     sources: paused ? u.sources : u.sources.map(withoutValidators),
   }));
   await ctx.reconcile(key);
+  // The Home tab shows the mode.
+  await queueNotice(ctx.queue, ctx.clock, key);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { UserMode } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
+import { queueNotice } from "../notice-queue";
 import { mutateUser } from "../status/records";
 
 /**
@@ -18,6 +19,10 @@ export async function setMode(
     before = u.mode;
     return { ...u, mode };
   });
-  if (before !== mode) await ctx.reconcile(key);
+  if (before !== mode) {
+    await ctx.reconcile(key);
+    // The Home tab shows the mode.
+    await queueNotice(ctx.queue, ctx.clock, key);
+  }
   return before;
 }

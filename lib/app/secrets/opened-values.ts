@@ -25,6 +25,8 @@ export const OPENED_VALUE_MAX_AGE_MS: Readonly<Record<SealedField, number>> = {
   channel_secret: 6 * HOUR,
   calendar_refresh_token: 24 * HOUR,
   oauth_client_secret: 6 * HOUR,
+  // The bot token of a team: opened for each Home publish and message, replaced by a reinstall.
+  bot_token: 6 * HOUR,
 };
 /** Most values kept at once; the oldest goes first (a few hundred bytes each). */
 export const OPENED_VALUE_MAX_ENTRIES = 5_000;

@@ -1,6 +1,7 @@
 import type { StatusRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
+import { queueNotice } from "../notice-queue";
 import { mutateStatus, mutateUser } from "./records";
 
 /**
@@ -24,6 +25,8 @@ export async function recordTokensRevoked(
     const key = { team, user };
     if ((await ctx.store.getUser(key)) === undefined) continue;
     await stop(ctx, key, undefined);
+    // The person is told (once) that nothing sets their status any more.
+    await queueNotice(ctx.queue, ctx.clock, key);
     stopped++;
   }
   ctx.log.info("tokens revoked: users stopped", { team, stopped });

@@ -6,6 +6,7 @@ import type { StatusValue, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";
 import { countUserNeedingReauth } from "../metrics/catalog";
+import { queueNotice } from "../notice-queue";
 import { MAX_DELAY_S } from "../queue-sends";
 import { enqueueRetry, mutateStatus } from "./records";
 
@@ -96,7 +97,11 @@ export async function recordFailure(
       const { nextTransitionAt: _stopped, nextIsOoo: _ooo, ...rest } = rec;
       return { ...rest, state: { ...state, needsReauth: { code: error.code, at: now } } };
     });
-    if (newly) countUserNeedingReauth(ctx.metrics);
+    if (newly) {
+      countUserNeedingReauth(ctx.metrics);
+      // The person is told (once) that nothing sets their status any more.
+      await queueNotice(ctx.queue, ctx.clock, key);
+    }
     return { kind: "needs_reauth", code: error.code };
   }
   if (error.retryable) {

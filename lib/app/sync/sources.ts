@@ -52,6 +52,7 @@ const knownOf = (s: SourceRecord): KnownSource => ({
   ...(s.lastModified !== undefined ? { lastModified: s.lastModified } : {}),
   ...(s.hash !== undefined ? { hash: s.hash } : {}),
   ...(s.syncedAt !== undefined ? { syncedAt: s.syncedAt } : {}),
+  ...(s.health !== undefined ? { health: s.health } : {}),
 });
 
 /**

@@ -8,12 +8,14 @@ import { agendaOf, agendaWindow } from "#lib/core/agenda";
 import type { Clock, WorkTimer } from "#lib/core/clock";
 import { fnv1a } from "#lib/core/hash";
 import type { Log, Metrics } from "#lib/core/ports";
-import type { SourceRecord, TooLargeMark } from "#lib/core/records";
+import type { SourceHealth, SourceRecord, TooLargeMark } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
+import type { ReadResult } from "#lib/core/source-health";
 import type { Block, Occurrence, UserKey } from "#lib/core/types";
 import { type ConnectedSync, readConnectedSource } from "../connect/connected-sync";
 import type { KnownSource, SyncMessage, TimelineMeta } from "../contracts";
 import { countSyncFailure } from "../metrics/catalog";
+import { readFailureOf, readResultOf } from "./health";
 
 export { SyncError } from "#lib/calendar/providers/errors";
 export type { ExpandFn, Expansion } from "#lib/calendar/providers/provider";
@@ -81,6 +83,16 @@ export interface SyncDeps {
   metrics?: Metrics;
   /** Sources connected through a provider's API (lib/app/connect/connected-sync.ts); without it, none. */
   connected?: ConnectedSync;
+  /**
+   * Records what a read came to for the source's health (lib/app/sync/health.ts), given the
+   * health the sync read with the source; without it, none is recorded.
+   */
+  recordHealth?: (
+    key: UserKey,
+    sourceId: string,
+    read: ReadResult,
+    known: SourceHealth | undefined,
+  ) => Promise<void>;
   /**
    * Opens the address the poll carried as stored (`known`), sealed to its owner: the one place
    * a quick check opens one (a loaded source opens its own). Without it, only addresses stored
@@ -175,6 +187,45 @@ export async function syncSource(
   msg: SyncMessage,
   requestedAt?: number,
 ): Promise<SyncOutcome> {
+  const seen: SeenSource = {};
+  const key: UserKey = { team: msg.team, user: msg.user };
+  let outcome: SyncOutcome;
+  try {
+    outcome = await readSource(deps, msg, requestedAt, seen);
+  } catch (error: unknown) {
+    if (seen.found === true && deps.recordHealth !== undefined) {
+      // Best effort: the failure itself is what the queue must see.
+      await deps
+        .recordHealth(key, msg.sourceId, readFailureOf(error), seen.health)
+        .catch((recordError: unknown) =>
+          deps.log.warn("sync health not recorded", {
+            user: msg.user,
+            sourceId: msg.sourceId,
+            error: recordError instanceof Error ? recordError.message : String(recordError),
+          }),
+        );
+    }
+    throw error;
+  }
+  const read = readResultOf(outcome);
+  if (read !== undefined && deps.recordHealth !== undefined) {
+    await deps.recordHealth(key, msg.sourceId, read, seen.health);
+  }
+  return outcome;
+}
+
+/** What the read found of its source: whether there was one, and its health as read. */
+interface SeenSource {
+  found?: boolean;
+  health?: SourceHealth;
+}
+
+async function readSource(
+  deps: SyncDeps,
+  msg: SyncMessage,
+  requestedAt: number | undefined,
+  seen: SeenSource,
+): Promise<SyncOutcome> {
   const limits = { ...DEFAULT_SYNC_LIMITS, ...deps.limits };
   const key: UserKey = { team: msg.team, user: msg.user };
   const logData = { user: msg.user, team: msg.team, sourceId: msg.sourceId, reason: msg.reason };
@@ -205,6 +256,9 @@ export async function syncSource(
     deps.log.warn("sync skipped: unknown source", logData);
     return { kind: "skipped", reason: "unknown_source" };
   }
+  seen.found = true;
+  const health = "tz" in source ? source.stored?.health : source.health;
+  if (health !== undefined) seen.health = health;
   if (
     requestedAt !== undefined &&
     source.syncedAt !== undefined &&

@@ -13,6 +13,7 @@ export const FUNCTION_NAMES = [
   "serviceEvents",
   "oooCommand",
   "statuspilotCommand",
+  "serviceInteractive",
   "calendarHooks",
   "adminOoo",
   "adminUsers",

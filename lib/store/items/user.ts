@@ -1,5 +1,4 @@
-import { fnv1a } from "#lib/core/hash";
-import { POLL_INTERVAL_MS } from "#lib/core/poll";
+import { pollPhaseOf } from "#lib/core/poll";
 import type { PolledUser } from "#lib/core/ports";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
@@ -15,9 +14,7 @@ export const userKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), SK:
  * they are due whenever `now - phase` crosses a multiple of the interval. The phase is fixed, so
  * a check never moves the poll index's key, and an unchanged feed's check writes nothing.
  */
-export function pollPhase(key: UserKey): number {
-  return fnv1a(userPk(key.team, key.user)) % POLL_INTERVAL_MS;
-}
+export const pollPhase = (key: UserKey): number => pollPhaseOf(key);
 
 /**
  * Whether the poll index holds the user: an active user with at least one source, whose team
@@ -52,6 +49,7 @@ export function userToItem(user: UserRecord): Item {
         tokenRefreshUntil: user.tokenRefreshUntil,
         uninstalledAt: user.uninstalledAt,
         grantedScopes: user.grantedScopes,
+        dmsOff: user.dmsOff,
       }),
     ),
   };
@@ -77,6 +75,7 @@ interface UserData {
   tokenRefreshUntil?: number;
   uninstalledAt?: number;
   grantedScopes?: string[];
+  dmsOff?: boolean;
 }
 
 export function userFromItem(item: Item): UserRecord {
@@ -100,6 +99,7 @@ export function userFromItem(item: Item): UserRecord {
     updatedAt: readN(item, "updatedAt"),
     ...(data.sessionEpoch !== undefined ? { sessionEpoch: data.sessionEpoch } : {}),
     ...(data.grantedScopes !== undefined ? { grantedScopes: data.grantedScopes } : {}),
+    ...(data.dmsOff === true ? { dmsOff: true } : {}),
   };
 }
 

@@ -75,3 +75,24 @@ export const renderSignedOutPage = (): { status: 200; html: string } =>
 /** Any other failure the person should read about (a service error during sign-in, …). */
 export const renderErrorPage = (props: { status: number; title: string; message: string }) =>
   messagePage(props.status, props.title, props.message, "Start again");
+
+const LINK_MESSAGES: Record<WebErrorCode, string> = {
+  malformed: "This link is not one Statuspilot made.",
+  bad_signature: "This link is not one Statuspilot made.",
+  expired: "This link is more than 5 minutes old.",
+  replayed: "This link was already used.",
+};
+
+/**
+ * The answer to a Home tab settings link that signs nobody in (forged, expired, spent, or made
+ * before a disconnect): the sign-in, never the settings. Status 400.
+ */
+export const renderSettingsLinkErrorPage = (
+  code: WebErrorCode | "stale",
+): { status: 400; html: string } =>
+  messagePage(
+    400,
+    "Sign in to open your settings",
+    `${code === "stale" ? "This link was made before you disconnected." : LINK_MESSAGES[code]} Open your settings again from Statuspilot's Home tab, or sign in.`,
+    "Sign in",
+  );

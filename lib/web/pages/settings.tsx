@@ -4,6 +4,7 @@ import { PostForm, RefusedFormContext, TextField } from "./forms";
 import { Layout, renderPage } from "./layout";
 import { RulesSection } from "./rules-section";
 import { DisconnectSection, OutOfOfficeSection, PauseSection, SignOutForm } from "./settings-forms";
+import { CalendarHealthLines, MessagesSection, SyncNowForm } from "./settings-home";
 import { TodayEvents } from "./today-events";
 import {
   type CalendarView,
@@ -38,6 +39,7 @@ export function SettingsPage({ view }: { view: SettingsView }): VNode {
         paused={view.paused}
       />
       <CalendarsSection view={view} />
+      <MessagesSection view={view} />
       <RulesSection view={view} />
       <PauseSection view={view} />
       <OutOfOfficeSection view={view} />
@@ -158,12 +160,7 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
             <li key={c.id}>
               <div>{c.label}</div>
               {c.kind !== undefined && <div class="muted">{c.kind}</div>}
-              <div class="muted">
-                {c.lastReadAt !== undefined
-                  ? `Last read ${dateTimeOf(c.lastReadAt, tz, locale)}`
-                  : "Not read yet"}
-              </div>
-              {c.problem !== undefined && <div class="problem">{c.problem}</div>}
+              <CalendarHealthLines calendar={c} tz={tz} locale={locale} />
               {c.push !== undefined && <PushLine push={c.push} tz={tz} locale={locale} />}
               {c.reconnectHref !== undefined && (
                 <a class="button" href={c.reconnectHref}>
@@ -180,6 +177,7 @@ function CalendarsSection({ view }: { view: SettingsView }): VNode {
           ))}
         </ul>
       )}
+      <SyncNowForm view={view} />
       {(view.connectable ?? []).map((offer) => (
         <p key={offer.href}>
           <a class="button" href={offer.href}>

@@ -23,7 +23,12 @@ export const SETTINGS_ACTIONS = {
   cancelOoo: "/settings/ooo/cancel",
   disconnect: "/settings/disconnect",
   signOut: "/settings/sign-out",
+  syncNow: "/settings/sync",
+  messages: "/settings/messages",
 } as const;
+
+/** The one-time link of the Home tab's "Open settings": signs the person in, once, for 5 minutes. */
+export const SETTINGS_LINK_PATH = "/settings/open";
 
 const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
@@ -107,6 +112,8 @@ export const FIELDS = {
   oooEntryId: "entry",
   /** disconnect: must be ticked. */
   confirmDisconnect: "confirm",
+  /** messages: `on` to get a message when something breaks, `off` to stop them. */
+  messages: "messages",
 } as const;
 
 export const STATUS_KINDS: readonly StatusKind[] = ["meeting", "focus", "ooo"];
@@ -124,6 +131,10 @@ export interface CalendarView {
   lastReadAt?: number;
   /** Why the last read failed, in words for the user. */
   problem?: string;
+  /** Since when every read has failed (with `problem`), epoch ms. */
+  failingSince?: number;
+  /** When it is read next, epoch ms. */
+  nextReadAt?: number;
   /** A connected calendar's push channel: its state and when it expires (epoch ms). */
   push?: { state: "none" | "live" | "renewing" | "lapsed" | "reconnect"; expiresAt?: number };
   /** Where to connect it again, when its account must be reconnected. */
@@ -260,6 +271,8 @@ export interface SettingsView {
   dndReconnect?: boolean;
   /** The outcome of the last form sent (post/redirect/get), when there is one. */
   notice?: Notice;
+  /** The Home tab and messages: whether messages are off, whether they work (a bot token). */
+  home?: { dmsOff: boolean; noBot: boolean };
   /** The form just sent, when it was refused and the page answers it with what was typed. */
   refused?: RefusedForm;
 }

@@ -70,7 +70,7 @@ describe("apps.manifest.create and apps.manifest.export", () => {
     const link = new URL(created.oauthAuthorizeUrl ?? "");
     expect(`${link.origin}${link.pathname}`).toBe(`${emu.url}/oauth/v2/authorize`);
     expect(link.searchParams.get("client_id")).toBe(created.clientId);
-    expect(link.searchParams.get("scope")).toBe("commands");
+    expect(link.searchParams.get("scope")).toBe("chat:write,commands");
     expect(link.searchParams.get("user_scope")?.split(",").sort()).toEqual([
       "users.profile:read",
       "users.profile:write",

@@ -32,13 +32,18 @@ describe("infra/manifest.yaml", () => {
     expect(doc.features.bot_user.display_name).toBe("statuspilot");
   });
 
-  it("asks for users:read, lists a redirect URL and subscribes to tokens_revoked and app_uninstalled", async () => {
+  it("asks for users:read, lists a redirect URL, subscribes to tokens_revoked, app_uninstalled and app_home_opened, and has the Home tab and interactivity", async () => {
     // Prepare
     const doc = parseManifestText(await readFile(manifestFile, "utf8")) as {
       oauth_config: { redirect_urls: string[]; scopes: { user: string[]; bot: string[] } };
-      settings: { event_subscriptions: { bot_events: string[] } };
+      settings: {
+        event_subscriptions: { bot_events: string[] };
+        interactivity: { is_enabled: boolean };
+      };
+      features: { app_home: { home_tab_enabled: boolean } };
     };
-    // Assess: the platform requires users:read for user_change; the bot scope is commands.
+    // Assess: the platform requires users:read for user_change; the bot's scopes are its slash
+    // commands and its direct messages (issue 26); the Home tab and its buttons.
     expect([...doc.oauth_config.scopes.user].sort()).toEqual([
       "dnd:read",
       "dnd:write",
@@ -46,9 +51,12 @@ describe("infra/manifest.yaml", () => {
       "users.profile:write",
       "users:read",
     ]);
-    expect(doc.oauth_config.scopes.bot).toEqual(["commands"]);
+    expect([...doc.oauth_config.scopes.bot].sort()).toEqual(["chat:write", "commands"]);
+    expect(doc.features.app_home.home_tab_enabled).toBe(true);
+    expect(doc.settings.interactivity.is_enabled).toBe(true);
     expect(doc.oauth_config.redirect_urls).toHaveLength(1);
     expect([...doc.settings.event_subscriptions.bot_events].sort()).toEqual([
+      "app_home_opened",
       "app_uninstalled",
       "tokens_revoked",
     ]);
@@ -91,6 +99,7 @@ describe("statuspilot manifest push against the emulator", () => {
     expect(app?.manifest).toMatchObject({
       settings: {
         event_subscriptions: { request_url: "https://api.statuspilot.example/service/events" },
+        interactivity: { request_url: "https://api.statuspilot.example/service/interactive" },
       },
       features: {
         slash_commands: [

@@ -15,17 +15,21 @@ const RECONCILES = {
 const EXPECTED: Record<string, { encrypt: string[]; decrypt: string[] }> = {
   ServiceEventsRole: RECONCILES,
   AdminOooRole: RECONCILES,
-  TransitionWorkerRole: RECONCILES,
+  // It also tells people (issue 26): it opens the team's bot token for the Home tab and DMs.
+  TransitionWorkerRole: {
+    encrypt: RECONCILES.encrypt,
+    decrypt: [...RECONCILES.decrypt, "bot_token"],
+  },
   // Onboarding seals tokens, calendar addresses, source and channel secrets; rebinding a
   // channel without a kind reads the binding (and its secret) back.
   AdminUsersRole: {
     encrypt: ["access_token", "refresh_token", "source_url", "source_secret", "channel_secret"],
     decrypt: [...RECONCILES.decrypt, "channel_secret"],
   },
-  // Install seals the tokens, connecting a calendar seals the account's refresh token (and
-  // disconnecting opens it to stop the push channel).
+  // Install seals the tokens (and the team's bot token), connecting a calendar seals the
+  // account's refresh token (and disconnecting opens it to stop the push channel).
   WebRole: {
-    encrypt: ["access_token", "refresh_token", "calendar_refresh_token"],
+    encrypt: ["access_token", "refresh_token", "calendar_refresh_token", "bot_token"],
     decrypt: [...RECONCILES.decrypt, "calendar_refresh_token"],
   },
   // Adding a calendar seals its address; its first sync's reconcile is a reconciler's.
@@ -40,6 +44,8 @@ const EXPECTED: Record<string, { encrypt: string[]; decrypt: string[] }> = {
   CalendarHooksRole: { encrypt: [], decrypt: [] },
   OooCommandRole: { encrypt: [], decrypt: [] },
   StatuspilotCommandRole: { encrypt: [], decrypt: [] },
+  // A click stores a mode or takes Sync now's guard and queues the rest: it opens no secret.
+  ServiceInteractiveRole: { encrypt: [], decrypt: [] },
   TickRole: { encrypt: [], decrypt: [] },
   PollRole: { encrypt: [], decrypt: [] },
   HealthRole: { encrypt: [], decrypt: [] },

@@ -103,6 +103,32 @@ describe("statuspilot start and status", () => {
     expect(await settings.text()).toContain("America/New_York");
   });
 
+  it("prints how to open the Home tab, and what it prints publishes U001's Home view", async () => {
+    // Prepare: the printed command's address and body
+    const line = started.out.find((l) => l.startsWith("home tab")) ?? "";
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/_emulator\/home_opened)/.exec(line)?.[1] ?? "";
+    const body = /-d '([^']+)'/.exec(line)?.[1] ?? "";
+    expect(url).not.toBe("");
+    // Act: what the printed curl does
+    const opened = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    // Assess: the view the app published for U001, in the emulator's state
+    expect(opened.status).toBe(200);
+    const stateUrl = url.replace("/_emulator/home_opened", "/_emulator/state");
+    const viewOf = async () =>
+      ((await (await fetch(stateUrl)).json()) as { home_views: Record<string, unknown> }).home_views
+        .U001;
+    let view = await viewOf();
+    for (let waited = 0; view === undefined && waited < 2000; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      view = await viewOf();
+    }
+    expect(JSON.stringify(view)).toContain("Sync now");
+  });
+
   it("shows a user's state from a second process's point of view, over HTTP", async () => {
     // Prepare
     const { io, out } = bufferIo();

@@ -47,7 +47,7 @@ describe("the front door over HTTP", () => {
       "users.profile:write",
       "users:read",
     ]);
-    expect(authorize.searchParams.get("scope")).toBe("commands");
+    expect(authorize.searchParams.get("scope")).toBe("chat:write,commands");
     expect(authorize.searchParams.get("redirect_uri")).toBe(`${stack.web}/oauth/callback`);
     expect(callback.status).toBe(302);
     expect(callback.headers.get("location")).toBe("/settings");

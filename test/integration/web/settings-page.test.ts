@@ -78,7 +78,7 @@ describe("a calendar just added (issue 28 item 6)", () => {
     expect(today).toContain("09:50–10:50 \u{1F5D3}\uFE0F In a meeting (now)");
     expect(today).not.toContain("Nothing on your calendars today");
     const calendars = sectionText(html, "calendars");
-    expect(calendars).toContain("Last read Mon, 5 Jan 2026, 10:00");
+    expect(calendars).toContain("Last good read Mon, 5 Jan 2026, 10:00");
     expect(calendars).not.toContain("Not read yet");
     // The status follows at once, and the read was the only one: no sync was queued for it.
     expect(stack.emulator.state().profiles.U001?.status_text).toBe("In a meeting");
