@@ -21,6 +21,7 @@ import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import type { WebhookRequest } from "#lib/http/request";
 import { MemoryStore } from "#lib/store/memory-store";
+import { MINIMAL_APP_ENV } from "../../support/app-env";
 import { plainUser, statuslessContext } from "./statusless-context";
 
 // Connecting Microsoft through the app's connect flow, against the Microsoft emulator over real
@@ -100,10 +101,8 @@ async function setup() {
   const store = new MemoryStore();
   const hook = await startHook(store);
   const config = loadConfig({
-    TABLE_NAME: "t",
-    SERVICE_BASE_URL: "https://svc.example/api",
+    ...MINIMAL_APP_ENV,
     SIGNING_SECRET,
-    TOKEN_KEY: "k",
     PUBLIC_BASE_URL: hook.base,
     MICROSOFT_CLIENT_ID: CLIENT.clientId,
     MICROSOFT_CLIENT_SECRET: CLIENT.clientSecret,
