@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
 import { loadWorkspace, type RunningEmulator, startEmulator } from "#emulator/server";
 import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/compose/use-cases";
+import type { UseCaseDeps } from "#lib/app/context";
 import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
 import { ManualClock } from "#lib/core/clock";
@@ -61,12 +62,12 @@ export function useEmulatorStack(options: { faults?: string } = {}): EmulatorSta
   };
 }
 
-/** The use cases over the stack: the real store on dynalite, the real client to the emulator. */
-export function emulatorPilot(
+/** The use cases' parts over the stack: the real store on dynalite, the real client to the emulator. */
+export function emulatorDeps(
   stack: EmulatorStack,
   options: Partial<UseCaseOptions> = {},
-): UseCases {
-  return createUseCases({
+): UseCaseDeps {
+  return {
     store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
     gateway: new ServiceStatusGateway(
       new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock }),
@@ -76,5 +77,13 @@ export function emulatorPilot(
     log: silentLog,
     tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
     options,
-  });
+  };
+}
+
+/** The use cases over the stack (emulatorDeps). */
+export function emulatorPilot(
+  stack: EmulatorStack,
+  options: Partial<UseCaseOptions> = {},
+): UseCases {
+  return createUseCases(emulatorDeps(stack, options));
 }
