@@ -8,6 +8,7 @@ import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
+import type { UserKey } from "#lib/core/types";
 import { ServiceClient } from "#lib/service/client";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
@@ -78,6 +79,22 @@ export function emulatorDeps(
     tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
     options,
   };
+}
+
+/**
+ * Adds the conformance workspace's member (U0MEMBER of T0CONF) with `token`, in auto mode, its
+ * timelines from one ICS calendar `work`; returns its key.
+ */
+export async function addMember(pilot: UseCases, token = "xoxp-member-0001"): Promise<UserKey> {
+  const key = { team: "T0CONF", user: "U0MEMBER" };
+  await pilot.upsertUser({
+    key,
+    tz: "Europe/Berlin",
+    token,
+    sources: [{ id: "work", url: "https://cal.example/work.ics", kind: "ics" }],
+    mode: "auto",
+  });
+  return key;
 }
 
 /** The use cases over the stack (emulatorDeps). */
