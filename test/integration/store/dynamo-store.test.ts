@@ -7,9 +7,8 @@ import { DynamoStore } from "#lib/store/dynamo-store";
 import { ConflictError } from "#lib/store/errors";
 import { pollPhase } from "#lib/store/items/user";
 import { cloudFormationTableResource, createTableInput, TTL_ATTRIBUTE } from "#lib/store/table";
+import { aStatus, aUser, T0 } from "../../contract/status-store.fixtures";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
-
-const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
 
 let dynamo: LocalDynamo;
 let store: DynamoStore;
@@ -22,26 +21,11 @@ afterAll(async () => {
   await dynamo.close();
 });
 
-const user = (id: string, overrides: Partial<UserRecord> = {}): UserRecord => ({
-  key: { team: "T1", user: id },
-  tz: "Europe/Berlin",
-  tokenSealed: "sealed-token",
-  emails: [`${id}@example.com`],
-  sources: [],
-  rules: {},
-  mode: "auto",
-  version: 0,
-  updatedAt: T0,
-  ...overrides,
-});
+const user = (id: string, overrides: Partial<UserRecord> = {}): UserRecord =>
+  aUser({ team: "T1", user: id }, overrides);
 
-const status = (id: string, next?: number): StatusRecord => ({
-  key: { team: "T1", user: id },
-  state: initialStatusState(),
-  version: 0,
-  updatedAt: T0,
-  ...(next !== undefined ? { nextTransitionAt: next } : {}),
-});
+const status = (id: string, next?: number): StatusRecord =>
+  aStatus({ team: "T1", user: id }, next !== undefined ? { nextTransitionAt: next } : {});
 
 describe("DynamoStore", () => {
   it("stores a user and reads every field back", async () => {
