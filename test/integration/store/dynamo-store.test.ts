@@ -1,5 +1,5 @@
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { POLL_INTERVAL_MS } from "#lib/core/poll";
 import { initialStatusState } from "#lib/core/reconcile/state";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
@@ -8,17 +8,12 @@ import { ConflictError } from "#lib/store/errors";
 import { pollPhase } from "#lib/store/items/user";
 import { cloudFormationTableResource, createTableInput, TTL_ATTRIBUTE } from "#lib/store/table";
 import { aStatus, aUser, T0 } from "../../contract/status-store.fixtures";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 
-let dynamo: LocalDynamo;
+const dynamo = dynaliteForFile();
 let store: DynamoStore;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
+beforeAll(() => {
   store = new DynamoStore(dynamo.client, dynamo.tableName);
-});
-afterAll(async () => {
-  await dynamo.close();
 });
 
 const user = (id: string, overrides: Partial<UserRecord> = {}): UserRecord =>
