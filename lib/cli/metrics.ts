@@ -1,20 +1,13 @@
 import { parseArgs } from "node:util";
+import type { MetricSeries } from "#lib/app/metrics/recorder";
 import { CLI_SPECS, cliUsage } from "./command-specs";
 import type { CliIo } from "./io";
 
 const USAGE = cliUsage("metrics");
 const EXIT_UNAVAILABLE = 69;
 
-interface Series {
-  name: string;
-  unit: string;
-  dimensions: Record<string, string>;
-  count: number;
-  total: number;
-  p50?: number;
-  p99?: number;
-  max?: number;
-}
+/** A series as `GET /_local/metrics` serves it; its unit is read as any string. */
+type Series = Omit<MetricSeries, "unit"> & { unit: string };
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === "object" && v !== null && !Array.isArray(v);

@@ -6,7 +6,7 @@ import { truncateText } from "./text";
  */
 
 /** The wall-clock parts of an instant in a zone (falls back to UTC for an unknown zone). */
-function wallClock(
+export function wallClock(
   ms: number,
   tz: string,
 ): { date: string; hour: number; minute: number; second: number } {

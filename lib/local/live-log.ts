@@ -1,6 +1,7 @@
 /** The human-readable live log of the local stack: one line per thing the automation did. */
 import { redactSecrets } from "#lib/app/compose/logger";
 import type { ReconcileOutcome } from "#lib/app/contracts";
+import { wallClock } from "#lib/core/until-text";
 
 /** A reconcile's outcome that changed nothing on the profile (and was no retry). */
 export type UnchangedOutcome = Exclude<
@@ -60,31 +61,13 @@ export interface LiveLogFormat {
   timeZone: string;
 }
 
-const timeFormatters = new Map<string, Intl.DateTimeFormat>();
-const formatterFor = (timeZone: string): Intl.DateTimeFormat => {
-  let f = timeFormatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-GB", {
-      timeZone,
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      hourCycle: "h23",
-    });
-    timeFormatters.set(timeZone, f);
-  }
-  return f;
-};
+const twoDigits = (n: number): string => String(n).padStart(2, "0");
 
 const parts = (epochMs: number, timeZone: string) => {
-  const all = formatterFor(timeZone).formatToParts(epochMs);
-  const get = (type: string) => all.find((p) => p.type === type)?.value ?? "";
+  const wall = wallClock(epochMs, timeZone);
   return {
-    date: `${get("year")}-${get("month")}-${get("day")}`,
-    time: `${get("hour")}:${get("minute")}:${get("second")}`,
+    date: wall.date,
+    time: `${twoDigits(wall.hour)}:${twoDigits(wall.minute)}:${twoDigits(wall.second)}`,
   };
 };
 

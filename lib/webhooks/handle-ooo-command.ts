@@ -3,22 +3,13 @@ import { AppError } from "#lib/app/errors";
 import type { WebhookReply, WebhookRequest } from "#lib/http/request";
 import type { WebhookDeps } from "./deps";
 import { OooCommandError, parseOooCommand } from "./ooo-command";
-import { ephemeral, readSlashCommand } from "./slash-command";
+import { ephemeral, localMinute, readSlashCommand } from "./slash-command";
 
 export const NOT_SET_UP = "You're not set up with Statuspilot yet.";
 
 /** One line per entry, in the user's zone: `id: 2026-01-02 09:00 → 2026-01-05 00:00 "text"`. */
 export function formatEntry(entry: OutOfOfficeEntry, zone: string): string {
-  const fmt = new Intl.DateTimeFormat("sv-SE", {
-    timeZone: zone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  });
-  const at = (ms: number) => fmt.format(new Date(ms));
+  const at = (ms: number) => localMinute(ms, zone);
   return `${entry.id}: ${at(entry.start)} → ${at(entry.end)} ${entry.emoji} "${entry.text}"`;
 }
 

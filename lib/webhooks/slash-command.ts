@@ -54,5 +54,18 @@ const escapeMessageText = (text: string): string =>
  * sequence of their own, so the whole answer is escaped once, here, whatever it echoes (event
  * titles, `/ooo` input, source ids).
  */
+/** An instant as the zone's wall clock to the minute, `2026-01-02 09:00`: how replies show times. */
+export function localMinute(ms: number, zone: string): string {
+  return new Intl.DateTimeFormat("sv-SE", {
+    timeZone: zone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(new Date(ms));
+}
+
 export const ephemeral = (message: string): WebhookReply =>
   jsonReply(200, { response_type: "ephemeral", text: escapeMessageText(message) });

@@ -6,7 +6,7 @@ import type { WebhookReply, WebhookRequest } from "#lib/http/request";
 import { header } from "#lib/http/signature";
 import type { WebhookDeps } from "./deps";
 import { NOT_SET_UP } from "./handle-ooo-command";
-import { ephemeral, readSlashCommand } from "./slash-command";
+import { ephemeral, localMinute, readSlashCommand } from "./slash-command";
 
 export const STATUSPILOT_HELP = [
   "`/statuspilot status`: what Statuspilot shows now, the next change, your calendars and connection",
@@ -104,16 +104,7 @@ const shown = (s: StatusValue): string =>
   s.text === "" && s.emoji === "" ? "nothing" : `${s.emoji} "${s.text}"`.trim();
 
 function at(ms: number, zone: string): string {
-  const fmt = new Intl.DateTimeFormat("sv-SE", {
-    timeZone: zone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  });
-  return `${fmt.format(new Date(ms))} (${zone})`;
+  return `${localMinute(ms, zone)} (${zone})`;
 }
 
 /** `/statuspilot status`: mode, connection, what shows now and next, and each calendar. */

@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "#lib/core/clock";
 import type { Log } from "#lib/core/ports";
-import { renderIcs } from "#lib/local/demo-feed";
-import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 import { type LocalStack, startStack } from "#lib/local/stack";
 import { demoStackOptions } from "../support/demo-stack";
+import { keptStateAndFeed } from "./kept-state";
 
 const _repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const T0 = Date.parse("2025-03-10T10:59:00.000Z");
@@ -32,14 +30,13 @@ function warningLog() {
 }
 
 describe("the emulator's workspace state in a local stack's state directory", () => {
-  let stateDir: string;
-  let ics: IcsServer;
   const clock = new ManualClock(T0);
+  const saved = keptStateAndFeed(clock, "/U001.ics", "statuspilot-emulator-state-");
 
   const start = (fresh: boolean, log?: Log): Promise<LocalStack> =>
     startStack(
-      demoStackOptions(ics.feedUrl("/U001.ics"), clock, {
-        stateDir,
+      demoStackOptions(saved.feedUrl(), clock, {
+        stateDir: saved.stateDir,
         fresh,
         ...(log ? { log } : {}),
       }),
@@ -90,15 +87,6 @@ describe("the emulator's workspace state in a local stack's state directory", ()
     const profile = emulatorOf(stack).state().profiles.U002;
     return { status_text: profile?.status_text, status_emoji: profile?.status_emoji };
   };
-
-  beforeAll(async () => {
-    stateDir = mkdtempSync(path.join(tmpdir(), "statuspilot-emulator-state-"));
-    ics = await startIcsServer({ clock, feeds: { "/U001.ics": renderIcs([], T0) } });
-  });
-  afterAll(async () => {
-    await ics?.close();
-    rmSync(stateDir, { recursive: true, force: true });
-  });
 
   it("keeps the tokens it issued through OAuth and the statuses set with them", async () => {
     // Prepare: a first run where U002 installs and sets a status with the token
@@ -153,7 +141,7 @@ describe("the emulator's workspace state in a local stack's state directory", ()
     const token = await installAsU002(kept);
     expect((await call(kept, "users.profile.set", { profile: KEPT_STATUS }, token)).ok).toBe(true);
     await kept.close();
-    writeFileSync(path.join(stateDir, "emulator.json"), content);
+    writeFileSync(path.join(saved.stateDir, "emulator.json"), content);
     const { log, warnings } = warningLog();
     // Act
     const restarted = await start(false, log);

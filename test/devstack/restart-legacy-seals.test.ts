@@ -1,17 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ManualClock } from "#lib/core/clock";
-import { renderIcs } from "#lib/local/demo-feed";
-import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 import { type LocalStack, startStack, TABLE_NAME } from "#lib/local/stack";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { demoStackOptions } from "../support/demo-stack";
 import { oldLocalSeal } from "../support/legacy-seals";
+import { keptStateAndFeed } from "./kept-state";
 
 // A local stack kept in a state directory by a version from before owners were bound holds its
 // users' tokens in the old format: restarted after the upgrade, it seals them again under their
@@ -24,12 +22,11 @@ const _U001 = { team: "T0DEMO", user: "U001" };
 const U002 = { team: "T0DEMO", user: "U002" };
 
 describe("a kept local stack restarted after owners were bound", () => {
-  let stateDir: string;
-  let ics: IcsServer;
   const clock = new ManualClock(T0);
+  const kept = keptStateAndFeed(clock, "/U.ics");
 
   const start = (fresh: boolean): Promise<LocalStack> =>
-    startStack(demoStackOptions(ics.feedUrl("/U.ics"), clock, { stateDir, fresh }));
+    startStack(demoStackOptions(kept.feedUrl(), clock, { stateDir: kept.stateDir, fresh }));
   const storeOf = (stack: LocalStack) => {
     const client = new DynamoDBClient({
       endpoint: stack.dynamoEndpoint,
@@ -38,15 +35,6 @@ describe("a kept local stack restarted after owners were bound", () => {
     });
     return { store: new DynamoStore(client, TABLE_NAME), close: () => client.destroy() };
   };
-
-  beforeAll(async () => {
-    stateDir = mkdtempSync(path.join(tmpdir(), "statuspilot-state-"));
-    ics = await startIcsServer({ clock, feeds: { "/U.ics": renderIcs([], T0) } });
-  });
-  afterAll(async () => {
-    await ics?.close();
-    rmSync(stateDir, { recursive: true, force: true });
-  });
 
   it("seals an old-format token again under its owner at start", async () => {
     // Prepare: the kept state holds U002's token sealed the old way
@@ -57,12 +45,14 @@ describe("a kept local stack restarted after owners were bound", () => {
       body: JSON.stringify({
         tz: "Europe/Lisbon",
         token: "xoxp-demo-U002",
-        sources: [{ id: "work", url: ics.feedUrl("/U.ics"), kind: "ics" }],
+        sources: [{ id: "work", url: kept.feedUrl(), kind: "ics" }],
       }),
     });
     expect(put.status).toBeLessThan(300);
     const tokenKey = (
-      JSON.parse(readFileSync(path.join(stateDir, "state.json"), "utf8")) as { tokenKey: string }
+      JSON.parse(readFileSync(path.join(kept.stateDir, "state.json"), "utf8")) as {
+        tokenKey: string;
+      }
     ).tokenKey;
     const before = storeOf(first);
     const user = await before.store.getUser(U002);

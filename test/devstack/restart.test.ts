@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ManualClock } from "#lib/core/clock";
-import { renderIcs } from "#lib/local/demo-feed";
-import { type IcsServer, startIcsServer } from "#lib/local/ics-server";
 import { type LocalStack, startStack } from "#lib/local/stack";
 import { demoStackOptions } from "../support/demo-stack";
+import { keptStateAndFeed } from "./kept-state";
 
 const _repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const T0 = Date.parse("2025-03-10T10:59:00.000Z");
@@ -15,14 +12,13 @@ const S = 1000;
 const ooo = { start: T0 + 3_600 * S, end: T0 + 7_200 * S };
 
 describe("a local stack kept in a state directory", () => {
-  let stateDir: string;
-  let ics: IcsServer;
   const clock = new ManualClock(T0);
+  const kept = keptStateAndFeed(clock, "/U001.ics");
 
   const start = (fresh: boolean): Promise<LocalStack> =>
     startStack(
-      demoStackOptions(ics.feedUrl("/U001.ics"), clock, {
-        stateDir,
+      demoStackOptions(kept.feedUrl(), clock, {
+        stateDir: kept.stateDir,
         fresh,
       }),
     );
@@ -42,15 +38,6 @@ describe("a local stack kept in a state directory", () => {
     return { status: res.status, user: ((await res.json()) as { user?: unknown }).user };
   };
 
-  beforeAll(async () => {
-    stateDir = mkdtempSync(path.join(tmpdir(), "statuspilot-state-"));
-    ics = await startIcsServer({ clock, feeds: { "/U001.ics": renderIcs([], T0) } });
-  });
-  afterAll(async () => {
-    await ics?.close();
-    rmSync(stateDir, { recursive: true, force: true });
-  });
-
   it("finds its users, sources, out-of-office entries and secrets again after a restart", async () => {
     // Prepare: a first run with an out-of-office entry.
     const first = await start(true);
@@ -65,7 +52,7 @@ describe("a local stack kept in a state directory", () => {
       body: JSON.stringify({
         tz: "Europe/Lisbon",
         token: "xoxp-demo-U002",
-        sources: [{ id: "work", url: ics.feedUrl("/U001.ics"), kind: "ics" }],
+        sources: [{ id: "work", url: kept.feedUrl(), kind: "ics" }],
       }),
     });
     expect(put.status).toBeLessThan(300);

@@ -2,53 +2,26 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandler } from "#functions/http/ooo-command";
 import {
-  apiEvent,
-  contentType,
   garbageBody,
   headers,
-  noiseHeaders,
   OVERSIZED_ENTRY_ID,
   OVERSIZED_IDS,
-  signatureFault,
   signatureHeaders,
 } from "./support/requests";
+import {
+  ephemeralNoOp,
+  expectBadSignaturesRefused,
+  form,
+  SERVICE_SIG,
+  servicePost,
+} from "./support/service-signed";
 import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
-import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
+import { fuzz, sendAndExpectRefusal } from "./support/verdict";
 
-const SIG = { timestamp: "x-svc-request-timestamp", signature: "x-svc-signature" };
 let stack: FuzzStack;
 const handler = createHandler(() => stack.app);
 
-const eventOf = (
-  body: string | undefined,
-  extra: Record<string, string>,
-  isBase64Encoded = false,
-) =>
-  apiEvent({
-    method: "POST",
-    route: "/service/commands/ooo",
-    rawPath: "/service/commands/ooo",
-    headers: extra,
-    ...(body !== undefined ? { body } : {}),
-    isBase64Encoded,
-  });
-
-const form = (fields: Record<string, string | undefined>): string => {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) params.append(k, v);
-  return params.toString();
-};
-
-/** The slash command's answers to a user: ephemeral text, shown only to them. */
-const ephemeralNoOp: NoOp = (res, body) => {
-  const reply = body as { response_type?: unknown; text?: unknown } | undefined;
-  return res.statusCode === 200 &&
-    reply?.response_type === "ephemeral" &&
-    typeof reply.text === "string" &&
-    reply.text !== ""
-    ? "ephemeral answer"
-    : undefined;
-};
+const eventOf = servicePost("/service/commands/ooo");
 
 /**
  * `/ooo` texts that schedule nothing: help, list, cancelling unknown ids, impossible or past
@@ -91,40 +64,23 @@ describe("POST /service/commands/ooo under fuzzing", () => {
   afterAll(async () => stack?.close());
 
   it("refuses every wrongly signed, stale or unsigned command with 401 and schedules nothing", async () => {
-    await fuzz(
-      fc.record({
-        wire: fc.oneof(
-          garbageBody,
-          // A well-formed command that would schedule, were it signed correctly.
-          fc
-            .constant(
-              form({
-                team_id: ALICE.team,
-                user_id: ALICE.user,
-                command: "/ooo",
-                text: "2026-01-05 to 2026-01-09 Skiing",
-              }),
-            )
-            .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
-        ),
-        fault: signatureFault,
-        type: contentType,
-        noise: noiseHeaders,
-      }),
+    await expectBadSignaturesRefused(
+      { stack, handler, eventOf },
+      fc.oneof(
+        garbageBody,
+        // A well-formed command that would schedule, were it signed correctly.
+        fc
+          .constant(
+            form({
+              team_id: ALICE.team,
+              user_id: ALICE.user,
+              command: "/ooo",
+              text: "2026-01-05 to 2026-01-09 Skiing",
+            }),
+          )
+          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+      ),
       80,
-      async ({ wire, fault, type, noise }) => {
-        // Prepare
-        const signed = signatureHeaders(SIG, SECRETS.signing, wire.decoded ?? "", fault);
-        const event = eventOf(
-          wire.body,
-          headers(noise, { "content-type": type }, signed),
-          wire.isBase64Encoded,
-        );
-        // Act
-        const res = await sendAndExpectRefusal(stack, handler, event);
-        // Assess
-        expect(res.statusCode).toBe(401);
-      },
     );
   });
 
@@ -162,7 +118,7 @@ describe("POST /service/commands/ooo under fuzzing", () => {
       ),
       100,
       async (wire) => {
-        const signed = signatureHeaders(SIG, SECRETS.signing, wire.decoded ?? "");
+        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
         const event = eventOf(
           wire.body,
           headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
@@ -179,7 +135,7 @@ describe("POST /service/commands/ooo under fuzzing", () => {
     "answers a signed command with a $length-character user_id with 4xx instead of a 500",
     async ({ id }) => {
       const body = form({ team_id: ALICE.team, user_id: id, command: "/ooo", text: "list" });
-      const event = eventOf(body, signatureHeaders(SIG, SECRETS.signing, body));
+      const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
       await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
     },
   );
@@ -193,7 +149,7 @@ describe("POST /service/commands/ooo under fuzzing", () => {
       command: "/ooo",
       text: `cancel ${OVERSIZED_ENTRY_ID}`,
     });
-    const event = eventOf(body, signatureHeaders(SIG, SECRETS.signing, body));
+    const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
     await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
   });
 

@@ -2,36 +2,21 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandler } from "#functions/http/events";
 import {
-  apiEvent,
   contentType,
   garbageBody,
   headers,
   invoke,
-  noiseHeaders,
   OVERSIZED_IDS,
-  signatureFault,
   signatureHeaders,
 } from "./support/requests";
+import { expectBadSignaturesRefused, SERVICE_SIG, servicePost } from "./support/service-signed";
 import { type FuzzStack, SECRETS, startFuzzStack, userChangeFixtureBody } from "./support/stack";
 import { contentTypeOf, fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
-const SIG = { timestamp: "x-svc-request-timestamp", signature: "x-svc-signature" };
 let stack: FuzzStack;
 const handler = createHandler(() => stack.app);
 
-const eventOf = (
-  body: string | undefined,
-  extra: Record<string, string>,
-  isBase64Encoded = false,
-) =>
-  apiEvent({
-    method: "POST",
-    route: "/service/events",
-    rawPath: "/service/events",
-    headers: extra,
-    ...(body !== undefined ? { body } : {}),
-    isBase64Encoded,
-  });
+const eventOf = servicePost("/service/events");
 
 /** The documented 200s of a correctly signed request that records nothing. */
 const serviceNoOp: NoOp = (res, body) => {
@@ -98,28 +83,7 @@ describe("POST /service/events under fuzzing", () => {
   afterAll(async () => stack?.close());
 
   it("refuses every wrongly signed, stale or unsigned request with 401 and changes nothing", async () => {
-    await fuzz(
-      fc.record({
-        wire: garbageBody,
-        fault: signatureFault,
-        type: contentType,
-        noise: noiseHeaders,
-      }),
-      80,
-      async ({ wire, fault, type, noise }) => {
-        // Prepare
-        const signed = signatureHeaders(SIG, SECRETS.signing, wire.decoded ?? "", fault);
-        const event = eventOf(
-          wire.body,
-          headers(noise, { "content-type": type }, signed),
-          wire.isBase64Encoded,
-        );
-        // Act
-        const res = await sendAndExpectRefusal(stack, handler, event);
-        // Assess
-        expect(res.statusCode).toBe(401);
-      },
-    );
+    await expectBadSignaturesRefused({ stack, handler, eventOf }, garbageBody, 80);
   });
 
   it("answers correctly signed garbage with 400, or 200 only for a documented no-op", async () => {
@@ -134,7 +98,7 @@ describe("POST /service/events under fuzzing", () => {
       100,
       async ({ wire, type }) => {
         // Prepare
-        const signed = signatureHeaders(SIG, SECRETS.signing, wire.decoded ?? "");
+        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
         const event = eventOf(
           wire.body,
           headers({ "content-type": type }, signed),
@@ -151,7 +115,7 @@ describe("POST /service/events under fuzzing", () => {
     const original = userChangeFixtureBody();
     const first = await invoke(
       handler,
-      eventOf(original, signatureHeaders(SIG, SECRETS.signing, original)),
+      eventOf(original, signatureHeaders(SERVICE_SIG, SECRETS.signing, original)),
     );
     expect(first.statusCode).toBe(200);
     const doc = JSON.parse(original) as {
@@ -175,7 +139,10 @@ describe("POST /service/events under fuzzing", () => {
         const body = JSON.stringify(replay);
         const event = eventOf(
           body,
-          headers({ "x-svc-retry-num": retry }, signatureHeaders(SIG, SECRETS.signing, body)),
+          headers(
+            { "x-svc-retry-num": retry },
+            signatureHeaders(SERVICE_SIG, SECRETS.signing, body),
+          ),
         );
         // Act
         const res = await sendAndExpectRefusal(stack, handler, event, serviceNoOp);
@@ -210,7 +177,7 @@ describe("POST /service/events under fuzzing", () => {
       await sendAndExpectRefusal(
         stack,
         handler,
-        eventOf(body, signatureHeaders(SIG, SECRETS.signing, body)),
+        eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body)),
         serviceNoOp,
       );
     },

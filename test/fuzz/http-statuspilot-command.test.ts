@@ -1,55 +1,24 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { createHandler } from "#functions/http/statuspilot-command";
+import { garbageBody, headers, OVERSIZED_IDS, signatureHeaders } from "./support/requests";
 import {
-  apiEvent,
-  contentType,
-  garbageBody,
-  headers,
-  noiseHeaders,
-  OVERSIZED_IDS,
-  signatureFault,
-  signatureHeaders,
-} from "./support/requests";
+  ephemeralNoOp,
+  expectBadSignaturesRefused,
+  form,
+  SERVICE_SIG,
+  servicePost,
+} from "./support/service-signed";
 import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
-import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
+import { fuzz, sendAndExpectRefusal } from "./support/verdict";
 
 // `/statuspilot` is signed and parsed like `/ooo` (lib/webhooks/slash-command.ts): the same
 // refusals, and every answer to a person an ephemeral one.
 
-const SIG = { timestamp: "x-svc-request-timestamp", signature: "x-svc-signature" };
 let stack: FuzzStack;
 const handler = createHandler(() => stack.app);
 
-const eventOf = (
-  body: string | undefined,
-  extra: Record<string, string>,
-  isBase64Encoded = false,
-) =>
-  apiEvent({
-    method: "POST",
-    route: "/service/commands/statuspilot",
-    rawPath: "/service/commands/statuspilot",
-    headers: extra,
-    ...(body !== undefined ? { body } : {}),
-    isBase64Encoded,
-  });
-
-const form = (fields: Record<string, string | undefined>): string => {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) params.append(k, v);
-  return params.toString();
-};
-
-const ephemeralNoOp: NoOp = (res, body) => {
-  const reply = body as { response_type?: unknown; text?: unknown } | undefined;
-  return res.statusCode === 200 &&
-    reply?.response_type === "ephemeral" &&
-    typeof reply.text === "string" &&
-    reply.text !== ""
-    ? "ephemeral answer"
-    : undefined;
-};
+const eventOf = servicePost("/service/commands/statuspilot");
 
 /** Texts that change nothing: status, settings, help, and anything else (which is help). */
 const harmlessText = fc.oneof(
@@ -64,37 +33,23 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
   afterAll(async () => stack?.close());
 
   it("refuses every wrongly signed, stale or unsigned command with 401 and changes nothing", async () => {
-    await fuzz(
-      fc.record({
-        wire: fc.oneof(
-          garbageBody,
-          // A well-formed command that would pause Alice, were it signed correctly.
-          fc
-            .constant(
-              form({
-                team_id: ALICE.team,
-                user_id: ALICE.user,
-                command: "/statuspilot",
-                text: "pause",
-              }),
-            )
-            .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
-        ),
-        fault: signatureFault,
-        type: contentType,
-        noise: noiseHeaders,
-      }),
+    await expectBadSignaturesRefused(
+      { stack, handler, eventOf },
+      fc.oneof(
+        garbageBody,
+        // A well-formed command that would pause Alice, were it signed correctly.
+        fc
+          .constant(
+            form({
+              team_id: ALICE.team,
+              user_id: ALICE.user,
+              command: "/statuspilot",
+              text: "pause",
+            }),
+          )
+          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+      ),
       60,
-      async ({ wire, fault, type, noise }) => {
-        const signed = signatureHeaders(SIG, SECRETS.signing, wire.decoded ?? "", fault);
-        const event = eventOf(
-          wire.body,
-          headers(noise, { "content-type": type }, signed),
-          wire.isBase64Encoded,
-        );
-        const res = await sendAndExpectRefusal(stack, handler, event);
-        expect(res.statusCode).toBe(401);
-      },
     );
   });
 
@@ -124,7 +79,7 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
       ),
       80,
       async (wire) => {
-        const signed = signatureHeaders(SIG, SECRETS.signing, wire.decoded ?? "");
+        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
         const event = eventOf(
           wire.body,
           headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
@@ -144,7 +99,7 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
         command: "/statuspilot",
         text: "status",
       });
-      const event = eventOf(body, signatureHeaders(SIG, SECRETS.signing, body));
+      const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
       await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
     },
   );

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, beforeAll } from "vitest";
 import { createTableInput } from "#lib/store/table";
 
 // dynalite ships CommonJS without types; this is the slice of it we use.
@@ -56,6 +57,36 @@ export async function startDynalite(tableName = "statuspilot-test"): Promise<Loc
         server.closeIdleConnections();
       });
     },
+  };
+}
+
+/**
+ * The test file's dynalite: started in a beforeAll and closed in an afterAll where this is called.
+ * Its fields are read through to the running one, so only tests and hooks may read them.
+ */
+export function dynaliteForFile(tableName?: string): LocalDynamo {
+  let started: LocalDynamo | undefined;
+  beforeAll(async () => {
+    started = await startDynalite(tableName);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const running = (): LocalDynamo => {
+    if (!started) throw new Error("dynalite was read before the file's beforeAll started it");
+    return started;
+  };
+  return {
+    get client() {
+      return running().client;
+    },
+    get tableName() {
+      return running().tableName;
+    },
+    get endpoint() {
+      return running().endpoint;
+    },
+    close: () => running().close(),
   };
 }
 

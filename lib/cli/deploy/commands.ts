@@ -90,6 +90,36 @@ function reportError(error: unknown, io: CliIo): number {
   return error.code === "bad_input" ? EXIT_USAGE : EXIT_FAILED;
 }
 
+/** Runs a command, a DeployError it throws answered with its message and exit code. */
+async function reportingErrors(io: CliIo, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error: unknown) {
+    return reportError(error, io);
+  }
+}
+
+/** Runs a command with AWS clients for the region, closing them however it ends. */
+async function withAws(
+  deps: CommandDeps,
+  region: string,
+  run: (aws: AwsClients) => Promise<number>,
+): Promise<number> {
+  const aws = deps.aws(region);
+  try {
+    return await run(aws);
+  } finally {
+    closeClients(aws);
+  }
+}
+
+/** The stage's resource names from --stage and --region (or AWS_REGION), both checked. */
+const stageOf = (parsed: Parsed, deps: CommandDeps) =>
+  stageNames(
+    checkStage(str(parsed.values.stage)),
+    checkRegion(str(parsed.values.region) ?? deps.env.AWS_REGION),
+  );
+
 export async function runDeploy(
   args: string[],
   io: CliIo,
@@ -109,14 +139,12 @@ export async function runDeploy(
     manifestFile: str(v.manifest) ?? MANIFEST,
     allowDowngrade: v["allow-downgrade"] === true,
   };
-  try {
+  return reportingErrors(io, async () => {
     if (v.plan === true) {
       for (const line of planLines(options)) io.out(line);
       return 0;
     }
-    const region = checkRegion(options.region);
-    const aws = deps.aws(region);
-    try {
+    return withAws(deps, checkRegion(options.region), async (aws) => {
       const token = deps.env[TOKEN_ENV];
       const deployed = await deploy(options, {
         aws,
@@ -150,12 +178,8 @@ export async function runDeploy(
         return EXIT_FAILED;
       }
       return 0;
-    } finally {
-      closeClients(aws);
-    }
-  } catch (error: unknown) {
-    return reportError(error, io);
-  }
+    });
+  });
 }
 
 export async function runDoctor(
@@ -165,13 +189,9 @@ export async function runDoctor(
 ): Promise<number> {
   const parsed = parse(args, io, DOCTOR_USAGE, CLI_SPECS.doctor.options);
   if (typeof parsed === "number") return parsed;
-  try {
-    const names = stageNames(
-      checkStage(str(parsed.values.stage)),
-      checkRegion(str(parsed.values.region) ?? deps.env.AWS_REGION),
-    );
-    const aws = deps.aws(names.region);
-    try {
+  return reportingErrors(io, async () => {
+    const names = stageOf(parsed, deps);
+    return withAws(deps, names.region, async (aws) => {
       const token = deps.env[TOKEN_ENV];
       const results = await doctor(names, {
         aws,
@@ -182,12 +202,8 @@ export async function runDoctor(
         manifestFile: str(parsed.values.manifest) ?? MANIFEST,
       });
       return results.some((r) => r.outcome === "fail") ? EXIT_FAILED : 0;
-    } finally {
-      closeClients(aws);
-    }
-  } catch (error: unknown) {
-    return reportError(error, io);
-  }
+    });
+  });
 }
 
 export async function runDestroy(
@@ -197,23 +213,15 @@ export async function runDestroy(
 ): Promise<number> {
   const parsed = parse(args, io, DESTROY_USAGE, CLI_SPECS.destroy.options);
   if (typeof parsed === "number") return parsed;
-  try {
-    const names = stageNames(
-      checkStage(str(parsed.values.stage)),
-      checkRegion(str(parsed.values.region) ?? deps.env.AWS_REGION),
-    );
-    const aws = deps.aws(names.region);
-    try {
+  return reportingErrors(io, async () => {
+    const names = stageOf(parsed, deps);
+    return withAws(deps, names.region, async (aws) => {
       await destroy(
         names,
         { deleteData: parsed.values["delete-data"] === true },
         { aws, osls: deps.osls, io, ask: deps.ask },
       );
       return 0;
-    } finally {
-      closeClients(aws);
-    }
-  } catch (error: unknown) {
-    return reportError(error, io);
-  }
+    });
+  });
 }

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { describe, expect, it } from "vitest";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, harness, MIN, T0 } from "./harness";
 
 /**
@@ -11,13 +11,7 @@ import { block, harness, MIN, T0 } from "./harness";
 const DAY = 24 * 60 * MIN;
 const GRACE = 7 * DAY;
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 /**
  * Ticks, then runs every queued transition whose delay is over, as the transition worker would;

@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { UserKey } from "#lib/core/types";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, type Harness, harness, MIN, T0 } from "./harness";
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 const EMPTY = { text: "", emoji: "", expiration: 0 };
 

@@ -8,11 +8,13 @@ import {
   type Workspace,
 } from "#emulator/server";
 import { createUseCases, type UseCaseOptions, type UseCases } from "#lib/app/compose/use-cases";
+import type { UseCaseDeps } from "#lib/app/context";
 import { LocalTokenVault } from "#lib/app/secrets/local-vault";
 import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
 import { ServiceSnoozeGateway } from "#lib/app/status/snooze-gateway";
 import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
+import type { UserKey } from "#lib/core/types";
 import { ServiceClient } from "#lib/service/client";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
@@ -71,13 +73,13 @@ export function useEmulatorStack(
   };
 }
 
-/** The use cases over the stack: the real store on dynalite, the real client to the emulator. */
-export function emulatorPilot(
+/** The use cases' parts over the stack: the real store on dynalite, the real client to the emulator. */
+export function emulatorDeps(
   stack: EmulatorStack,
   options: Partial<UseCaseOptions> = {},
-): UseCases {
+): UseCaseDeps {
   const client = new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock });
-  return createUseCases({
+  return {
     store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
     gateway: new ServiceStatusGateway(client),
     snoozes: new ServiceSnoozeGateway(client),
@@ -86,5 +88,29 @@ export function emulatorPilot(
     log: silentLog,
     tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
     options,
+  };
+}
+
+/**
+ * Adds the conformance workspace's member (U0MEMBER of T0CONF) with `token`, in auto mode, its
+ * timelines from one ICS calendar `work`; returns its key.
+ */
+export async function addMember(pilot: UseCases, token = "xoxp-member-0001"): Promise<UserKey> {
+  const key = { team: "T0CONF", user: "U0MEMBER" };
+  await pilot.upsertUser({
+    key,
+    tz: "Europe/Berlin",
+    token,
+    sources: [{ id: "work", url: "https://cal.example/work.ics", kind: "ics" }],
+    mode: "auto",
   });
+  return key;
+}
+
+/** The use cases over the stack (emulatorDeps). */
+export function emulatorPilot(
+  stack: EmulatorStack,
+  options: Partial<UseCaseOptions> = {},
+): UseCases {
+  return createUseCases(emulatorDeps(stack, options));
 }

@@ -1,15 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { createUseCases } from "#lib/app/compose/use-cases";
-import { contextOf, type UseCaseDeps } from "#lib/app/context";
+import { contextOf } from "#lib/app/context";
 import { completeInstall } from "#lib/app/people/install";
 import { selfView } from "#lib/app/people/self-service";
-import { LocalTokenVault } from "#lib/app/secrets/local-vault";
-import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
-import { silentLog } from "#lib/core/ports";
-import { ServiceClient } from "#lib/service/client";
-import { DynamoStore } from "#lib/store/dynamo-store";
-import { useEmulatorStack } from "./emulator-harness";
-import { block, MemoryQueue, MIN, T0 } from "./harness";
+import { emulatorDeps, useEmulatorStack } from "./emulator-harness";
+import { block, MIN, T0 } from "./harness";
 
 /**
  * Completing an install through the front door. Reconnecting (a new token from /install) must
@@ -22,16 +17,7 @@ const KEY = { team: "T0CONF", user: "U0MEMBER" };
 const WORK = { id: "work", url: "https://cal.example/work.ics", kind: "ics" } as const;
 
 function setup() {
-  const deps: UseCaseDeps = {
-    store: new DynamoStore(stack.dynamo.client, stack.dynamo.tableName),
-    gateway: new ServiceStatusGateway(
-      new ServiceClient({ baseUrl: stack.emulator.apiBase, clock: stack.clock }),
-    ),
-    transitionQueue: new MemoryQueue(),
-    clock: stack.clock,
-    log: silentLog,
-    tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
-  };
+  const deps = emulatorDeps(stack);
   const pilot = createUseCases(deps);
   const ctx = contextOf(deps, (key) => pilot.reconcileUser(key));
   return { pilot, ctx };

@@ -10,7 +10,7 @@ import { handleServiceEvent } from "#lib/webhooks/handle-service-event";
 import { RecentIds } from "#lib/webhooks/service-events";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
 import { conformanceWorkspace } from "../service/harness";
-import { emulatorPilot } from "./emulator-harness";
+import { addMember, emulatorPilot } from "./emulator-harness";
 import { block, MemoryQueue, MIN, T0 } from "./harness";
 
 /*
@@ -111,14 +111,7 @@ describe("manual statuses without expiry, user_change delivered over HTTP", () =
   it("re-checks one whose clear's user_change was dropped at the next block's start, and sets the block", async () => {
     // Prepare: the meeting shows; at 09:02 the user sets a status that does not expire, and
     // its user_change reaches us.
-    const key = { team: "T0CONF", user: "U0MEMBER" };
-    await pilot.upsertUser({
-      key,
-      tz: "Europe/Berlin",
-      token: TOKEN,
-      sources: [{ id: "work", url: "https://cal.example/work.ics", kind: "ics" }],
-      mode: "auto",
-    });
+    const key = await addMember(pilot, TOKEN);
     const meeting = block(T0 - MIN, T0 + 10 * MIN);
     const review = block(T0 + 30 * MIN, T0 + 60 * MIN, "focus");
     await pilot.applyTimeline(key, [meeting, review], { sourceId: "work" });

@@ -1,12 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  DEMO_CLIENTS,
-  DEMO_USERS,
-  type RunningMicrosoftEmulator,
-  startMicrosoftEmulator,
-} from "#emulator/microsoft/server";
+import { type RunningMicrosoftEmulator, startMicrosoftEmulator } from "#emulator/microsoft/server";
 import { createConnectAccess } from "#lib/app/accounts/access";
 import { connectProviderAt } from "#lib/app/accounts/providers";
 import { loadConfig } from "#lib/app/config";
@@ -21,6 +16,8 @@ import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import type { WebhookRequest } from "#lib/http/request";
 import { MemoryStore } from "#lib/store/memory-store";
+import { MINIMAL_APP_ENV } from "../../support/app-env";
+import { MS_CLIENT as CLIENT, MS_USER, MS_T0 as T0 } from "../emulator/microsoft-demo";
 import { plainUser, statuslessContext } from "./statusless-context";
 
 // Connecting Microsoft through the app's connect flow, against the Microsoft emulator over real
@@ -28,11 +25,8 @@ import { plainUser, statuslessContext } from "./statusless-context";
 // (Graph's handshake answered by our hook), a calendar edit notified to the hook and
 // authenticated there, and the connected source read through Graph.
 
-const T0 = Date.UTC(2026, 10, 24, 8, 0, 0);
 const HOUR = 3_600_000;
 const KEY = { team: "T0DEMO", user: "U001" };
-const MS_USER = DEMO_USERS[0]?.id ?? "";
-const CLIENT = DEMO_CLIENTS[0] ?? { clientId: "", clientSecret: "", redirectUris: [] };
 const SIGNING_SECRET = "demo-signing-secret";
 const closers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -100,10 +94,8 @@ async function setup() {
   const store = new MemoryStore();
   const hook = await startHook(store);
   const config = loadConfig({
-    TABLE_NAME: "t",
-    SERVICE_BASE_URL: "https://svc.example/api",
+    ...MINIMAL_APP_ENV,
     SIGNING_SECRET,
-    TOKEN_KEY: "k",
     PUBLIC_BASE_URL: hook.base,
     MICROSOFT_CLIENT_ID: CLIENT.clientId,
     MICROSOFT_CLIENT_SECRET: CLIENT.clientSecret,

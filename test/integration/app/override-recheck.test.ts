@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StatusValue, UserKey } from "#lib/core/types";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, type Harness, harness, MIN, T0 } from "./harness";
 
 /*
@@ -10,13 +10,7 @@ import { block, type Harness, harness, MIN, T0 } from "./harness";
  * events reach the reconciler only when a test sends them.
  */
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 const EMPTY: StatusValue = { text: "", emoji: "", expiration: 0 };
 /** As the chat client sets it: no expiry. */

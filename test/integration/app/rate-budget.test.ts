@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createUseCases } from "#lib/app/compose/use-cases";
 import type { ReconcileOutcome } from "#lib/app/contracts";
 import { silentLog } from "#lib/core/ports";
 import type { UserKey } from "#lib/core/types";
 import { DynamoRateBudget } from "#lib/store/dynamo-rate-budget";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, harness, MIN, T0 } from "./harness";
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 describe("the shared rate budget", () => {
   it("sets 30 users of one admin token at once and the other 10 once each, at their slot a minute and 2 s later", async () => {

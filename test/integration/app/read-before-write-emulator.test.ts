@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { UseCaseOptions, UseCases } from "#lib/app/compose/use-cases";
 import { ServiceStatusGateway } from "#lib/app/status/service-gateway";
 import { ServiceClient } from "#lib/service/client";
-import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
+import { addMember, emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";
 
 /*
@@ -38,14 +38,7 @@ describe("read before write against the emulator, user_change events dropped", (
     // Prepare: the meeting status is showing.
     clock.set(T0);
     const p = pilot();
-    const key = { team: "T0CONF", user: "U0MEMBER" };
-    await p.upsertUser({
-      key,
-      tz: "Europe/Berlin",
-      token: "xoxp-member-0001",
-      sources: [WORK],
-      mode: "auto",
-    });
+    const key = await addMember(p);
     const meeting = block(T0 - MIN, T0 + 10 * MIN);
     const focus = block(T0 + 10 * MIN, T0 + 40 * MIN, "focus");
     await p.applyTimeline(key, [meeting, focus], { sourceId: "work" });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { StatusValue } from "#lib/core/types";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, harness, MIN, RecordingGateway, T0 } from "./harness";
 
 /*
@@ -9,13 +9,7 @@ import { block, harness, MIN, RecordingGateway, T0 } from "./harness";
  * reaches the reconciler unless a test sends one: the user's user_change was lost.
  */
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 const lunch: StatusValue = { text: "Lunch", emoji: ":taco:", expiration: 0 };
 const seconds = (ms: number) => Math.floor(ms / 1000);

@@ -1,19 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createUseCases } from "#lib/app/compose/use-cases";
 import { InvalidInputError } from "#lib/app/errors";
 import { type StatusStore, silentLog, VersionConflict } from "#lib/core/ports";
 import type { StatusRecord } from "#lib/core/records";
 import { ConflictError, StoreError } from "#lib/store/errors";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, harness, MemoryQueue, MIN, RecordingGateway, T0 } from "./harness";
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 const EMPTY = { text: "", emoji: "", expiration: 0 };
 const WORK = { id: "work", url: "https://cal.example/work.ics", kind: "ics" } as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { UseCases } from "#lib/app/compose/use-cases";
-import { emulatorPilot, useEmulatorStack } from "./emulator-harness";
+import { addMember, emulatorPilot, useEmulatorStack } from "./emulator-harness";
 import { block, MIN, T0 } from "./harness";
 
 const stack = useEmulatorStack();
@@ -16,14 +16,7 @@ describe("reconcile through the real client against the emulator", () => {
   it("sets the status with its expiration and clears text and emoji together on cancel", async () => {
     // Prepare
     const p = pilot();
-    const key = { team: "T0CONF", user: "U0MEMBER" };
-    await p.upsertUser({
-      key,
-      tz: "Europe/Berlin",
-      token: "xoxp-member-0001",
-      sources: [WORK],
-      mode: "auto",
-    });
+    const key = await addMember(p);
     const meeting = block(T0 - MIN, T0 + 30 * MIN);
     // Act
     await p.applyTimeline(key, [meeting], { sourceId: "work" });
@@ -67,14 +60,7 @@ describe("reconcile through the real client against the emulator", () => {
   it("stops a user's writes after the service says the token is revoked", async () => {
     // Prepare
     const p = pilot();
-    const key = { team: "T0CONF", user: "U0MEMBER" };
-    await p.upsertUser({
-      key,
-      tz: "Europe/Berlin",
-      token: "xoxp-revoked-0001",
-      sources: [WORK],
-      mode: "auto",
-    });
+    const key = await addMember(p, "xoxp-revoked-0001");
     await p.applyTimeline(key, [block(T0 - MIN, T0 + 30 * MIN)], { sourceId: "work" });
     const callsBefore = stack.emulator.calls().length;
     // Act

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SyncMessage } from "#lib/app/contracts";
 import { InvalidInputError } from "#lib/app/errors";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, harness, MIN, RecordingGateway, T0 } from "./harness";
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 const EMPTY = { text: "", emoji: "", expiration: 0 };
 

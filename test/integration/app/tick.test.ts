@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { describe, expect, it, vi } from "vitest";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, harness, MIN, T0 } from "./harness";
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  // A table of its own: the tick sees every user in it.
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+// A table of its own: the tick sees every user in it.
+const dynamo = dynaliteForFile();
 
 describe("tick", () => {
   it("enqueues each transition due in the next 70 s at its exact second, out-of-office first", async () => {

@@ -10,7 +10,7 @@ import type { Block } from "#lib/core/types";
 import { ServiceClient } from "#lib/service/client";
 import { OAuthClient } from "#lib/service/oauth-client";
 import { MemoryStore } from "#lib/store/memory-store";
-import { conformanceWorkspace } from "../service/harness";
+import { oauthAppWorkspace } from "../service/harness";
 import { MemoryQueue } from "./harness";
 
 // Token rotation as the platform documents it: with rotation on, an access token lives 12 hours
@@ -42,19 +42,12 @@ interface Stack {
 
 async function setup(): Promise<Stack> {
   const clock = new ManualClock(T0);
-  const workspace = conformanceWorkspace((ws) => {
-    const main = ws.apps.find((a) => a.id === "A0MAIN");
-    if (!main) throw new Error("the conformance workspace has no A0MAIN");
-    main.client_id = CLIENT_ID;
-    main.client_secret = CLIENT_SECRET;
-    main.manifest = {
-      ...main.manifest,
-      oauth_config: {
-        redirect_urls: [CALLBACK],
-        scopes: { user: ["users.profile:write", "users.profile:read", "users:read"] },
-      },
-      settings: { token_rotation_enabled: true },
-    };
+  const workspace = oauthAppWorkspace({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUrls: [CALLBACK],
+    userScopes: ["users.profile:write", "users.profile:read", "users:read"],
+    rotation: true,
   });
   const emu = await startEmulator({ workspace, clock, port: 0, expirySweepMs: 0 });
   running.push(emu);

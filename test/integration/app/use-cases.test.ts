@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ReconcileOutcome } from "#lib/app/contracts";
 import type { UserKey } from "#lib/core/types";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 import { block, harness, MIN, T0 } from "./harness";
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 describe("createUseCases", () => {
   it("runs every reconcile a use case starts through the decorated reconcile, so a decorator sees them all", async () => {

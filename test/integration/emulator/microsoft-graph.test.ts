@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  DEMO_CLIENTS,
-  DEMO_USERS,
-  type RunningMicrosoftEmulator,
-  startMicrosoftEmulator,
-} from "#emulator/microsoft/server";
+import { type RunningMicrosoftEmulator, startMicrosoftEmulator } from "#emulator/microsoft/server";
 import { ManualClock } from "#lib/core/clock";
+import { MS_CLIENT, MS_T0 as T0, MS_USER as USER } from "./microsoft-demo";
 
 // Graph's calendar reads over real HTTP, checked against the documentation: calendarView needs
 // startDateTime and endDateTime, pages by `@odata.nextLink`, times in UTC under
@@ -13,10 +9,8 @@ import { ManualClock } from "#lib/core/clock";
 // returns only the changes (removals as `@removed`); throttling is 429 with Retry-After and
 // Graph's error body.
 
-const T0 = Date.UTC(2026, 10, 24, 8, 0, 0);
 const HOUR = 3_600_000;
-const USER = DEMO_USERS[0]?.id ?? "";
-const CLIENT = DEMO_CLIENTS[0]?.clientId ?? "";
+const CLIENT = MS_CLIENT.clientId;
 const running: RunningMicrosoftEmulator[] = [];
 afterEach(async () => {
   await Promise.all(running.splice(0).map((r) => r.close()));

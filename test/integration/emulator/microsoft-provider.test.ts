@@ -1,12 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  DEMO_CLIENTS,
-  DEMO_USERS,
-  type RunningMicrosoftEmulator,
-  startMicrosoftEmulator,
-} from "#emulator/microsoft/server";
+import { type RunningMicrosoftEmulator, startMicrosoftEmulator } from "#emulator/microsoft/server";
 import { ProviderError } from "#lib/calendar/providers/errors";
 import { graphApi, graphPushHook } from "#lib/calendar/providers/graph";
 import type { ApiDeps, PushChannel } from "#lib/calendar/providers/provider";
@@ -14,16 +9,14 @@ import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { channelToken } from "#lib/http/channel-token";
 import type { WebhookRequest } from "#lib/http/request";
+import { MS_CLIENT as CLIENT, MS_T0 as T0, MS_USER as USER } from "./microsoft-demo";
 
 // The Graph provider against the Microsoft emulator, over real HTTP: the OAuth client, the read
 // (delta rounds, paging, the cursor, throttling), and the subscription lifecycle with our own
 // hook answering the handshake and authenticating the notifications.
 
-const T0 = Date.UTC(2026, 10, 24, 8, 0, 0);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const USER = DEMO_USERS[0]?.id ?? "";
-const CLIENT = DEMO_CLIENTS[0] ?? { clientId: "", clientSecret: "", redirectUris: [] };
 const SECRET = "demo-signing-secret";
 const CHANNEL = "0123456789abcdef0123456789abcdef";
 const closers: { close(): Promise<void> }[] = [];

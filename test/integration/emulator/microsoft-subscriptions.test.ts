@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  DEMO_CLIENTS,
   DEMO_TENANT_ID,
-  DEMO_USERS,
   type RunningMicrosoftEmulator,
   startMicrosoftEmulator,
 } from "#emulator/microsoft/server";
 import { ManualClock } from "#lib/core/clock";
+import { MS_CLIENT, MS_T0 as T0, MS_USER as USER } from "./microsoft-demo";
 import { startGraphReceiver } from "./microsoft-receiver";
 
 // Graph subscriptions over real HTTP, checked against the documentation: the validation
@@ -15,10 +14,8 @@ import { startGraphReceiver } from "./microsoft-receiver";
 // notifications carry subscriptionId, clientState, changeType, resource, resourceData,
 // subscriptionExpirationDateTime and tenantId; lifecycle notifications carry lifecycleEvent.
 
-const T0 = Date.UTC(2026, 10, 24, 8, 0, 0);
 const MINUTE = 60_000;
-const USER = DEMO_USERS[0]?.id ?? "";
-const CLIENT = DEMO_CLIENTS[0]?.clientId ?? "";
+const CLIENT = MS_CLIENT.clientId;
 const closers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(closers.splice(0).map((r) => r.close()));

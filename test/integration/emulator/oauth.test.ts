@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "#emulator/server";
 import { loadWorkspace, type Workspace } from "#emulator/workspace";
 import { ManualClock } from "#lib/core/clock";
-import { conformanceWorkspace, fixture, repoRoot, startReceiver } from "../service/harness";
+import { fixture, oauthAppWorkspace, repoRoot, startReceiver } from "../service/harness";
 
 // The OAuth v2 extension, over real HTTP. Expected shapes and codes come from the platform's
 // public documentation (oauth.v2.access, auth.test, auth.revoke, users.info, tokens_revoked,
@@ -27,28 +27,25 @@ async function setup(opts: { rotation?: boolean; appName?: string } = {}) {
   const receiver = await startReceiver();
   running.push(receiver);
   let ranged: Workspace["apps"][number] | undefined;
-  const workspace = conformanceWorkspace((ws) => {
-    const main = ws.apps.find((a) => a.id === "A0MAIN");
-    if (!main) throw new Error("the conformance workspace has no A0MAIN");
-    main.client_id = CLIENT_ID;
-    main.client_secret = CLIENT_SECRET;
-    main.manifest = {
-      ...main.manifest,
-      display_information: { name: opts.appName ?? "Statuspilot" },
-      oauth_config: {
-        redirect_urls: [CALLBACK, OTHER_CALLBACK],
-        scopes: { user: SCOPES.split(",") },
-      },
+  const workspace = oauthAppWorkspace(
+    {
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      redirectUrls: [CALLBACK, OTHER_CALLBACK],
+      userScopes: SCOPES.split(","),
+      rotation: opts.rotation === true,
+      displayName: opts.appName ?? "Statuspilot",
       settings: {
-        token_rotation_enabled: opts.rotation === true,
         event_subscriptions: {
           request_url: receiver.url,
           bot_events: ["tokens_revoked", "app_uninstalled"],
         },
       },
-    };
-    ranged = ws.apps.find((a) => a.id === "A0RANGED");
-  });
+    },
+    (ws) => {
+      ranged = ws.apps.find((a) => a.id === "A0RANGED");
+    },
+  );
   const emu: RunningEmulator = await startEmulator({
     workspace,
     clock,

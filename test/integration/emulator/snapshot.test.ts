@@ -7,7 +7,7 @@ import {
 } from "#emulator/server";
 import type { Workspace } from "#emulator/workspace";
 import { ManualClock } from "#lib/core/clock";
-import { conformanceWorkspace } from "../service/harness";
+import { oauthAppWorkspace } from "../service/harness";
 
 // A snapshot carries the emulator's workspace state into a new process: what the platform
 // keeps (tokens, consents, refresh tokens, profiles) is there after a restart as before it.
@@ -27,17 +27,13 @@ afterEach(async () => {
 
 /** The conformance workspace with A0MAIN as a rotating-token OAuth app. */
 const workspace = (): Workspace =>
-  conformanceWorkspace((ws) => {
-    const main = ws.apps.find((a) => a.id === "A0MAIN");
-    if (!main) throw new Error("the conformance workspace has no A0MAIN");
-    main.client_id = CLIENT_ID;
-    main.client_secret = CLIENT_SECRET;
-    main.manifest = {
-      ...main.manifest,
-      display_information: { name: "Statuspilot" },
-      oauth_config: { redirect_urls: [CALLBACK], scopes: { user: SCOPES.split(",") } },
-      settings: { token_rotation_enabled: true },
-    };
+  oauthAppWorkspace({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUrls: [CALLBACK],
+    userScopes: SCOPES.split(","),
+    rotation: true,
+    displayName: "Statuspilot",
   });
 
 async function start(snapshot?: EmulatorSnapshot): Promise<RunningEmulator> {

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MetricSeries } from "#lib/app/metrics/recorder";
 import type { CliIo } from "#lib/cli/io";
 import { run as metricsCommand } from "#lib/cli/metrics";
 import { ManualClock } from "#lib/core/clock";
@@ -13,17 +14,6 @@ import { demoStackOptions } from "../../support/demo-stack";
 const _repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const T0 = Date.parse("2025-03-10T10:59:00.400Z");
 const MEETING_START = Date.parse("2025-03-10T11:02:00.000Z");
-
-interface Series {
-  name: string;
-  unit: string;
-  dimensions: Record<string, string>;
-  count: number;
-  total: number;
-  p50?: number;
-  p99?: number;
-  max?: number;
-}
 
 describe("the local stack's metrics", () => {
   let stack: LocalStack;
@@ -59,7 +49,7 @@ describe("the local stack's metrics", () => {
   it("serves the recorded metrics at GET /_local/metrics: set calls, and lateness with its spread", async () => {
     // Act
     const res = await fetch(`${stack.url}/_local/metrics`);
-    const body = (await res.json()) as { now: number; series: Series[] };
+    const body = (await res.json()) as { now: number; series: MetricSeries[] };
     // Assess
     expect(res.status).toBe(200);
     const sets = body.series.find(

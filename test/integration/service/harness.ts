@@ -14,6 +14,38 @@ export function conformanceWorkspace(mutate?: (ws: Workspace) => void): Workspac
   return ws;
 }
 
+/** The OAuth settings a test gives the conformance workspace's A0MAIN app. */
+export interface MainOAuthApp {
+  clientId: string;
+  clientSecret: string;
+  redirectUrls: string[];
+  userScopes: string[];
+  rotation: boolean;
+  /** The name shown on the consent page; the fixture's own when absent. */
+  displayName?: string;
+  /** More of the manifest's `settings` (e.g. event subscriptions). */
+  settings?: Record<string, unknown>;
+}
+
+/**
+ * The conformance workspace with A0MAIN as an OAuth app (credentials, redirect URLs, user scopes,
+ * token rotation on or off), optionally changed further for one test.
+ */
+export function oauthAppWorkspace(app: MainOAuthApp, mutate?: (ws: Workspace) => void): Workspace {
+  return conformanceWorkspace((ws) => {
+    const main = appOf(ws);
+    main.client_id = app.clientId;
+    main.client_secret = app.clientSecret;
+    main.manifest = {
+      ...main.manifest,
+      ...(app.displayName !== undefined ? { display_information: { name: app.displayName } } : {}),
+      oauth_config: { redirect_urls: app.redirectUrls, scopes: { user: app.userScopes } },
+      settings: { token_rotation_enabled: app.rotation, ...app.settings },
+    };
+    mutate?.(ws);
+  });
+}
+
 /** The workspace's app `id` (A0MAIN by default), for a test to change; throws when it is gone. */
 export function appOf(ws: Workspace, id = "A0MAIN"): Workspace["apps"][number] {
   const app = ws.apps.find((a) => a.id === id);

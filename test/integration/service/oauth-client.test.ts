@@ -7,7 +7,7 @@ import {
   OAuthError,
   type OAuthFailureKind,
 } from "#lib/service/oauth-client";
-import { conformanceWorkspace } from "./harness";
+import { oauthAppWorkspace } from "./harness";
 
 // The product's OAuth client against the emulator over real HTTP. Expected values come from the
 // platform's documented OAuth v2 (as the emulator's README restates it): oauth.v2.access with
@@ -27,16 +27,12 @@ afterEach(async () => {
 
 async function setup(opts: { rotation?: boolean } = {}) {
   const clock = new ManualClock(T0);
-  const workspace = conformanceWorkspace((ws) => {
-    const main = ws.apps.find((a) => a.id === "A0MAIN");
-    if (!main) throw new Error("the conformance workspace has no A0MAIN");
-    main.client_id = CLIENT_ID;
-    main.client_secret = CLIENT_SECRET;
-    main.manifest = {
-      ...main.manifest,
-      oauth_config: { redirect_urls: [CALLBACK], scopes: { user: USER_SCOPES } },
-      settings: { token_rotation_enabled: opts.rotation === true },
-    };
+  const workspace = oauthAppWorkspace({
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    redirectUrls: [CALLBACK],
+    userScopes: USER_SCOPES,
+    rotation: opts.rotation === true,
   });
   const emu = await startEmulator({ workspace, clock, expirySweepMs: 0 });
   running.push(emu);

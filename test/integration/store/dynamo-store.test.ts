@@ -1,5 +1,5 @@
 import { GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { POLL_INTERVAL_MS } from "#lib/core/poll";
 import { initialStatusState } from "#lib/core/reconcile/state";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
@@ -7,41 +7,20 @@ import { DynamoStore } from "#lib/store/dynamo-store";
 import { ConflictError } from "#lib/store/errors";
 import { pollPhase } from "#lib/store/items/user";
 import { cloudFormationTableResource, createTableInput, TTL_ATTRIBUTE } from "#lib/store/table";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { aStatus, aUser, T0 } from "../../contract/status-store.fixtures";
+import { dynaliteForFile } from "../../support/dynalite";
 
-const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
-
-let dynamo: LocalDynamo;
+const dynamo = dynaliteForFile();
 let store: DynamoStore;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
+beforeAll(() => {
   store = new DynamoStore(dynamo.client, dynamo.tableName);
 });
-afterAll(async () => {
-  await dynamo.close();
-});
 
-const user = (id: string, overrides: Partial<UserRecord> = {}): UserRecord => ({
-  key: { team: "T1", user: id },
-  tz: "Europe/Berlin",
-  tokenSealed: "sealed-token",
-  emails: [`${id}@example.com`],
-  sources: [],
-  rules: {},
-  mode: "auto",
-  version: 0,
-  updatedAt: T0,
-  ...overrides,
-});
+const user = (id: string, overrides: Partial<UserRecord> = {}): UserRecord =>
+  aUser({ team: "T1", user: id }, overrides);
 
-const status = (id: string, next?: number): StatusRecord => ({
-  key: { team: "T1", user: id },
-  state: initialStatusState(),
-  version: 0,
-  updatedAt: T0,
-  ...(next !== undefined ? { nextTransitionAt: next } : {}),
-});
+const status = (id: string, next?: number): StatusRecord =>
+  aStatus({ team: "T1", user: id }, next !== undefined ? { nextTransitionAt: next } : {});
 
 describe("DynamoStore", () => {
   it("stores a user and reads every field back", async () => {

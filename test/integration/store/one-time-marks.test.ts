@@ -1,17 +1,11 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DynamoOneTimeMarks } from "#lib/store/dynamo-one-time-marks";
 import { oneTimeMarkKeys } from "#lib/store/items/one-time-mark";
 import { oneTimeMarksContract } from "../../contract/one-time-marks.contract";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 
-let dynamo: LocalDynamo;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-});
-afterAll(async () => {
-  await dynamo.close();
-});
+const dynamo = dynaliteForFile();
 
 oneTimeMarksContract(
   "DynamoDB (dynalite)",

@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { pollPhasesEndedBy } from "#lib/core/poll";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
 import { DynamoStore } from "#lib/store/dynamo-store";
-import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { dynaliteForFile } from "../../support/dynalite";
 
 const MINUTE = 60_000;
 /** A Monday 09:00 UTC: the 5-minute schedule fires on the five, some seconds late. */
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
 
-let dynamo: LocalDynamo;
+const dynamo = dynaliteForFile();
 let store: DynamoStore;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
+beforeAll(() => {
   store = new DynamoStore(dynamo.client, dynamo.tableName);
-});
-
-afterAll(async () => {
-  await dynamo.close();
 });
 
 const source = (id: string, extra: Partial<SourceRecord> = {}): SourceRecord => ({

@@ -4,22 +4,11 @@ import { compose, fromEnvironment } from "#lib/app/compose/compose";
 import { ModuleNotBundledError } from "#lib/app/compose/modules";
 import { ConfigError, loadConfig } from "#lib/app/config";
 import { ManualClock } from "#lib/core/clock";
+import { UNREACHABLE_APP_ENV } from "../../support/app-env";
 
 /* A deployed function's App: read from the environment once, composed on first use. */
 
-// Nothing listens on port 9 (discard) of this reserved test address: any I/O would fail.
-const UNREACHABLE = "http://192.0.2.1:9";
-
-const ENVIRONMENT = {
-  TABLE_NAME: "t",
-  DYNAMODB_ENDPOINT: UNREACHABLE,
-  SERVICE_BASE_URL: `${UNREACHABLE}/api`,
-  SIGNING_SECRET: "s",
-  TOKEN_KEY: Buffer.alloc(32, 1).toString("base64"),
-  TRANSITION_QUEUE_URL: `${UNREACHABLE}/transition`,
-  SYNC_QUEUE_URL: `${UNREACHABLE}/sync`,
-  LOG_LEVEL: "SILENT",
-} as const;
+const ENVIRONMENT = UNREACHABLE_APP_ENV;
 
 const stubEnvironment = (values: Record<string, string>) => {
   for (const [name, value] of Object.entries(values)) vi.stubEnv(name, value);

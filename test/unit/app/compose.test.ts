@@ -2,22 +2,11 @@ import { describe, expect, it } from "vitest";
 import { compose } from "#lib/app/compose/compose";
 import { ConfigError, loadConfig } from "#lib/app/config";
 import { ManualClock } from "#lib/core/clock";
+import { UNREACHABLE_APP_ENV } from "../../support/app-env";
 
 /* The composition root is a plain function of the configuration: no I/O, no environment. */
 
-// Nothing listens on port 9 (discard) of this reserved test address: any I/O would fail.
-const UNREACHABLE = "http://192.0.2.1:9";
-
-const config = loadConfig({
-  TABLE_NAME: "t",
-  DYNAMODB_ENDPOINT: UNREACHABLE,
-  SERVICE_BASE_URL: `${UNREACHABLE}/api`,
-  SIGNING_SECRET: "s",
-  TOKEN_KEY: Buffer.alloc(32, 1).toString("base64"),
-  TRANSITION_QUEUE_URL: `${UNREACHABLE}/transition`,
-  SYNC_QUEUE_URL: `${UNREACHABLE}/sync`,
-  LOG_LEVEL: "SILENT",
-});
+const config = loadConfig(UNREACHABLE_APP_ENV);
 
 describe("compose", () => {
   it("returns the App at once, without a promise and without fetching anything", () => {

@@ -6,6 +6,7 @@ import { ManualClock } from "#lib/core/clock";
 import type { SourceRecord } from "#lib/core/records";
 import { MemoryStore } from "#lib/store/memory-store";
 import { plainUser, statuslessContext } from "../../integration/app/statusless-context";
+import { MINIMAL_APP_ENV } from "../../support/app-env";
 
 /**
  * A connected account's access tokens, restated: a token is kept for the grant it came from
@@ -40,10 +41,7 @@ async function setup() {
     tokens: new LocalTokenVault(Buffer.alloc(32, 5)),
   });
   const config = loadConfig({
-    TABLE_NAME: "t",
-    SERVICE_BASE_URL: "https://svc.example/api",
-    SIGNING_SECRET: "s",
-    TOKEN_KEY: "k",
+    ...MINIMAL_APP_ENV,
     GOOGLE_CLIENT_ID: "client",
     GOOGLE_CLIENT_SECRET: "secret",
     GOOGLE_TOKEN_URL: TOKEN_URL,

@@ -5,13 +5,9 @@ import { ManualClock } from "#lib/core/clock";
 import { silentLog } from "#lib/core/ports";
 import { MemoryOneTimeMarks } from "#lib/store/memory-one-time-marks";
 import { MemoryStore } from "#lib/store/memory-store";
+import { MINIMAL_APP_ENV } from "../../support/app-env";
 
-const BASE = {
-  TABLE_NAME: "t",
-  SERVICE_BASE_URL: "https://svc.example/api",
-  SIGNING_SECRET: "s",
-  TOKEN_KEY: "k",
-};
+const BASE = MINIMAL_APP_ENV;
 
 function partsFor(env: Record<string, string>, read: string[] = []) {
   const config = loadConfig({ ...BASE, ...env });

@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { googleSettingsOf, loadConfig } from "#lib/app/config";
+import { MINIMAL_APP_ENV } from "../../support/app-env";
 
-const base = {
-  TABLE_NAME: "t",
-  SERVICE_BASE_URL: "https://svc.example/api",
-  SIGNING_SECRET: "s",
-  TOKEN_KEY: "k",
-};
+const base = MINIMAL_APP_ENV;
 
 /** GOOGLE_* (issue 14): off without a client id; the real Google endpoints by default. */
 describe("Google's configuration", () => {

@@ -4,6 +4,7 @@ import { MetricsRecorder, nearestRank } from "#lib/app/metrics/recorder";
 import type { MetricUnit } from "#lib/core/ports";
 import { silentLog } from "#lib/core/ports";
 import { type EmittedMetric, metricsContract } from "../../contract/metrics.contract";
+import { jsonLinesOf } from "../../support/lambda";
 
 /** The JSON lines written to stdout while `run` ran. */
 function stdoutLines(run: () => void): Array<Record<string, unknown>> {
@@ -17,11 +18,7 @@ function stdoutLines(run: () => void): Array<Record<string, unknown>> {
   } finally {
     spy.mockRestore();
   }
-  return written
-    .join("")
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return jsonLinesOf(written);
 }
 
 interface EmfLine {

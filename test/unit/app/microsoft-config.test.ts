@@ -1,17 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { configuredProviders, connectProviderAt } from "#lib/app/accounts/providers";
 import { loadConfig, microsoftSettingsOf } from "#lib/app/config";
+import { MINIMAL_APP_ENV } from "../../support/app-env";
 
 // MICROSOFT_* configuration: the real endpoints by default (the identity platform's v2
 // endpoints under tenant `common`, Graph v1.0), the emulator's when given, and no "Connect
 // Microsoft" without a client id and a secret (in clear or as an SSM parameter name).
 
-const BASE = {
-  TABLE_NAME: "t",
-  SERVICE_BASE_URL: "https://svc.example/api",
-  SIGNING_SECRET: "s",
-  TOKEN_KEY: "k",
-};
+const BASE = MINIMAL_APP_ENV;
 
 describe("Microsoft configuration", () => {
   it("defaults to the real endpoints", () => {

@@ -1,19 +1,13 @@
-import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
+import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { queueHandler } from "#functions/shared/queue";
 import type { App } from "#lib/app/compose/app";
 import { createLog } from "#lib/app/compose/logger";
 import { ManualClock } from "#lib/core/clock";
+import { jsonLinesOf, lambdaContext } from "../../support/lambda";
 
-const context = {
-  functionName: "statuspilot-test-worker",
-  functionVersion: "$LATEST",
-  invokedFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:statuspilot-test-worker",
-  memoryLimitInMB: "256",
-  awsRequestId: "req-0001",
-  getRemainingTimeInMillis: () => 30_000,
-} as unknown as Context;
+const context = lambdaContext();
 
 /** An App whose log writes JSON lines (captured from stdout) and nothing else. */
 function logOnlyApp(): App {
@@ -41,11 +35,7 @@ async function linesOf(run: () => Promise<unknown>): Promise<Array<Record<string
   const err = vi.spyOn(process.stderr, "write").mockImplementation(capture);
   try {
     await run();
-    return written
-      .join("")
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    return jsonLinesOf(written);
   } finally {
     out.mockRestore();
     err.mockRestore();

@@ -1,4 +1,4 @@
-import type { Context, SQSEvent } from "aws-lambda";
+import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { queueHandler } from "#functions/shared/queue";
@@ -8,6 +8,7 @@ import { ManualClock } from "#lib/core/clock";
 import { silentMetrics } from "#lib/core/ports";
 import { withCallDeadline } from "#lib/service/call-deadline";
 import { ServiceTransport } from "#lib/service/transport";
+import { lambdaContext } from "../../support/lambda";
 
 /* A queue batch: its records at once when asked, and none started past the Lambda's time. */
 
@@ -23,15 +24,7 @@ function bareApp(): App {
   } as unknown as App;
 }
 
-const contextWith = (remainingMs: () => number) =>
-  ({
-    functionName: "statuspilot-test-worker",
-    functionVersion: "$LATEST",
-    invokedFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:statuspilot-test-worker",
-    memoryLimitInMB: "256",
-    awsRequestId: "req-0001",
-    getRemainingTimeInMillis: remainingMs,
-  }) as unknown as Context;
+const contextWith = lambdaContext;
 
 const eventOf = (ids: string[]) =>
   ({

@@ -1,4 +1,4 @@
-import type { Context, SQSEvent } from "aws-lambda";
+import type { SQSEvent } from "aws-lambda";
 import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { queueHandler } from "#functions/shared/queue";
@@ -6,20 +6,14 @@ import type { App } from "#lib/app/compose/app";
 import { createLog } from "#lib/app/compose/logger";
 import { createPowertoolsMetrics } from "#lib/app/metrics/powertools";
 import { ManualClock } from "#lib/core/clock";
+import { jsonLinesOf, lambdaContext } from "../../support/lambda";
 
 // SQS moves a message to the dead-letter queue when a receive fails and the receive count has
 // reached maxReceiveCount (5 for both queues, infra/resources/queues.yml): that failure, and only
 // that one, is a dead letter.
 const MAX_RECEIVE_COUNT = 5;
 
-const context = {
-  functionName: "statuspilot-test-worker",
-  functionVersion: "$LATEST",
-  invokedFunctionArn: "arn:aws:lambda:eu-west-1:123456789012:function:statuspilot-test-worker",
-  memoryLimitInMB: "256",
-  awsRequestId: "req-0001",
-  getRemainingTimeInMillis: () => 30_000,
-} as unknown as Context;
+const context = lambdaContext();
 
 function appWithEmf(): App {
   const log = createLog({ level: "SILENT" });
@@ -49,12 +43,7 @@ async function emfOf(run: () => Promise<unknown>): Promise<Array<Record<string, 
   } finally {
     spy.mockRestore();
   }
-  return written
-    .join("")
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
-    .filter((line) => "_aws" in line);
+  return jsonLinesOf(written).filter((line) => "_aws" in line);
 }
 
 describe("the queue chain's metrics", () => {

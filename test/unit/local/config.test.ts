@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "#devstack/errors";
 import { parseLocalConfig } from "#lib/local/config";
+import { demoConfigUser } from "./demo-user";
 
-const user = {
-  team: "T0DEMO",
-  user: "U001",
-  token: "xoxp-demo-U001",
-  tz: "Europe/Berlin",
-  calendars: ["http://127.0.0.1:8080/u001.ics"],
-};
+const user = demoConfigUser;
 
 describe("parseLocalConfig", () => {
   it("accepts users with calendars and optional rules", () => {

@@ -5,17 +5,12 @@ import { describe, expect, it } from "vitest";
 import { loadLocalConfig } from "#lib/local/config";
 import { loadLocalProviders } from "#lib/local/config-providers";
 import { microsoftEnvOf } from "#lib/local/microsoft-config";
+import { demoConfigUser } from "./demo-user";
 
 // `providers.microsoft` of the local --config: clientId, clientSecret, authUrl, tokenUrl and
 // graphBaseUrl (issue 14 §5), as the MICROSOFT_* settings the app reads.
 
-const user = {
-  team: "T0DEMO",
-  user: "U001",
-  token: "xoxp-demo-U001",
-  tz: "Europe/Berlin",
-  calendars: ["http://127.0.0.1:8080/u001.ics"],
-};
+const user = demoConfigUser;
 const microsoft = {
   clientId: "app-id",
   clientSecret: "very-secret-value",
