@@ -20,6 +20,7 @@ const FUZZED_ELSEWHERE = new Set([
   "POST /service/events",
   "POST /service/commands/ooo",
   "POST /service/commands/statuspilot",
+  "POST /service/interactive",
   "POST /hooks/google",
   "POST /hooks/graph",
   "POST /hooks/generic/{sourceId}",
@@ -36,6 +37,9 @@ const FUZZED_ELSEWHERE = new Set([
   "POST /settings/ooo/cancel",
   "POST /settings/disconnect",
   "POST /settings/sign-out",
+  "POST /settings/sync",
+  "POST /settings/messages",
+  "GET /settings/open",
   // Connecting calendars: http-connect.test.ts.
   "GET /connect/google",
   "GET /connect/google/callback",

@@ -72,6 +72,8 @@ describe("apps.manifest.create and apps.manifest.export", () => {
     expect(link.searchParams.get("client_id")).toBe(created.clientId);
     expect(link.searchParams.get("scope")).toBe("chat:write,commands");
     expect(link.searchParams.get("user_scope")?.split(",").sort()).toEqual([
+      "dnd:read",
+      "dnd:write",
       "users.profile:read",
       "users.profile:write",
       "users:read",

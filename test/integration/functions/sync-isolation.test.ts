@@ -128,9 +128,13 @@ describe("a sync worker's batch with a feed built to explode", () => {
       record("a-explode-2", alice, "explode"),
       record("a-office-2", alice, "office"),
     );
-    // Assert: the explosive one back to the queue alone; nothing of it recorded.
+    // Assert: the explosive one back to the queue alone; nothing of its read recorded, only
+    // its health (the read failed, since now: issue 26's calendar health).
     expect(res.batchItemFailures).toEqual([{ itemIdentifier: "a-explode-2" }]);
-    expect(await stored(alice, "explode")).toEqual(before);
+    const { health, ...after } = (await stored(alice, "explode")) ?? {};
+    const { health: _earlier, ...unread } = before ?? {};
+    expect(after).toEqual(unread);
+    expect(health?.error).toMatchObject({ kind: "failed", since: FIXTURE_NOW_MS + 60_000 });
     expect((await stored(alice, "office"))?.syncedAt).toBe(FIXTURE_NOW_MS + 60_000);
     expect((await stored(bob, "office"))?.syncedAt).toBe(FIXTURE_NOW_MS + 60_000);
   });

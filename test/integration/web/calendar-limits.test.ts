@@ -77,8 +77,8 @@ describe("a calendar over a cap, on its owner's settings page", () => {
     expect(minutely).toContain(
       `This calendar is too large to read in full: an event in it repeats more than ${cap} times in two weeks. Only its first ${cap} are used.`,
     );
-    expect(minutely).toContain("Last read");
-    expect(demo).toContain("Last read");
+    expect(minutely).toContain("Last good read");
+    expect(demo).toContain("Last good read");
     expect(demo).not.toContain("problem");
     expect(stack.emulator.state().profiles.U001?.status_text).toBe("In a meeting");
   });

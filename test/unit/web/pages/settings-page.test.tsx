@@ -78,7 +78,7 @@ describe("settings page", () => {
     }
   });
 
-  it("offers every action as a form: add and remove calendars, rules, pause, out-of-office, disconnect, sign out", () => {
+  it("offers every action as a form: add and remove calendars, sync now, rules, pause, out-of-office, disconnect, sign out", () => {
     // Act
     const running = forms(renderSettingsPage(VIEWS.connected as SettingsView)).map((f) => f.action);
     const paused = forms(renderSettingsPage(VIEWS.revoked as SettingsView)).map((f) => f.action);
@@ -93,6 +93,7 @@ describe("settings page", () => {
         SETTINGS_ACTIONS.cancelOoo,
         SETTINGS_ACTIONS.disconnect,
         SETTINGS_ACTIONS.signOut,
+        SETTINGS_ACTIONS.syncNow,
       ]),
     );
     expect(running.filter((a) => a === SETTINGS_ACTIONS.removeCalendar)).toHaveLength(2);

@@ -1,0 +1,88 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import { createHandler } from "#functions/http/interactive";
+import { HOME_ACTIONS } from "#lib/app/notify/home-blocks";
+import { garbageBody, headers, signatureHeaders, type WireBody } from "./support/requests";
+import {
+  expectBadSignaturesRefused,
+  form,
+  SERVICE_SIG,
+  servicePost,
+} from "./support/service-signed";
+import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
+import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
+
+// POST /service/interactive (lib/webhooks/interactive.ts): a Home tab or message click, signed
+// like the events, its JSON in the form's one field `payload`.
+
+let stack: FuzzStack;
+const handler = createHandler(() => stack.app);
+
+const eventOf = servicePost("/service/interactive");
+
+const wired = (body: string): WireBody => ({ body, isBase64Encoded: false, decoded: body });
+
+/** A click's payload as the platform sends it. */
+const click = (team: string, user: string, actionIds: string[]): string =>
+  form({
+    payload: JSON.stringify({
+      type: "block_actions",
+      team: { id: team },
+      user: { id: user, team_id: team },
+      actions: actionIds.map((action_id) => ({ action_id, value: "x" })),
+    }),
+  });
+
+/** The service's wanted answer: an empty 200 (or, for another type, a 200 that ignores it). */
+const acknowledged: NoOp = (res) => (res.statusCode === 200 ? "acknowledged" : undefined);
+
+describe("POST /service/interactive under fuzzing", () => {
+  beforeAll(async () => {
+    stack = await startFuzzStack();
+  });
+  afterAll(async () => stack?.close());
+
+  it("refuses every wrongly signed, stale or unsigned click with 401 and changes nothing", async () => {
+    await expectBadSignaturesRefused(
+      { stack, handler, eventOf },
+      // Alice's Pause, which would change her mode were it signed correctly.
+      fc.oneof(garbageBody, fc.constant(wired(click(ALICE.team, ALICE.user, ["pause"])))),
+      60,
+    );
+  });
+
+  it("answers correctly signed malformed forms and payloads with 400, and others' clicks with a 200 that changes nothing", async () => {
+    const id = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom("", "T0DEMO", "U001", "UNKNOWN9", "a".repeat(300)),
+    );
+    // Clicks of people Statuspilot does not know, or that ask nothing of it.
+    const harmlessClick = fc
+      .record({
+        team: id,
+        user: id.filter((u) => u !== ALICE.user),
+        actions: fc.array(
+          fc.oneof(fc.constantFrom(...Object.values(HOME_ACTIONS)), fc.string({ maxLength: 40 })),
+          { maxLength: 4 },
+        ),
+      })
+      .map(({ team, user, actions }) => wired(click(team, user, actions)));
+    const odd = fc.oneof(
+      garbageBody,
+      fc.jsonValue({ maxDepth: 3 }).map((v) => wired(form({ payload: JSON.stringify(v) }))),
+      fc.string({ maxLength: 100 }).map((p) => wired(form({ payload: p }))),
+      fc.constant(wired(form({ payload: "x".repeat(400_001) }))),
+      // Alice's click on a link button (Reconnect): the browser opens it, the click asks nothing.
+      fc.constant(wired(click(ALICE.team, ALICE.user, [HOME_ACTIONS.reconnect]))),
+    );
+    await fuzz(fc.oneof(harmlessClick, odd), 80, async (wire) => {
+      const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
+      const event = eventOf(
+        wire.body,
+        headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
+        wire.isBase64Encoded,
+      );
+      await sendAndExpectRefusal(stack, handler, event, acknowledged);
+    });
+  });
+});
