@@ -18,6 +18,8 @@ export const scheduledEvent = (now: number, rule: string): ScheduledEvent => ({
 
 /** A running schedule rule, which can be disabled and enabled as EventBridge's rules can. */
 export interface ScheduleRule {
+  /** The rule's name, as EventBridge's (e.g. `statuspilot-local-tick`). */
+  readonly name: string;
   readonly enabled: boolean;
   /** Fires nothing until enabled again: its instants pass with no run and no timer. */
   disable(): void;
@@ -46,6 +48,7 @@ export function every(
   };
   fire(options.firstAt);
   return {
+    name: options.rule,
     get enabled() {
       return cancel !== undefined;
     },

@@ -27,8 +27,16 @@ const clockMove = z.union([
   z.object({ to: z.number().int().min(0) }).strict(),
 ]);
 
-/** `POST /_local/schedules`: enable or disable the tick's and the poll's rules. */
-const schedulesSwitch = z.object({ enabled: z.boolean() }).strict();
+/** `POST /_local/schedules`: enable or disable the tick's and the poll's rules (or one of them). */
+const schedulesSwitch = z
+  .object({
+    enabled: z.boolean(),
+    rules: z
+      .array(z.enum(["tick", "poll"]))
+      .min(1)
+      .optional(),
+  })
+  .strict();
 
 type LocalAnswer = { status: number; body: unknown };
 
@@ -161,12 +169,17 @@ export function controlEndpoint(deps: ControlDeps): LocalEndpoint {
       try {
         parsed = schedulesSwitch.safeParse(JSON.parse(rawBody));
       } catch {}
-      if (!parsed?.success) return badRequest('body must be {"enabled": true|false}, nothing else');
-      for (const rule of deps.schedules) {
-        if (parsed.data.enabled) rule.enable();
+      if (!parsed?.success) {
+        return badRequest('body must be {"enabled": true|false, "rules"?: ["tick"|"poll", ...]}');
+      }
+      const { enabled, rules } = parsed.data;
+      const named = (rule: ScheduleRule) =>
+        rules === undefined || rules.some((r) => rule.name.endsWith(`-${r}`));
+      for (const rule of deps.schedules.filter(named)) {
+        if (enabled) rule.enable();
         else rule.disable();
       }
-      return { status: 200, body: { enabled: parsed.data.enabled } };
+      return { status: 200, body: { enabled, ...(rules !== undefined ? { rules } : {}) } };
     }
     if (url.pathname === "/_local/hooks" && req.method === "GET") {
       // The generic hooks' secrets, for tools on this machine that push calendar changes.
