@@ -7,6 +7,7 @@ import { signV0 } from "../../lib/webhooks";
 import { type CfnResource, type PackagedStack, packageStack } from "../support/osls-package";
 import { type ActionRecorder, recordAwsActions } from "./aws-action-recorder";
 import { NOT_CALLED_HERE } from "./aws-actions-unexercised";
+import { postInteraction } from "./home-support";
 import { deniedCalls, grantsOf, roleOf } from "./role-grants";
 import {
   advance,
@@ -192,6 +193,19 @@ describe("each function's AWS calls against its role", () => {
     expect(await command("ooo", "U002", `cancel ${listed.entries[0]?.id ?? ""}`)).toBe(200);
     expect(await command("statuspilot", "U002", "pause")).toBe(200);
     expect(await command("statuspilot", "U002", "resume")).toBe(200);
+    // Sync now: typed (reads U002's calendars now) and clicked on U001's Home tab.
+    expect(await command("statuspilot", "U002", "sync")).toBe(200);
+    const clicked = await postInteraction(
+      e,
+      {
+        type: "block_actions",
+        team: { id: TEAM },
+        user: { id: "U001", team_id: TEAM },
+        actions: [{ action_id: "sync_now", type: "button" }],
+      },
+      { secret: signingSecret },
+    );
+    expect(clicked.status).toBe(200);
     await userSetsStatus(e, "U001", { status_text: "Lunch", status_emoji: ":pizza:" });
     // Ticks, polls, transitions and syncs: the meeting starts, a poll runs.
     await advance(e, 6 * MIN);
@@ -224,6 +238,7 @@ describe("each function's AWS calls against its role", () => {
         "oooCommand",
         "poll",
         "serviceEvents",
+        "serviceInteractive",
         "statuspilotCommand",
         "syncWorker",
         "tick",
