@@ -6,6 +6,7 @@ import { type Standing, standingOf } from "./standing";
 import {
   type AttemptedWrite,
   applyRead,
+  claimWrite,
   findingOf,
   fromUserEvent,
   knownStanding,
@@ -27,9 +28,10 @@ export type { WriteStep };
  * The reconcile decision, whole: one pure function, `decide`. In: the status record as stored
  * (what was observed of the profile and the records of our own writes: ./state.ts), what a read
  * of the profile showed just now (only after a `read` step), the desired timeline and the
- * clock. Out: the block due now, the record to keep (with its next wake-up) and the one step for
- * the status, with its reason. The loop around it (lib/app/status/reconcile.ts) loads, reads
- * when asked, claims, sends, records and reschedules; it decides nothing.
+ * clock. Out: the block due now, the record to keep (with its next wake-up, and the claim of the
+ * write it sends) and the one step for the status, with its reason. The loop around it
+ * (lib/app/status/reconcile.ts) loads, reads when asked, stores, sends, records and reschedules;
+ * it decides nothing.
  *
  * Top to bottom: the input and output; `decide` and the step (`statusStep`); what the stored
  * state adds to the table of the design (`dueNow`: a write in flight, a same-second tie, a write
@@ -60,6 +62,11 @@ export interface Situation {
   record: StatusRecord;
   /** What reading the profile showed just now: only after a `read` step. */
   read?: ProfileRead;
+  /**
+   * When a write this decision gives is claimed, and so stamped as sent (epoch ms): after a
+   * read, no earlier than its answer. Absent: `now`.
+   */
+  claimAt?: number;
   /** The desired timeline: the block due now is the one showing at `now`. */
   timeline: Block[];
   /** Epoch ms. */
@@ -88,11 +95,11 @@ export interface Decision {
   desired: Block | undefined;
   /**
    * The record the step acts on, with its next wake-up: its state has the read applied, a
-   * passed retry dropped (unless a write goes: its count paces the backoff) or the write in
-   * flight marked for a recheck.
+   * passed retry dropped (unless a write goes: its count paces the backoff), the write in
+   * flight marked for a recheck, or the write this step sends claimed (at `claimAt`).
    */
   record: StatusRecord;
-  /** Whether `record` differs from the stored one: store it (a write stores it with its claim). */
+  /** Whether `record` differs from the stored one: store it (a write always does, to claim it). */
   changed: boolean;
   status: StatusStep;
 }
@@ -112,6 +119,12 @@ export function decide(situation: Situation): Decision {
     situation.now,
     situation.policy.standing,
   );
+  if (status.kind === "set" || status.kind === "clear") {
+    // Claimed on the record (one versioned put): other reconciles see it in flight.
+    const claimAt = situation.claimAt ?? situation.now;
+    const state = claimWrite(next.rec.state, status.status, claimAt);
+    return { desired, record: { ...next.rec, state }, changed: true, status };
+  }
   const changed = step.state !== record.state || next.changed;
   return { desired, record: next.rec, changed, status };
 }
