@@ -1,6 +1,5 @@
 import { decide, type Situation, type WriteStep } from "#lib/core/reconcile/decision";
 import {
-  claimWrite,
   initialStatusState,
   recordWrite,
   releaseWrite,
@@ -203,7 +202,8 @@ export class Simulation {
       this.oursShareASecond = true;
     }
     this.previousWrite = { sent: second };
-    this.state = claimWrite(this.state, status, this.now);
+    // The decision claimed the write on the record it gave.
+    this.state = next.record.state;
     this.inFlight = { status, sentAt: this.now, landed: false };
   }
 

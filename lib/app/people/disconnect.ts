@@ -1,5 +1,5 @@
 import { GatewayError } from "#lib/core/ports";
-import { showsOurStatus } from "#lib/core/reconcile/state";
+import { showsOurStatus } from "#lib/core/reconcile/user-change";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
 import { EMPTY_STATUS, type UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";

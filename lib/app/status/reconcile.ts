@@ -1,7 +1,7 @@
 // lib/app/status: the reconcile, and the status records it keeps (what we wrote, what the profile
 // showed, when the user next wakes).
 import { decide, type Situation } from "#lib/core/reconcile/decision";
-import { claimWrite, type ProfileRead, type ReadFinding } from "#lib/core/reconcile/state";
+import type { ReadFinding } from "#lib/core/reconcile/state";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";
@@ -17,10 +17,10 @@ import { deferForBudget } from "./write-failures";
 /**
  * Reconciles one user's profile with their timeline. The pure `decide` (lib/core/reconcile)
  * chooses the step; this loop takes it: it loads the user, asks, reads the profile when asked
- * (and asks again with what the read showed), then claims a write on the status item (a
- * versioned put, so concurrent reconciles send it once), sends it and records the answer; a step
- * that sends nothing stores the decided record when it changed and queues its wait. A lost race
- * starts over from a fresh load.
+ * (and asks again with what the read showed), then stores the decided record when it changed:
+ * for a write, with its claim (a versioned put, so concurrent reconciles send it once), before
+ * sending it and recording the answer; a wait is queued. A lost race starts over from a fresh
+ * load.
  */
 export async function reconcileUser(ctx: UseCaseContext, key: UserKey): Promise<ReconcileOutcome> {
   return retryOnConflict(
@@ -59,7 +59,8 @@ async function reconcileOnce(ctx: UseCaseContext, key: UserKey): Promise<Reconci
   // Do Not Disturb follows the same timeline, on its own item (lib/app/status/dnd.ts).
   await followSnooze(ctx, snap, situation.timeline);
   let next = decide(situation);
-  let read: ProfileRead | undefined;
+  // A write is claimed (and so stamped as sent) at `claimAt`: no earlier than a read it follows.
+  let claimAt = now;
   if (next.status.kind === "read" || next.status.kind === "set" || next.status.kind === "clear") {
     // The slot comes before the read, so the read and the write both fall in it; without
     // room the user is retried once, at the slot kept for it.
@@ -71,22 +72,15 @@ async function reconcileOnce(ctx: UseCaseContext, key: UserKey): Promise<Reconci
     // than the write it verifies, and a conflict re-reads from scratch.
     const answer = await readProfile(ctx, user, now);
     if (answer.kind === "failed") return answer.outcome;
-    read = answer;
-    next = decide({ ...situation, read });
+    claimAt = Math.max(now, ctx.clock.now());
+    next = decide({ ...situation, read: answer, claimAt });
   }
   const step = next.status;
   if (step.kind === "needs_reauth") return { kind: "needs_reauth", code: step.code };
   if (step.kind === "read") throw new Error("the decision asked to read the profile twice");
   if ("found" in step && step.found !== undefined) logFinding(ctx, key, step.found);
   const write = step.kind === "set" || step.kind === "clear" ? step : undefined;
-  // Claimed (and so stamped as sent) no earlier than the read it follows.
-  const claimAt = write !== undefined && read !== undefined ? Math.max(now, ctx.clock.now()) : now;
-  const record =
-    write === undefined
-      ? next.record
-      : { ...next.record, state: claimWrite(next.record.state, write.status, claimAt) };
-  const stored =
-    write !== undefined || next.changed ? await saveStatus(ctx, record, expected) : record;
+  const stored = next.changed ? await saveStatus(ctx, next.record, expected) : next.record;
   if (step.kind === "wait") {
     if (step.enqueue) await enqueueTransition(ctx, key, step.at, "retry", now);
     return { kind: "rescheduled", at: step.at, code: step.code };

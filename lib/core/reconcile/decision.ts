@@ -1,11 +1,12 @@
 import type { StatusRecord } from "../records";
 import type { Standing as StandingMode } from "../rules";
 import { desiredAt } from "../timeline";
-import { type Block, EMPTY_STATUS, type StatusValue, sameStatus } from "../types";
+import type { Block, StatusValue } from "../types";
+import { EMPTY_STATUS, effectiveStatus, isEmptyStatus, sameStatus } from "../types";
 import { type Standing, standingOf } from "./standing";
 import {
-  type AttemptedWrite,
   applyRead,
+  claimWrite,
   findingOf,
   fromUserEvent,
   knownStanding,
@@ -13,28 +14,21 @@ import {
   type PendingWrite,
   type ProfileRead,
   type ReadFinding,
-  type RecentWrite,
   type StatusState,
   secondOf,
-  spansSecond,
+  tiedWrite,
+  unresolvedAttempts,
 } from "./state";
-import { type Belief, rule, type Verdict, type WriteStep } from "./table";
 import { withSchedule } from "./wake-up";
-
-export type { WriteStep };
 
 /*
  * The reconcile decision, whole: one pure function, `decide`. In: the status record as stored
- * (what was observed of the profile and the records of our own writes: ./state.ts), what a read
- * of the profile showed just now (only after a `read` step), the desired timeline and the
- * clock. Out: the block due now, the record to keep (with its next wake-up) and the one step for
- * the status, with its reason. The loop around it (lib/app/status/reconcile.ts) loads, reads
- * when asked, claims, sends, records and reschedules; it decides nothing.
- *
- * Top to bottom: the input and output; `decide` and the step (`statusStep`); what the stored
- * state adds to the table of the design (`dueNow`: a write in flight, a same-second tie, a write
- * whose outcome is unknown, an override that is only a belief). The table itself, `rule`, is
- * ./table.ts.
+ * (what was observed of the profile and the records of our writes: ./state.ts), a read of the
+ * profile made just now (only after a `read` step), the desired timeline and the clock. Out: the
+ * block due now, the record to keep (its next wake-up, the claim of the write it sends) and one
+ * step for the status, with its reason. The loop (lib/app/status/reconcile.ts) decides nothing.
+ * Top to bottom: input and output; `decide` and its step; what the stored state adds to the
+ * table of the design (`dueNow`); the table itself (`rule`).
  */
 
 /** How the user and the deployment shape the decision. */
@@ -60,6 +54,11 @@ export interface Situation {
   record: StatusRecord;
   /** What reading the profile showed just now: only after a `read` step. */
   read?: ProfileRead;
+  /**
+   * When a write this decision gives is claimed, and so stamped as sent (epoch ms): after a
+   * read, no earlier than its answer. Absent: `now`.
+   */
+  claimAt?: number;
   /** The desired timeline: the block due now is the one showing at `now`. */
   timeline: Block[];
   /** Epoch ms. */
@@ -88,11 +87,11 @@ export interface Decision {
   desired: Block | undefined;
   /**
    * The record the step acts on, with its next wake-up: its state has the read applied, a
-   * passed retry dropped (unless a write goes: its count paces the backoff) or the write in
-   * flight marked for a recheck.
+   * passed retry dropped (unless a write goes: its count paces the backoff), the write in
+   * flight marked for a recheck, or the write this step sends claimed (at `claimAt`).
    */
   record: StatusRecord;
-  /** Whether `record` differs from the stored one: store it (a write stores it with its claim). */
+  /** Whether `record` differs from the stored one: store it (a write always does, to claim it). */
   changed: boolean;
   status: StatusStep;
 }
@@ -112,6 +111,12 @@ export function decide(situation: Situation): Decision {
     situation.now,
     situation.policy.standing,
   );
+  if (status.kind === "set" || status.kind === "clear") {
+    // Claimed on the record (one versioned put): other reconciles see it in flight.
+    const claimAt = situation.claimAt ?? situation.now;
+    const state = claimWrite(next.rec.state, status.status, claimAt);
+    return { desired, record: { ...next.rec, state }, changed: true, status };
+  }
   const changed = step.state !== record.state || next.changed;
   return { desired, record: next.rec, changed, status };
 }
@@ -212,11 +217,9 @@ export interface Due {
   /** Decide again once the write in flight is recorded: it may not be the last word. */
   recheck?: boolean;
   /**
-   * Why the profile must be read before acting on `verdict`: whether a write is due rests on a
-   * belief only a read settles. Either a manual override stands that may be gone (its clear's
-   * event lost, or overwritten by a write of ours whose outcome is unknown), or the newest user
-   * change ties with our latest write. Never while no override stands and nothing ties: the
-   * common path costs no read.
+   * Why the profile must be read before acting on `verdict`: a manual override stands that may
+   * be gone (its clear's event lost, or overwritten by a write of ours whose outcome is
+   * unknown), or the newest user change ties with our latest write. Else no read is needed.
    */
   readFirst?: string;
 }
@@ -233,16 +236,13 @@ const ours = (status: StatusValue, standing: Standing | undefined): Belief => ({
 });
 
 /**
- * The verdict over the stored state. While a write is pending (claimed, inside its lease) its
- * status is what the profile is about to show, so the table is read against it: a cancel that
- * arrives meanwhile yields a clear to send after it, and so does a user change observed after
- * the claim; an override older than the claim is overwritten by it. When an attempt's outcome
- * is unknown, a verdict that writes nothing is checked again as if the attempt had been
- * applied, so a cancel still clears a status the service may have applied despite the failed
- * call. A stored override is a belief: when a write would be due were it gone, the profile is
- * read first, and so it is when a user change ties with our latest write. In restore mode the
- * standing status joins every belief, and a status the person set with no expiry is that
- * standing status, not an override: blocks show over it.
+ * The verdict over the stored state. A pending write (inside its lease) is what the profile is
+ * about to show: the table is read against it (a cancel or a user change meanwhile yields a write
+ * after it; an override older than the claim is overwritten). A verdict that writes nothing is
+ * checked again as if each attempt of unknown outcome had been applied. A stored override is a
+ * belief: when a write would be due were it gone, the profile is read first, as on a tie. In
+ * restore mode the standing status joins every belief; a status set with no expiry is it, not an
+ * override: blocks show over it.
  */
 export function dueNow(
   state: StatusState,
@@ -256,6 +256,9 @@ export function dueNow(
   const stands = (o: StatusState["override"]): boolean =>
     o !== undefined && overrideActive(o.status, now) && !(restore && o.status.expiration === 0);
   const override = stands(state.override) ? state.override : undefined;
+  // What may show instead of what we believe: a tied write of ours, or one of unknown outcome.
+  const tie = tiedWrite(state);
+  const attempts = unresolvedAttempts(state);
   const { actual, pending } = state;
   if (pending !== undefined && pending.claimedAt + leaseMs > now) {
     const newer = actual.observedAt > pending.claimedAt;
@@ -284,9 +287,7 @@ export function dueNow(
     standing,
   };
   const verdict = rule(believed, desired, now);
-  const tie = tiedWrite(state);
   if ("status" in verdict) return tie === undefined ? { verdict } : { verdict, readFirst: TIE };
-  const attempts = unresolvedAttempts(state);
   if (override !== undefined) {
     // What the profile may show instead of the override: nothing (the user cleared it and the
     // event was lost), our write that tied with it, or a write of ours whose outcome is unknown.
@@ -313,35 +314,81 @@ export function dueNow(
   return { verdict };
 }
 
-/**
- * Our latest write when the newest observation is a user's change that falls in a second in
- * which the service may have applied that write: event times are whole seconds, so which of the
- * two came last cannot be told. The profile shows one or the other; only a read settles it.
- */
-function tiedWrite(state: StatusState): RecentWrite | undefined {
-  const { actual } = state;
-  const latest = state.recentWrites.at(-1);
-  if (latest === undefined || !fromUserEvent(actual)) return undefined;
-  if (sameStatus(latest.status, actual.status)) return undefined;
-  return spansSecond(latest, secondOf(actual.observedAt)) ? latest : undefined;
+/** A write: a set (expiring at its block's end), or a clear (text, emoji, expiration emptied). */
+export type WriteStep = { kind: "set" | "clear"; status: StatusValue; reason: string };
+
+/** What the table of the design says of the profile right now. */
+export type Verdict =
+  | WriteStep
+  | { kind: "leave"; reason: string }
+  | { kind: "nothing"; reason: string };
+
+/** What the table is read with: the profile as we believe it, and whose status it is. */
+export interface Belief {
+  /** The status on the profile. */
+  actual: StatusValue;
+  /** What we last wrote; `undefined` when we never wrote. */
+  lastWritten: StatusValue | undefined;
+  /** A manual status the user set; left alone while it is active. */
+  override: StatusValue | undefined;
+  /** Restore mode: the standing status, shown when no block is; absent in keep mode or none. */
+  standing?: Standing | undefined;
 }
 
 /**
- * Attempts that may be on the profile, newest first: sent after our newest applied write and
- * after the newest observation, so nothing we know of says what happened to them. The pending
- * write counts too once its lease ran out: its sender may have died after the service applied it.
+ * The reconciliation table (docs/reconcile.md). The status is ours only while it equals what we
+ * last wrote; anything else the user set is a manual override we leave until it expires or is
+ * cleared. In restore mode the standing status shows when no block does (set back after a block:
+ * a restore), and a block shows over it unless the person set it while that block showed.
  */
-function unresolvedAttempts(state: StatusState): AttemptedWrite[] {
-  const latestWrite = state.recentWrites.at(-1)?.at ?? Number.NEGATIVE_INFINITY;
-  const { actual, pending } = state;
-  const abandoned =
-    pending === undefined ? [] : [{ status: pending.status, sentAt: pending.claimedAt }];
-  // A write claimed in the same millisecond as our read was sent after it; one sent at the
-  // very start of a user change's second may have been too (event times are whole seconds).
-  const after = (at: number): boolean =>
-    at > actual.observedAt ||
-    (at === actual.observedAt && (actual.source === "read" || fromUserEvent(actual)));
-  return [...(state.attempts ?? []), ...abandoned]
-    .filter((a) => a.sentAt > latestWrite && after(a.sentAt))
-    .reverse();
+export function rule(belief: Belief, desired: Block | undefined, now: number): Verdict {
+  if (overrideActive(belief.override, now)) return { kind: "leave", reason: "manual override" };
+  const actual = effectiveStatus(belief.actual, now);
+  const target = targetOf(belief.standing, desired, now);
+  if (target !== undefined && sameStatus(actual, target.status)) {
+    return { kind: "nothing", reason: "the profile shows what is due" };
+  }
+  if (isEmptyStatus(actual)) {
+    return target ?? { kind: "nothing", reason: "nothing is due and nothing shows" };
+  }
+  if (belief.lastWritten !== undefined && sameStatus(actual, belief.lastWritten)) {
+    return (
+      target ?? { kind: "clear", status: { ...EMPTY_STATUS }, reason: "ours shows, nothing is due" }
+    );
+  }
+  // The person's standing status, set before the due block began: the block shows over it.
+  const standing = belief.standing?.status;
+  if (target !== undefined && standing !== undefined && sameStatus(actual, standing)) return target;
+  return { kind: "leave", reason: "manual status" };
+}
+
+/**
+ * What the profile should show now, as the write that would show it: the due block's status,
+ * expiring at its end; in restore mode, the standing status when no block is due, or when the
+ * person set it while the due block showed (it wins for the rest of that block).
+ */
+function targetOf(
+  standing: Standing | undefined,
+  desired: Block | undefined,
+  now: number,
+): WriteStep | undefined {
+  const want = desiredStatus(desired, now);
+  if (want === undefined || desired === undefined) {
+    return standing === undefined
+      ? undefined
+      : { kind: "set", status: standing.status, reason: "the standing status is restored" };
+  }
+  if (standing !== undefined && standing.since >= desired.start) {
+    return { kind: "set", status: standing.status, reason: "the person set it during this block" };
+  }
+  return { kind: "set", status: want, reason: `the ${desired.kind} block is due` };
+}
+
+/** The status a block asks for, or `undefined` when it is over or carries nothing to show. */
+function desiredStatus(block: Block | undefined, now: number): StatusValue | undefined {
+  if (block === undefined || block.end <= now) return undefined;
+  const status = { text: block.text, emoji: block.emoji, expiration: Math.floor(block.end / 1000) };
+  // A block ending within the current second would expire on arrival.
+  if (status.expiration * 1000 <= now || isEmptyStatus(status)) return undefined;
+  return status;
 }

@@ -11,7 +11,8 @@ import { type Standing, type StandingContext, standingAfter } from "./standing";
  * The status state the reconcile keeps for each user: what was observed of the profile and the
  * records of our own writes. Then the pure transitions on it around a write: a read of the
  * profile (`applyRead`), a write claimed (`claimWrite`), recorded once the service answered
- * (`recordWrite`), or released when its call failed (`releaseWrite`). A `user_change` is
+ * (`recordWrite`), or released when its call failed (`releaseWrite`). Last, what only a read
+ * settles: a write tied with a user's change, attempts of unknown outcome. A `user_change` is
  * applied in ./user-change.ts; what is due next is decided from this state in ./decision.ts.
  */
 
@@ -113,7 +114,7 @@ export const overrideActive = (override: StatusValue | undefined, now: number): 
 export const secondOf = (ms: number): number => Math.floor(ms / 1000);
 
 /** Whether one of our writes may have been applied in `second` (its send to its confirmation). */
-export const spansSecond = (write: RecentWrite, second: number): boolean =>
+const spansSecond = (write: RecentWrite, second: number): boolean =>
   secondOf(write.at) <= second && second <= secondOf(write.until ?? write.at);
 
 /**
@@ -267,24 +268,6 @@ function readInto(
   };
 }
 
-/**
- * Whether a status read from the profile is one Statuspilot wrote: our last write, a recent one,
- * an attempt whose outcome is unknown, or one in flight (a disconnect clears only such a status,
- * or one in flight). Text and emoji identify a status; its expiration does not (the person may
- * only have changed when it clears). An empty or expired status is nobody's.
- */
-export function showsOurStatus(state: StatusState, shown: StatusValue, readAt: number): boolean {
-  const status = effectiveStatus(shown, readAt);
-  if (isEmptyStatus(status)) return false;
-  const ours = [
-    state.lastWritten,
-    state.pending?.status,
-    ...state.recentWrites.map((w) => w.status),
-    ...(state.attempts ?? []).map((a) => a.status),
-  ];
-  return ours.some((s) => s !== undefined && s.text === status.text && s.emoji === status.emoji);
-}
-
 /** What a read found that changes what we believed (worth a log line). */
 export type ReadFinding = "manual_found" | "override_gone";
 
@@ -383,4 +366,35 @@ export function recordWrite(
       source: "ours",
     },
   };
+}
+
+/**
+ * Our latest write when the newest observation is a user's change in a second in which the
+ * service may have applied it: event times are whole seconds, so only a read tells which came last.
+ */
+export function tiedWrite(state: StatusState): RecentWrite | undefined {
+  const { actual } = state;
+  const latest = state.recentWrites.at(-1);
+  if (latest === undefined || !fromUserEvent(actual)) return undefined;
+  if (sameStatus(latest.status, actual.status)) return undefined;
+  return spansSecond(latest, secondOf(actual.observedAt)) ? latest : undefined;
+}
+
+/**
+ * Attempts that may be on the profile, newest first: sent after our newest applied write and
+ * after the newest observation, so nothing we know of says what happened to them. The pending
+ * write counts too once its lease ran out: its sender may have died after the service applied it.
+ */
+export function unresolvedAttempts(state: StatusState): AttemptedWrite[] {
+  const latestWrite = state.recentWrites.at(-1)?.at ?? Number.NEGATIVE_INFINITY;
+  const { actual, pending } = state;
+  const abandoned =
+    pending === undefined ? [] : [{ status: pending.status, sentAt: pending.claimedAt }];
+  // Sent in our read's millisecond, or at the start of a user change's second: maybe after it.
+  const after = (at: number): boolean =>
+    at > actual.observedAt ||
+    (at === actual.observedAt && (actual.source === "read" || fromUserEvent(actual)));
+  return [...(state.attempts ?? []), ...abandoned]
+    .filter((a) => a.sentAt > latestWrite && after(a.sentAt))
+    .reverse();
 }

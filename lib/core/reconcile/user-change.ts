@@ -1,4 +1,10 @@
-import { isEmptyStatus, type StatusValue, sameStatus, type UserChange } from "../types";
+import {
+  effectiveStatus,
+  isEmptyStatus,
+  type StatusValue,
+  sameStatus,
+  type UserChange,
+} from "../types";
 import { standingAfter } from "./standing";
 import {
   appendWrite,
@@ -13,6 +19,7 @@ import {
 /*
  * What a `user_change` event does to the status state (`applyObservation`), and whether it
  * tells anything new at all (`nothingNewIn`), for the events endpoint to skip what does not.
+ * Last, the same recognition of our own statuses for a read (`showsOurStatus`).
  */
 
 export type ObservationResult = "duplicate" | "stale" | "ours" | "manual" | "cleared";
@@ -236,4 +243,22 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return ka.every((k) =>
     deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
   );
+}
+
+/**
+ * Whether a status read from the profile is one Statuspilot wrote: our last write, a recent one,
+ * an attempt whose outcome is unknown, or one in flight (a disconnect clears only such a status,
+ * or one in flight). Text and emoji identify a status; its expiration does not (the person may
+ * only have changed when it clears). An empty or expired status is nobody's.
+ */
+export function showsOurStatus(state: StatusState, shown: StatusValue, readAt: number): boolean {
+  const status = effectiveStatus(shown, readAt);
+  if (isEmptyStatus(status)) return false;
+  const ours = [
+    state.lastWritten,
+    state.pending?.status,
+    ...state.recentWrites.map((w) => w.status),
+    ...(state.attempts ?? []).map((a) => a.status),
+  ];
+  return ours.some((s) => s !== undefined && s.text === status.text && s.emoji === status.emoji);
 }

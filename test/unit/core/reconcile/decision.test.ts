@@ -329,6 +329,31 @@ describe("decide", () => {
     expect(again.changed).toBe(false);
   });
 
+  it("claims the write it gives on the record to store: at the claim instant, else now", () => {
+    // Prepare: the meeting is due and nothing shows; a write of ours timed out a minute ago.
+    const failed = { ...fresh, attempts: [{ status: lunch, sentAt: NOW - MIN }] };
+    const record = { key: { team: "T1", user: "U1" }, state: failed, version: 3, updatedAt: 0 };
+    const situation = { record, timeline: [current], now: NOW, policy: POLICY };
+    // Act
+    const direct = decide(situation);
+    const afterRead = decide({ ...situation, read: shown(EMPTY), claimAt: NOW + 70 });
+    // Assess: stored with its claim, so another reconcile sees the write in flight.
+    expect(direct.status).toMatchObject({ kind: "set", status: meetingStatus });
+    expect(direct.changed).toBe(true);
+    expect(direct.record.state.pending).toEqual({ status: meetingStatus, claimedAt: NOW });
+    expect(direct.record.state.attempts).toEqual(failed.attempts);
+    expect(afterRead.record.state.pending).toEqual({ status: meetingStatus, claimedAt: NOW + 70 });
+  });
+
+  it("claims nothing when it sends nothing", () => {
+    // Act
+    const record = { key: { team: "T1", user: "U1" }, state: written, version: 3, updatedAt: 0 };
+    const d = decide({ record, timeline: [current], now: NOW, policy: POLICY });
+    // Assess
+    expect(d.status.kind).toBe("nothing");
+    expect(d.record.state.pending).toBeUndefined();
+  });
+
   it("says which block is due now, and why it reads first", () => {
     // Act
     const d = decide({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rule } from "#lib/core/reconcile/table";
+import { rule } from "#lib/core/reconcile/decision";
 import type { Block, StatusValue } from "#lib/core/types";
 
 const NOW = Date.UTC(2025, 2, 3, 9, 0, 0);

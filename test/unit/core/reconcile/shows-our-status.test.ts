@@ -5,8 +5,8 @@ import {
   recordWrite,
   releaseWrite,
   type StatusState,
-  showsOurStatus,
 } from "#lib/core/reconcile/state";
+import { showsOurStatus } from "#lib/core/reconcile/user-change";
 import type { StatusValue } from "#lib/core/types";
 
 // Before a disconnect revokes the token (issue 28 item 1): is what the profile shows ours? The
