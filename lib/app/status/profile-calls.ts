@@ -5,7 +5,8 @@ import type { StatusValue } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";
 import { accessTokenFor } from "../secrets/token-refresh";
-import { recordFailure, updateStatus } from "./write-failures";
+import { updateStatus } from "./records";
+import { recordFailure } from "./write-failures";
 
 /** The service calls of a reconcile: the read before a write, and the write itself. */
 

@@ -11,8 +11,7 @@ import { purgeIfDue } from "./app-removal";
 import { rulesOf, timelineOf } from "./desired-timeline";
 import { followSnooze } from "./dnd";
 import { readProfile, sendStatus, takeWriteSlot } from "./profile-calls";
-import { enqueueTransition, newStatusRecord, saveStatus } from "./records";
-import { deferForBudget } from "./write-failures";
+import { deferForBudget, enqueueTransition, newStatusRecord, saveStatus } from "./records";
 
 /**
  * Reconciles one user's profile with their timeline. The pure `decide` (lib/core/reconcile)

@@ -1,7 +1,6 @@
 import { backoffDelayMs } from "#lib/core/backoff";
-import { type GatewayError, VersionConflict } from "#lib/core/ports";
+import type { GatewayError } from "#lib/core/ports";
 import { releaseWrite, type StatusState } from "#lib/core/reconcile/state";
-import type { StatusRecord } from "#lib/core/records";
 import type { StatusValue, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";
@@ -11,65 +10,6 @@ import { MAX_DELAY_S } from "../queue-sends";
 import { enqueueRetry, mutateStatus } from "./records";
 
 /** What becomes of a status write (or the read before it) that did not go through. */
-
-/**
- * Changes the status record `known` (as loaded or last stored) with `fn` in one conditional
- * write, without reading it again; only when something changed it meanwhile, from a fresh read.
- */
-export async function updateStatus(
-  ctx: UseCaseContext,
-  known: StatusRecord,
-  fn: (rec: StatusRecord, now: number) => StatusRecord,
-): Promise<void> {
-  if (known.version > 0) {
-    const now = ctx.clock.now();
-    try {
-      await ctx.store.putStatus({ ...fn(known, now), updatedAt: now }, known.version);
-      return;
-    } catch (error: unknown) {
-      if (!(error instanceof VersionConflict)) throw error;
-    }
-  }
-  await mutateStatus(ctx, known.key, fn);
-}
-
-/**
- * Schedules a write the rate budget has no room for now at its slot `at`, from the record as
- * loaded (`known`). Its retry is queued here and marked as queued in the same write, so the
- * tick does not queue it again: the user is retried once, at its slot.
- */
-export async function deferForBudget(
-  ctx: UseCaseContext,
-  known: StatusRecord,
-  at: number,
-): Promise<ReconcileOutcome> {
-  const key = known.key;
-  const queued = at - ctx.clock.now() <= MAX_DELAY_S * 1000;
-  // The same slot handed out again (a duplicate message): its retry is queued already.
-  const queuedAlready = (rec: StatusRecord) =>
-    queued && rec.enqueuedFor === at && rec.state.retry?.at === at;
-  let requeue = !queuedAlready(known);
-  if (!requeue) return { kind: "rescheduled", at, code: "rate_budget" };
-  await updateStatus(ctx, known, (rec, now) => {
-    requeue = !queuedAlready(rec);
-    if (!requeue) return rec;
-    // Not a failure: the backoff attempt count stays as it was.
-    const attempt = rec.state.retry?.attempt ?? 0;
-    // A wake-up already passed is this very transition: the retry at `at` covers it.
-    const later = rec.nextTransitionAt !== undefined && rec.nextTransitionAt > now;
-    const next = Math.min(later ? (rec.nextTransitionAt ?? at) : at, at);
-    const { enqueuedFor: _was, ...rest } = rec;
-    return {
-      ...rest,
-      state: { ...rec.state, retry: { attempt, at, code: "rate_budget" } },
-      nextTransitionAt: next,
-      ...(queued && next === at ? { enqueuedFor: at } : {}),
-    };
-  });
-  if (requeue) await enqueueRetry(ctx, key, at);
-  ctx.log.info("status write waits for the rate budget", { team: key.team, user: key.user, at });
-  return { kind: "rescheduled", at, code: "rate_budget" };
-}
 
 /**
  * Records a failed write (`write` names it and its claim) or a failed read before a write
