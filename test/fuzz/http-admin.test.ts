@@ -11,6 +11,7 @@ import {
   OVERSIZED_ENTRY_ID,
   OVERSIZED_IDS,
   pathValue,
+  plainWire,
   unsyncableFeedUrl,
   unsyncableSourceId,
 } from "./support/requests";
@@ -180,7 +181,7 @@ describe("admin API under fuzzing", () => {
           { requiredKeys: [] },
         )
         .map((doc) => JSON.stringify(doc))
-        .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+        .map(plainWire),
     );
     await fuzz(
       fc.constantFrom(...adminRoutes).chain((route) =>

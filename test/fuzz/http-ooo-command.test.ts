@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHandler } from "#functions/http/ooo-command";
 import {
   garbageBody,
-  headers,
   OVERSIZED_ENTRY_ID,
   OVERSIZED_IDS,
+  plainWire,
   signatureHeaders,
 } from "./support/requests";
 import {
@@ -14,6 +14,7 @@ import {
   form,
   SERVICE_SIG,
   servicePost,
+  signedEvent,
 } from "./support/service-signed";
 import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
 import { fuzz, sendAndExpectRefusal } from "./support/verdict";
@@ -78,7 +79,7 @@ describe("POST /service/commands/ooo under fuzzing", () => {
               text: "2026-01-05 to 2026-01-09 Skiing",
             }),
           )
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
       ),
       80,
     );
@@ -102,11 +103,11 @@ describe("POST /service/commands/ooo under fuzzing", () => {
             extra: fc.option(fc.string({ maxLength: 50 }), { nil: undefined }),
           })
           .map(form)
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
         // Alice herself, with every harmless text.
         harmlessText
           .map((text) => form({ team_id: ALICE.team, user_id: ALICE.user, command: "/ooo", text }))
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
         // Fields repeated: URLSearchParams keeps the last, a careless parser the first.
         fc
           .string({ maxLength: 20 })
@@ -114,16 +115,11 @@ describe("POST /service/commands/ooo under fuzzing", () => {
             (t) =>
               `team_id=T0DEMO&user_id=U001&command=%2Fooo&text=list&text=${encodeURIComponent(t)}&user_id=U001`,
           )
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
       ),
       100,
       async (wire) => {
-        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
-        const event = eventOf(
-          wire.body,
-          headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
-          wire.isBase64Encoded,
-        );
+        const event = signedEvent(eventOf, wire);
         await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
       },
     );

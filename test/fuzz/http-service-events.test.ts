@@ -7,9 +7,15 @@ import {
   headers,
   invoke,
   OVERSIZED_IDS,
+  plainWire,
   signatureHeaders,
 } from "./support/requests";
-import { expectBadSignaturesRefused, SERVICE_SIG, servicePost } from "./support/service-signed";
+import {
+  expectBadSignaturesRefused,
+  SERVICE_SIG,
+  servicePost,
+  signedEvent,
+} from "./support/service-signed";
 import { type FuzzStack, SECRETS, startFuzzStack, userChangeFixtureBody } from "./support/stack";
 import { contentTypeOf, fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
@@ -89,21 +95,13 @@ describe("POST /service/events under fuzzing", () => {
   it("answers correctly signed garbage with 400, or 200 only for a documented no-op", async () => {
     await fuzz(
       fc.record({
-        wire: fc.oneof(
-          garbageBody,
-          nearEnvelope.map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
-        ),
+        wire: fc.oneof(garbageBody, nearEnvelope.map(plainWire)),
         type: contentType,
       }),
       100,
       async ({ wire, type }) => {
         // Prepare
-        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
-        const event = eventOf(
-          wire.body,
-          headers({ "content-type": type }, signed),
-          wire.isBase64Encoded,
-        );
+        const event = signedEvent(eventOf, wire, type);
         // Act + Assess
         await sendAndExpectRefusal(stack, handler, event, serviceNoOp);
       },

@@ -1,13 +1,14 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { createHandler } from "#functions/http/statuspilot-command";
-import { garbageBody, headers, OVERSIZED_IDS, signatureHeaders } from "./support/requests";
+import { garbageBody, OVERSIZED_IDS, plainWire, signatureHeaders } from "./support/requests";
 import {
   ephemeralNoOp,
   expectBadSignaturesRefused,
   form,
   SERVICE_SIG,
   servicePost,
+  signedEvent,
 } from "./support/service-signed";
 import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
 import { fuzz, sendAndExpectRefusal } from "./support/verdict";
@@ -47,7 +48,7 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
               text: "pause",
             }),
           )
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
       ),
       60,
     );
@@ -70,21 +71,16 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
             text: fc.option(harmlessText, { nil: undefined }),
           })
           .map(form)
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
         harmlessText
           .map((text) =>
             form({ team_id: ALICE.team, user_id: ALICE.user, command: "/statuspilot", text }),
           )
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
       ),
       80,
       async (wire) => {
-        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
-        const event = eventOf(
-          wire.body,
-          headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
-          wire.isBase64Encoded,
-        );
+        const event = signedEvent(eventOf, wire);
         await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
       },
     );

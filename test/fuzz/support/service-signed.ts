@@ -52,6 +52,16 @@ export const ephemeralNoOp: NoOp = (res, body) => {
     : undefined;
 };
 
+/** `wire` signed correctly as the service signs it, sent as `type` (a form by default). */
+export const signedEvent = (
+  eventOf: ReturnType<typeof servicePost>,
+  wire: WireBody,
+  type = "application/x-www-form-urlencoded",
+): APIGatewayProxyEventV2 => {
+  const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
+  return eventOf(wire.body, headers({ "content-type": type }, signed), wire.isBase64Encoded);
+};
+
 /**
  * Fuzzes `wire` bodies wrongly signed, stale or unsigned (any content type, noise headers) and
  * expects each refused with 401, nothing changed.
