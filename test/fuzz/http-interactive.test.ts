@@ -1,24 +1,22 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { createHandler } from "#functions/http/interactive";
 import { HOME_ACTIONS } from "#lib/app/notify/home-blocks";
 import { garbageBody, plainWire } from "./support/requests";
 import {
   expectBadSignaturesRefused,
   form,
-  servicePost,
   signedEvent,
+  signedRouteUnderFuzz,
 } from "./support/service-signed";
-import { ALICE, type FuzzStack, startFuzzStack } from "./support/stack";
+import { ALICE } from "./support/stack";
 import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
 // POST /service/interactive (lib/webhooks/interactive.ts): a Home tab or message click, signed
 // like the events, its JSON in the form's one field `payload`.
 
-let stack: FuzzStack;
-const handler = createHandler(() => stack.app);
-
-const eventOf = servicePost("/service/interactive");
+const target = signedRouteUnderFuzz(createHandler, "/service/interactive");
+const { handler, eventOf } = target;
 
 /** A click's payload as the platform sends it. */
 const click = (team: string, user: string, actionIds: string[]): string =>
@@ -35,14 +33,9 @@ const click = (team: string, user: string, actionIds: string[]): string =>
 const acknowledged: NoOp = (res) => (res.statusCode === 200 ? "acknowledged" : undefined);
 
 describe("POST /service/interactive under fuzzing", () => {
-  beforeAll(async () => {
-    stack = await startFuzzStack();
-  });
-  afterAll(async () => stack?.close());
-
   it("refuses every wrongly signed, stale or unsigned click with 401 and changes nothing", async () => {
     await expectBadSignaturesRefused(
-      { stack, handler, eventOf },
+      target,
       // Alice's Pause, which would change her mode were it signed correctly.
       fc.oneof(garbageBody, fc.constant(plainWire(click(ALICE.team, ALICE.user, ["pause"])))),
       60,
@@ -75,7 +68,7 @@ describe("POST /service/interactive under fuzzing", () => {
     );
     await fuzz(fc.oneof(harmlessClick, odd), 80, async (wire) => {
       const event = signedEvent(eventOf, wire);
-      await sendAndExpectRefusal(stack, handler, event, acknowledged);
+      await sendAndExpectRefusal(target.stack, handler, event, acknowledged);
     });
   });
 });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHandler } from "#functions/http/ooo-command";
 import {
   garbageBody,
@@ -13,16 +13,14 @@ import {
   expectBadSignaturesRefused,
   form,
   SERVICE_SIG,
-  servicePost,
   signedEvent,
+  signedRouteUnderFuzz,
 } from "./support/service-signed";
-import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
+import { ALICE, SECRETS } from "./support/stack";
 import { fuzz, sendAndExpectRefusal } from "./support/verdict";
 
-let stack: FuzzStack;
-const handler = createHandler(() => stack.app);
-
-const eventOf = servicePost("/service/commands/ooo");
+const target = signedRouteUnderFuzz(createHandler, "/service/commands/ooo");
+const { handler, eventOf } = target;
 
 /**
  * `/ooo` texts that schedule nothing: help, list, cancelling unknown ids, impossible or past
@@ -59,14 +57,9 @@ const harmlessText = fc.oneof(
 );
 
 describe("POST /service/commands/ooo under fuzzing", () => {
-  beforeAll(async () => {
-    stack = await startFuzzStack();
-  });
-  afterAll(async () => stack?.close());
-
   it("refuses every wrongly signed, stale or unsigned command with 401 and schedules nothing", async () => {
     await expectBadSignaturesRefused(
-      { stack, handler, eventOf },
+      target,
       fc.oneof(
         garbageBody,
         // A well-formed command that would schedule, were it signed correctly.
@@ -120,7 +113,7 @@ describe("POST /service/commands/ooo under fuzzing", () => {
       100,
       async (wire) => {
         const event = signedEvent(eventOf, wire);
-        await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+        await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
       },
     );
   });
@@ -132,7 +125,7 @@ describe("POST /service/commands/ooo under fuzzing", () => {
     async ({ id }) => {
       const body = form({ team_id: ALICE.team, user_id: id, command: "/ooo", text: "list" });
       const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
-      await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+      await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
     },
   );
 
@@ -146,10 +139,10 @@ describe("POST /service/commands/ooo under fuzzing", () => {
       text: `cancel ${OVERSIZED_ENTRY_ID}`,
     });
     const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
-    await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+    await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
   });
 
   it("wrote log lines while fuzzing, so the no-secret check had something to read", () => {
-    expect(stack.logs.lines.length).toBeGreaterThan(0);
+    expect(target.stack.logs.lines.length).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHandler } from "#functions/http/events";
 import {
   contentType,
@@ -13,16 +13,14 @@ import {
 import {
   expectBadSignaturesRefused,
   SERVICE_SIG,
-  servicePost,
   signedEvent,
+  signedRouteUnderFuzz,
 } from "./support/service-signed";
-import { type FuzzStack, SECRETS, startFuzzStack, userChangeFixtureBody } from "./support/stack";
+import { SECRETS, userChangeFixtureBody } from "./support/stack";
 import { contentTypeOf, fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
-let stack: FuzzStack;
-const handler = createHandler(() => stack.app);
-
-const eventOf = servicePost("/service/events");
+const target = signedRouteUnderFuzz(createHandler, "/service/events");
+const { handler, eventOf } = target;
 
 /** The documented 200s of a correctly signed request that records nothing. */
 const serviceNoOp: NoOp = (res, body) => {
@@ -83,13 +81,8 @@ const nearEnvelope = fc
   .map((doc) => JSON.stringify(doc));
 
 describe("POST /service/events under fuzzing", () => {
-  beforeAll(async () => {
-    stack = await startFuzzStack();
-  });
-  afterAll(async () => stack?.close());
-
   it("refuses every wrongly signed, stale or unsigned request with 401 and changes nothing", async () => {
-    await expectBadSignaturesRefused({ stack, handler, eventOf }, garbageBody, 80);
+    await expectBadSignaturesRefused(target, garbageBody, 80);
   });
 
   it("answers correctly signed garbage with 400, or 200 only for a documented no-op", async () => {
@@ -103,7 +96,7 @@ describe("POST /service/events under fuzzing", () => {
         // Prepare
         const event = signedEvent(eventOf, wire, type);
         // Act + Assess
-        await sendAndExpectRefusal(stack, handler, event, serviceNoOp);
+        await sendAndExpectRefusal(target.stack, handler, event, serviceNoOp);
       },
     );
   });
@@ -143,7 +136,7 @@ describe("POST /service/events under fuzzing", () => {
           ),
         );
         // Act
-        const res = await sendAndExpectRefusal(stack, handler, event, serviceNoOp);
+        const res = await sendAndExpectRefusal(target.stack, handler, event, serviceNoOp);
         // Assess
         expect(res.statusCode).toBe(200);
       },
@@ -173,7 +166,7 @@ describe("POST /service/events under fuzzing", () => {
       if (field === "user.team_id") doc.event.user.team_id = id;
       const body = JSON.stringify(doc);
       await sendAndExpectRefusal(
-        stack,
+        target.stack,
         handler,
         eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body)),
         serviceNoOp,
@@ -182,6 +175,6 @@ describe("POST /service/events under fuzzing", () => {
   );
 
   it("writes log lines while fuzzing, so the no-secret check has something to read", () => {
-    expect(stack.logs.lines.length).toBeGreaterThan(0);
+    expect(target.stack.logs.lines.length).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { createHandler } from "#functions/http/statuspilot-command";
 import { garbageBody, OVERSIZED_IDS, plainWire, signatureHeaders } from "./support/requests";
 import {
@@ -7,19 +7,17 @@ import {
   expectBadSignaturesRefused,
   form,
   SERVICE_SIG,
-  servicePost,
   signedEvent,
+  signedRouteUnderFuzz,
 } from "./support/service-signed";
-import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
+import { ALICE, SECRETS } from "./support/stack";
 import { fuzz, sendAndExpectRefusal } from "./support/verdict";
 
 // `/statuspilot` is signed and parsed like `/ooo` (lib/webhooks/slash-command.ts): the same
 // refusals, and every answer to a person an ephemeral one.
 
-let stack: FuzzStack;
-const handler = createHandler(() => stack.app);
-
-const eventOf = servicePost("/service/commands/statuspilot");
+const target = signedRouteUnderFuzz(createHandler, "/service/commands/statuspilot");
+const { handler, eventOf } = target;
 
 /** Texts that change nothing: status, settings, help, and anything else (which is help). */
 const harmlessText = fc.oneof(
@@ -28,14 +26,9 @@ const harmlessText = fc.oneof(
 );
 
 describe("POST /service/commands/statuspilot under fuzzing", () => {
-  beforeAll(async () => {
-    stack = await startFuzzStack();
-  });
-  afterAll(async () => stack?.close());
-
   it("refuses every wrongly signed, stale or unsigned command with 401 and changes nothing", async () => {
     await expectBadSignaturesRefused(
-      { stack, handler, eventOf },
+      target,
       fc.oneof(
         garbageBody,
         // A well-formed command that would pause Alice, were it signed correctly.
@@ -81,7 +74,7 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
       80,
       async (wire) => {
         const event = signedEvent(eventOf, wire);
-        await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+        await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
       },
     );
   });
@@ -96,7 +89,7 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
         text: "status",
       });
       const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
-      await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+      await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
     },
   );
 });
