@@ -1,17 +1,8 @@
 import type { AgendaEvent } from "#lib/core/agenda";
 import type { AgendaRecord } from "#lib/core/ports";
 import type { UserKey } from "#lib/core/types";
-import {
-  type Item,
-  n,
-  packJson,
-  readN,
-  readPackedJson,
-  readS,
-  readUserKey,
-  s,
-  userItem,
-} from "./codec";
+import { type Item, n, packJson, readN, readPackedJson, readS, s } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * One calendar's agenda (lib/core/agenda.ts): its events near today, packed (codec.ts

@@ -2,7 +2,8 @@ import type { ChannelRecord } from "#lib/core/records";
 import { type ChannelKind, isChannelKind } from "#lib/core/source-kinds";
 import { CorruptItemError } from "../errors";
 import { TTL_ATTRIBUTE } from "../table";
-import { type Item, n, readN, readS, readUserKey, s, userItem, userPk } from "./codec";
+import { type Item, n, readN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /** Calendar push channel → user lookup (Google channel id, Graph subscription, hook id). */
 

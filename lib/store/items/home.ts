@@ -1,6 +1,7 @@
 import type { HomeRecord } from "#lib/core/notice-store";
 import type { UserKey } from "#lib/core/types";
-import { type Item, n, readN, readS, readUserKey, s, userItem, userPk } from "./codec";
+import { type Item, n, readN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * The Home view last published for a person: one item in their partition (`USER#team#user`,

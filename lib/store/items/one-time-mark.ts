@@ -1,5 +1,6 @@
 import { TTL_ATTRIBUTE } from "../table";
-import { type Item, n, typedItem } from "./codec";
+import { type Item, n } from "./codec";
+import { typedItem } from "./item-head";
 
 /**
  * A one-time mark (the spent install `state`): one item per id. `expiresAtMs` decides, to the

@@ -1,7 +1,8 @@
 import type { OutOfOfficeRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { TTL_ATTRIBUTE } from "../table";
-import { type Item, n, readN, readS, readUserKey, s, userItem, userPk } from "./codec";
+import { type Item, n, readN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * A scheduled out-of-office entry; one item each, beside the user's other items. It expires

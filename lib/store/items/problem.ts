@@ -1,16 +1,7 @@
 import type { ProblemRecord } from "#lib/core/notice-store";
 import type { UserKey } from "#lib/core/types";
-import {
-  type Item,
-  n,
-  readN,
-  readOptionalN,
-  readS,
-  readUserKey,
-  s,
-  userItem,
-  userPk,
-} from "./codec";
+import { type Item, n, readN, readOptionalN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * A person's problem record (lib/core/problems.ts): one item per problem in the user's partition

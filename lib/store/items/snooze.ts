@@ -1,6 +1,7 @@
 import type { SnoozeRecord } from "#lib/core/dnd";
 import type { UserKey } from "#lib/core/types";
-import { type Item, n, readJson, readN, readUserKey, s, userItem, userPk } from "./codec";
+import { type Item, n, readJson, readN, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * The Do Not Disturb item: the snooze Statuspilot set for a `dnd` block (what it asked for and

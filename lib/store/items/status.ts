@@ -11,11 +11,10 @@ import {
   readN,
   readOptionalN,
   readS,
-  readUserKey,
   s,
-  userItem,
   userPk,
 } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * The status item: actual status, last written, recent and attempted writes, manual override,

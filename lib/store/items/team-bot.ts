@@ -1,5 +1,6 @@
 import type { TeamBotRecord } from "#lib/core/notice-store";
-import { type Item, n, readN, readS, s, typedItem } from "./codec";
+import { type Item, n, readN, readS, s } from "./codec";
+import { typedItem } from "./item-head";
 
 /** A team's bot token, sealed: one item per team (`TEAM#<team>`, `BOT`), whoever installed. */
 

@@ -1,17 +1,7 @@
 import type { TimelineRecord } from "#lib/core/records";
 import type { Block, UserKey } from "#lib/core/types";
-import {
-  type Item,
-  n,
-  packJson,
-  readJsonPackedOrPlain,
-  readN,
-  readS,
-  readUserKey,
-  s,
-  userItem,
-  userPk,
-} from "./codec";
+import { type Item, n, packJson, readJsonPackedOrPlain, readN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /** One calendar source's resolved blocks for the horizon, with the feed's ETag and hash. */
 

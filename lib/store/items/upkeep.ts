@@ -1,16 +1,7 @@
 import type { UserKey } from "#lib/core/types";
 import type { UpkeepDue, UpkeepEntry } from "#lib/core/upkeep-schedule";
-import {
-  type Item,
-  n,
-  readN,
-  readOptionalN,
-  readS,
-  readUserKey,
-  s,
-  userItem,
-  userPk,
-} from "./codec";
+import { type Item, n, readN, readOptionalN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * A connected source's push upkeep entry: one item in its user's partition

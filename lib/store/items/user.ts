@@ -3,7 +3,8 @@ import type { PolledUser } from "#lib/core/ports";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { shardOf } from "../table";
-import { type Item, n, readJson, readN, readUserKey, s, userItem, userPk } from "./codec";
+import { type Item, n, readJson, readN, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /** The user profile item: settings, zone, sealed token, calendar sources, rules, mode. */
 
