@@ -34,10 +34,12 @@ export function PostForm(props: {
 }
 
 /**
- * A field's value (what was typed, in a refused form; else what is stored), and its error: the
- * attributes that mark it and the message beside it.
+ * A field's value (what was typed, in a refused form; else what is stored), its error (the
+ * attributes that mark it and the message beside it) and its hint, when it has one (named by
+ * `aria-describedby` too).
  */
-function useField(id: string, name: string, stored: string | undefined, hintId?: string) {
+function useField(id: string, name: string, stored: string | undefined, hintText?: string) {
+  const hintId = hintText === undefined ? undefined : `${id}-hint`;
   const typed = useContext(TypedContext);
   const error = typed !== undefined && Object.hasOwn(typed.errors, name) ? typed.errors[name] : "";
   const errorId = error ? `${id}-error` : undefined;
@@ -53,6 +55,12 @@ function useField(id: string, name: string, stored: string | undefined, hintId?:
         {error}
       </p>
     ) : null,
+    hint:
+      hintText === undefined ? null : (
+        <p id={hintId} class="muted">
+          {hintText}
+        </p>
+      ),
   };
 }
 
@@ -69,8 +77,7 @@ export function TextField(props: {
   maxLength?: number;
   hint?: string;
 }): VNode {
-  const hintId = props.hint === undefined ? undefined : `${props.id}-hint`;
-  const field = useField(props.id, props.name, props.value, hintId);
+  const field = useField(props.id, props.name, props.value, props.hint);
   return (
     <div>
       <label for={props.id}>{props.label}</label>
@@ -88,11 +95,7 @@ export function TextField(props: {
         autocomplete="off"
       />
       {field.message}
-      {props.hint !== undefined && (
-        <p id={hintId} class="muted">
-          {props.hint}
-        </p>
-      )}
+      {field.hint}
     </div>
   );
 }
@@ -104,8 +107,7 @@ export function TextArea(props: {
   value: string;
   hint?: string;
 }): VNode {
-  const hintId = props.hint === undefined ? undefined : `${props.id}-hint`;
-  const field = useField(props.id, props.name, props.value, hintId);
+  const field = useField(props.id, props.name, props.value, props.hint);
   return (
     <div>
       <label for={props.id}>{props.label}</label>
@@ -113,11 +115,7 @@ export function TextArea(props: {
         {field.value}
       </textarea>
       {field.message}
-      {props.hint !== undefined && (
-        <p id={hintId} class="muted">
-          {props.hint}
-        </p>
-      )}
+      {field.hint}
     </div>
   );
 }
