@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import type { Clock } from "#lib/core/clock";
 import type { OneTimeMarks } from "#lib/core/ports";
 
@@ -22,17 +22,8 @@ export function macOf(key: string, label: MacLabel, data: string): string {
   return createHmac("sha256", key).update(`${label}:${data}`).digest("base64url");
 }
 
-/** Compares two strings in time that depends only on their lengths, never on where they differ. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, "utf8");
-  const right = Buffer.from(b, "utf8");
-  // Compare against itself on a length mismatch so the work done does not leak the match.
-  if (left.length !== right.length) {
-    timingSafeEqual(left, left);
-    return false;
-  }
-  return timingSafeEqual(left, right);
-}
+/** One constant-time comparison for the webhooks' signatures and the front door's MACs. */
+export { constantTimeEqual } from "#lib/http/signature";
 
 /**
  * What each signer of the front door's tokens (install state, session cookie, settings link)
