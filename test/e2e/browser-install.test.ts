@@ -2,12 +2,7 @@ import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
 import { describe, expect, it } from "vitest";
-import {
-  browserOnStackForFile,
-  clickAndWait as clickAndWaitOn,
-  sectionText as sectionTextOf,
-  textIn,
-} from "./browser-support";
+import { browserOnStackForFile, onPage, textIn } from "./browser-support";
 import { advanceTo, type E2e, statuspilotProfileSets, T0 } from "./support";
 
 /**
@@ -27,9 +22,7 @@ const tempDir = browserOnStackForFile({ name: "browser", tz: TZ }, async (runnin
   ({ e, page } = running);
 });
 
-const clickAndWait = (selector: string): Promise<void> => clickAndWaitOn(page, selector);
-const sectionText = (id: string): Promise<string> => sectionTextOf(page, id);
-const textOf = (selector: string): Promise<string> => textIn(page, selector);
+const { clickAndWait, sectionText, textIn: textOf } = onPage(() => page);
 
 /** What the Today section says shows now. */
 const nowShown = (): Promise<string> => textIn(page, 'section[aria-labelledby="today"] .now');

@@ -3,11 +3,8 @@ import { describe, expect, it } from "vitest";
 import {
   addDemoCalendar,
   browserOnStackForFile,
-  clickAndWait as clickAndWaitOn,
-  fieldValue as fieldValueOn,
-  fill as fillOn,
   installAsU001,
-  sectionText as sectionTextOf,
+  onPage,
   textIn,
 } from "./browser-support";
 import type { E2e } from "./support";
@@ -27,10 +24,7 @@ const SAVE = 'form[action="/settings/rules"] button[type="submit"]';
 let e: E2e;
 let page: Page;
 
-const clickAndWait = (selector: string): Promise<void> => clickAndWaitOn(page, selector);
-const sectionText = (id: string): Promise<string> => sectionTextOf(page, id);
-const fill = (selector: string, value: string): Promise<void> => fillOn(page, selector, value);
-const fieldValue = (selector: string): Promise<string> => fieldValueOn(page, selector);
+const { clickAndWait, sectionText, fill, fieldValue } = onPage(() => page);
 const isChecked = (selector: string): Promise<boolean> =>
   page.$eval(selector, (el) => (el as HTMLInputElement).checked);
 

@@ -1,14 +1,6 @@
 import type { Page } from "puppeteer-core";
 import { describe, expect, it } from "vitest";
-import {
-  browserOnStackForFile,
-  clickAndWait as clickAndWaitOn,
-  fieldValue as fieldValueOn,
-  fill as fillOn,
-  installAsU001,
-  sectionText as sectionTextOf,
-  textIn,
-} from "./browser-support";
+import { browserOnStackForFile, installAsU001, onPage, textIn } from "./browser-support";
 import type { E2e } from "./support";
 
 /**
@@ -22,10 +14,7 @@ const TZ = "Europe/Berlin";
 let e: E2e;
 let page: Page;
 
-const clickAndWait = (selector: string): Promise<void> => clickAndWaitOn(page, selector);
-const sectionText = (id: string): Promise<string> => sectionTextOf(page, id);
-const fill = (selector: string, value: string): Promise<void> => fillOn(page, selector, value);
-const fieldValue = (selector: string): Promise<string> => fieldValueOn(page, selector);
+const { clickAndWait, sectionText, fill, fieldValue } = onPage(() => page);
 
 browserOnStackForFile({ name: "browser-settings", tz: TZ, javascript: false }, async (running) => {
   ({ e, page } = running);

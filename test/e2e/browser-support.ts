@@ -123,3 +123,15 @@ export const fill = async (page: Page, selector: string, value: string): Promise
 /** A field's value as the page holds it. */
 export const fieldValue = (page: Page, selector: string): Promise<string> =>
   page.$eval(selector, (el) => (el as HTMLInputElement).value);
+
+/**
+ * The helpers above, bound to a test file's page; `page` is read on each call, as the file
+ * opens its page before its tests, after it defines them.
+ */
+export const onPage = (page: () => Page) => ({
+  clickAndWait: (selector: string): Promise<void> => clickAndWait(page(), selector),
+  sectionText: (id: string): Promise<string> => sectionText(page(), id),
+  textIn: (selector: string): Promise<string> => textIn(page(), selector),
+  fill: (selector: string, value: string): Promise<void> => fill(page(), selector, value),
+  fieldValue: (selector: string): Promise<string> => fieldValue(page(), selector),
+});
