@@ -64,19 +64,25 @@ function useField(id: string, name: string, stored: string | undefined, hintText
   };
 }
 
-export function TextField(props: {
+/** A field typed in: its label above it and, when it has one, a hint below. */
+interface TypedInProps {
   id: string;
   name: string;
   label: string;
-  value?: string;
-  type?: "text" | "url" | "date" | "time" | "number";
-  required?: boolean;
-  min?: number;
-  max?: number;
-  placeholder?: string;
-  maxLength?: number;
   hint?: string;
-}): VNode {
+}
+
+export function TextField(
+  props: TypedInProps & {
+    value?: string;
+    type?: "text" | "url" | "date" | "time" | "number";
+    required?: boolean;
+    min?: number;
+    max?: number;
+    placeholder?: string;
+    maxLength?: number;
+  },
+): VNode {
   const field = useField(props.id, props.name, props.value, props.hint);
   return (
     <div>
@@ -100,13 +106,7 @@ export function TextField(props: {
   );
 }
 
-export function TextArea(props: {
-  id: string;
-  name: string;
-  label: string;
-  value: string;
-  hint?: string;
-}): VNode {
+export function TextArea(props: TypedInProps & { value: string }): VNode {
   const field = useField(props.id, props.name, props.value, props.hint);
   return (
     <div>
@@ -147,14 +147,16 @@ export function CheckBox(props: {
   );
 }
 
-/** A choice of a few values, each with its words. */
-export function Select(props: {
+/** A field that holds one of a few values, each with its words. */
+interface ChoiceProps {
   id: string;
   name: string;
-  label: string;
   value: string;
   options: readonly { value: string; label: string }[];
-}): VNode {
+}
+
+/** A choice of a few values, each with its words. */
+export function Select(props: ChoiceProps & { label: string }): VNode {
   const field = useField(props.id, props.name, props.value);
   return (
     <div>
@@ -172,13 +174,7 @@ export function Select(props: {
 }
 
 /** One of a few values, as radio buttons under a legend. */
-export function RadioGroup(props: {
-  id: string;
-  name: string;
-  legend: string;
-  value: string;
-  options: readonly { value: string; label: string }[];
-}): VNode {
+export function RadioGroup(props: ChoiceProps & { legend: string }): VNode {
   const field = useField(props.id, props.name, props.value);
   return (
     <fieldset>
