@@ -1,5 +1,5 @@
 import type { VNode } from "preact";
-import type { CustomStatus } from "#lib/core/rules";
+import type { CustomStatus, WorkingHours } from "#lib/core/rules";
 import {
   DEFAULT_OFF_HOURS,
   MAX_CUSTOM_PRIORITY,
@@ -150,7 +150,11 @@ function CustomStatusRow(props: {
 
 function WorkingHoursFields(props: { hours: WorkingHoursView | undefined; reconnect: boolean }) {
   const hours = props.hours ?? DEFAULT_HOURS;
-  const member = FIELDS.workingHoursMember;
+  /** A member's field: its id on the page and its name in the form. */
+  const field = (member: keyof WorkingHours) => ({
+    id: `working-hours-${member}`,
+    name: FIELDS.workingHoursMember(member),
+  });
   return (
     <fieldset>
       <legend>Working hours</legend>
@@ -161,8 +165,7 @@ function WorkingHoursFields(props: { hours: WorkingHoursView | undefined; reconn
         checked={props.hours !== undefined}
       />
       <CheckList
-        id="working-hours-days"
-        name={member("days")}
+        {...field("days")}
         legend="Working days"
         options={WEEKDAYS.map((day) => ({
           value: day,
@@ -170,41 +173,27 @@ function WorkingHoursFields(props: { hours: WorkingHoursView | undefined; reconn
           checked: hours.days.includes(day),
         }))}
       />
+      <TextField {...field("start")} label="Start (HH:MM)" type="time" value={hours.start} />
       <TextField
-        id="working-hours-start"
-        name={member("start")}
-        label="Start (HH:MM)"
-        type="time"
-        value={hours.start}
-      />
-      <TextField
-        id="working-hours-end"
-        name={member("end")}
+        {...field("end")}
         label="End (HH:MM)"
         type="time"
         value={hours.end}
         hint="Before the start: the working day ends the next day."
       />
       <TextField
-        id="working-hours-text"
-        name={member("text")}
+        {...field("text")}
         label="Status text outside them"
         value={hours.text}
         maxLength={100}
       />
       <TextField
-        id="working-hours-emoji"
-        name={member("emoji")}
+        {...field("emoji")}
         label="Emoji outside them"
         value={hours.emoji}
         hint="In colon form, e.g. :crescent_moon:"
       />
-      <DndToggle
-        id="working-hours-dnd"
-        name={member("dnd")}
-        checked={hours.dnd}
-        reconnect={props.reconnect}
-      />
+      <DndToggle {...field("dnd")} checked={hours.dnd} reconnect={props.reconnect} />
     </fieldset>
   );
 }
