@@ -125,7 +125,7 @@ export const fieldValue = (page: Page, selector: string): Promise<string> =>
   page.$eval(selector, (el) => (el as HTMLInputElement).value);
 
 /**
- * The helpers above, bound to a test file's page; `page` is read on each call, as the file
+ * The functions above, bound to a test file's page; `page` is read on each call, as the file
  * opens its page before its tests, after it defines them.
  */
 export const onPage = (page: () => Page) => ({
