@@ -180,9 +180,12 @@ export interface ChannelBindingInput {
 
 /** One calendar source and its owner, as the sync reads it (the sync's SyncSourceView). */
 export interface SourceView {
-  /** Which provider reads it (lib/calendar/providers/registry.ts). */
+  /**
+   * Which provider reads it (lib/calendar/providers/registry.ts). Views without one are read as
+   * ICS feeds, as every kind was before providers had reads of their own.
+   */
   kind?: SourceKind;
-  /** The secret address in clear: opened only when called, by the sync, to fetch. */
+  /** The secret address in clear (stored sealed): opened only when called, by the sync, to fetch. */
   openUrl(): Promise<string>;
   tz: string;
   emails: string[];
@@ -192,7 +195,10 @@ export interface SourceView {
   hash?: string;
   /** When the feed was last checked (fetched, or answered 304), epoch ms. */
   syncedAt?: number;
-  /** The source as stored: a connected source's read needs no second read of the user. */
+  /**
+   * The source as stored, when the loader has it: a connected source's read takes its token,
+   * cursor and channel from here instead of reading the user a second time.
+   */
   stored?: SourceRecord;
 }
 
@@ -203,6 +209,7 @@ export interface SourceSyncInput {
   etag?: string;
   lastModified?: string;
   hash?: string;
+  /** A connected source's incremental-read cursor (Google nextSyncToken). */
   cursor?: string;
   /** The cap the read reached; null: read in full, so a mark from before goes; absent: kept. */
   tooLarge?: TooLargeMark | null;

@@ -1,13 +1,8 @@
+import { CodedError } from "#lib/core/coded-error";
+
 /** Errors of the use cases. Each carries a `code`; input errors also name the bad field. */
-export class AppError extends Error {
+export class AppError extends CodedError<"invalid_input" | "unknown_user" | "unknown_entry"> {
   override name = "AppError";
-  constructor(
-    message: string,
-    readonly code: "invalid_input" | "unknown_user" | "unknown_entry",
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** One broken rule of an input: the JSON pointer of the field, and why. */

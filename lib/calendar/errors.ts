@@ -1,3 +1,4 @@
+import { CodedError } from "#lib/core/coded-error";
 /** Errors of the calendar adapter. One hierarchy; each carries a typed `code`. */
 export type CalendarErrorCode =
   | "unparseable_feed"
@@ -6,15 +7,8 @@ export type CalendarErrorCode =
   | "invalid_event"
   | "cut_short";
 
-export class CalendarError extends Error {
+export class CalendarError extends CodedError<CalendarErrorCode> {
   override name = "CalendarError";
-  constructor(
-    message: string,
-    readonly code: CalendarErrorCode,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** The whole feed is unreadable: no VCALENDAR, or not iCalendar text at all. */

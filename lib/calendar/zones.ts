@@ -1,3 +1,5 @@
+import { wallClockFormat } from "#lib/core/zoned-time";
+
 /**
  * Offsets of one zone as a function of the UTC instant. Everything else (wall time → instant,
  * DST gaps and overlaps) is derived from this, so VTIMEZONE and tzdata zones behave the same.
@@ -65,17 +67,7 @@ export function ianaZone(id: string): ZoneRules | undefined {
   if (cached !== undefined) return cached ?? undefined;
   let format: Intl.DateTimeFormat;
   try {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: id,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-      era: "short",
-    });
+    format = wallClockFormat(id, { era: "short" });
   } catch {
     intlCache.set(id, null);
     return undefined;

@@ -5,6 +5,26 @@
  */
 
 /**
+ * Formats instants as `zone`'s numeric wall-clock fields (year to second, 24-hour), plus any
+ * `extra` fields; throws a RangeError for a zone the runtime does not know.
+ */
+export const wallClockFormat = (
+  zone: string,
+  extra: Intl.DateTimeFormatOptions = {},
+): Intl.DateTimeFormat =>
+  new Intl.DateTimeFormat("en-US", {
+    timeZone: zone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    second: "numeric",
+    ...extra,
+  });
+
+/**
  * One formatter per zone (null: the runtime does not know it). Building an Intl.DateTimeFormat
  * costs far more than formatting with one, and a provider's page maps many all-day events.
  */
@@ -15,16 +35,7 @@ function formatterOf(zone: string): Intl.DateTimeFormat | null {
   let format = formatters.get(zone);
   if (format !== undefined) return format;
   try {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone: zone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
+    format = wallClockFormat(zone);
   } catch {
     format = null;
   }

@@ -1,16 +1,10 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { CodedError } from "#lib/core/coded-error";
 import { VersionConflict } from "#lib/core/ports";
 
 /** Errors of the DynamoDB store; a lost conditional write is the port's VersionConflict. */
-export class StoreError extends Error {
+export class StoreError extends CodedError<"conflict" | "corrupt_item" | "dynamodb_failed"> {
   override name = "StoreError";
-  constructor(
-    message: string,
-    readonly code: "conflict" | "corrupt_item" | "dynamodb_failed",
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /**

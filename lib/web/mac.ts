@@ -1,4 +1,6 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import type { Clock } from "#lib/core/clock";
+import type { OneTimeMarks } from "#lib/core/ports";
 
 /**
  * The MACs of the front door. One secret serves the install state, the session cookie and the
@@ -20,14 +22,51 @@ export function macOf(key: string, label: MacLabel, data: string): string {
   return createHmac("sha256", key).update(`${label}:${data}`).digest("base64url");
 }
 
-/** Compares two strings in time that depends only on their lengths, never on where they differ. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a, "utf8");
-  const right = Buffer.from(b, "utf8");
-  // Compare against itself on a length mismatch so the work done does not leak the match.
-  if (left.length !== right.length) {
-    timingSafeEqual(left, left);
-    return false;
+/** One constant-time comparison for the webhooks' signatures and the front door's MACs. */
+export { constantTimeEqual } from "#lib/http/signature";
+
+/**
+ * What each signer of the front door's tokens (install state, session cookie, settings link)
+ * holds: its key, refused below MIN_KEY_LENGTH at construction; the injected clock; and the
+ * source of its random bytes (crypto's, unless a test fixes them).
+ */
+export abstract class MacSigner {
+  protected readonly key: string;
+  protected readonly clock: Clock;
+  protected readonly random: (size: number) => Uint8Array;
+
+  protected constructor(
+    opts: { key: string; clock: Clock; random?: (size: number) => Uint8Array },
+    what: string,
+  ) {
+    checkKey(opts.key, what);
+    this.key = opts.key;
+    this.clock = opts.clock;
+    this.random = opts.random ?? ((size) => randomBytes(size));
   }
-  return timingSafeEqual(left, right);
+}
+
+/**
+ * A signer of tokens that work once (install state, settings link): each is spent with a
+ * conditional put in `marks`, and is good for `ttlMs` (the option, else the kind's default).
+ */
+export abstract class OneTimeSigner extends MacSigner {
+  protected readonly marks: OneTimeMarks;
+  protected readonly ttlMs: number;
+
+  protected constructor(
+    opts: {
+      key: string;
+      clock: Clock;
+      marks: OneTimeMarks;
+      ttlMs?: number;
+      random?: (size: number) => Uint8Array;
+    },
+    what: string,
+    defaultTtlMs: number,
+  ) {
+    super(opts, what);
+    this.marks = opts.marks;
+    this.ttlMs = opts.ttlMs ?? defaultTtlMs;
+  }
 }

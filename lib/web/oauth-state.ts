@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
 import type { Clock } from "#lib/core/clock";
 import type { OneTimeMarks } from "#lib/core/ports";
 import { OAuthStateError } from "./errors";
-import { checkKey, constantTimeEqual, macOf } from "./mac";
+import { constantTimeEqual, macOf, OneTimeSigner } from "./mac";
 
 /** How long an install `state` stays valid: the service's codes live 10 minutes too. */
 export const STATE_TTL_MS = 10 * 60_000;
@@ -35,20 +34,9 @@ export interface AcceptedState {
  * on the injected clock, and then spends it with a conditional put, so a second use of the
  * same state is refused even by two callbacks racing. A forged state costs no write.
  */
-export class OAuthStates {
-  private readonly key: string;
-  private readonly clock: Clock;
-  private readonly marks: OneTimeMarks;
-  private readonly ttlMs: number;
-  private readonly random: (size: number) => Uint8Array;
-
+export class OAuthStates extends OneTimeSigner {
   constructor(opts: OAuthStateOptions) {
-    checkKey(opts.key, "OAuthStates");
-    this.key = opts.key;
-    this.clock = opts.clock;
-    this.marks = opts.marks;
-    this.ttlMs = opts.ttlMs ?? STATE_TTL_MS;
-    this.random = opts.random ?? ((size) => randomBytes(size));
+    super(opts, "OAuthStates", STATE_TTL_MS);
   }
 
   /**

@@ -1,8 +1,7 @@
-import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import type { Clock } from "#lib/core/clock";
 import type { WebErrorCode } from "./errors";
-import { checkKey, constantTimeEqual, macOf } from "./mac";
+import { constantTimeEqual, MacSigner, macOf } from "./mac";
 
 /** How long a session cookie is honoured after the sign-in that set it. */
 export const SESSION_MAX_AGE_MS = 30 * 24 * 60 * 60_000;
@@ -55,21 +54,15 @@ const VALUE_FORM = /^1\.([A-Za-z0-9_-]{1,900})\.([A-Za-z0-9_-]{43})$/;
  * must never repeat for a user, even after deletion: use an instant (e.g. when the user record
  * was created or last disconnected), not a counter that restarts at 0.
  */
-export class SessionCookies {
+export class SessionCookies extends MacSigner {
   readonly name: string;
-  private readonly key: string;
-  private readonly clock: Clock;
   private readonly secure: boolean;
   private readonly maxAgeMs: number;
-  private readonly random: (size: number) => Uint8Array;
 
   constructor(opts: SessionCookieOptions) {
-    checkKey(opts.key, "SessionCookies");
-    this.key = opts.key;
-    this.clock = opts.clock;
+    super(opts, "SessionCookies");
     this.secure = opts.secure;
     this.maxAgeMs = opts.maxAgeMs ?? SESSION_MAX_AGE_MS;
-    this.random = opts.random ?? ((size) => randomBytes(size));
     this.name = opts.secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
   }
 

@@ -1,10 +1,9 @@
-import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import type { App } from "#lib/app/compose/app";
 import type { Clock } from "#lib/core/clock";
 import type { OneTimeMarks } from "#lib/core/ports";
 import { SettingsLinkError } from "./errors";
-import { checkKey, constantTimeEqual, macOf } from "./mac";
+import { constantTimeEqual, macOf, OneTimeSigner } from "./mac";
 import { SETTINGS_LINK_PATH } from "./pages/view-model";
 
 /** How long the Home tab's "Open settings" link signs its person in. */
@@ -43,20 +42,9 @@ export interface LinkedPerson {
  * the person and session epoch it names (a disconnect since voids it: the route compares the
  * epoch). A forged link costs no write.
  */
-export class SettingsLinks {
-  private readonly key: string;
-  private readonly clock: Clock;
-  private readonly marks: OneTimeMarks;
-  private readonly ttlMs: number;
-  private readonly random: (size: number) => Uint8Array;
-
+export class SettingsLinks extends OneTimeSigner {
   constructor(opts: SettingsLinkOptions) {
-    checkKey(opts.key, "SettingsLinks");
-    this.key = opts.key;
-    this.clock = opts.clock;
-    this.marks = opts.marks;
-    this.ttlMs = opts.ttlMs ?? SETTINGS_LINK_TTL_MS;
-    this.random = opts.random ?? ((size) => randomBytes(size));
+    super(opts, "SettingsLinks", SETTINGS_LINK_TTL_MS);
   }
 
   /** A fresh link's token for `who` (the `link` parameter of `/settings/open`). */

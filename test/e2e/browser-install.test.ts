@@ -1,15 +1,8 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BrowserOnStack,
-  clickAndWait as clickAndWaitOn,
-  sectionText as sectionTextOf,
-  startBrowserOnStack,
-  textIn,
-} from "./browser-support";
+import { describe, expect, it } from "vitest";
+import { browserOnStackForFile, onPage, textIn } from "./browser-support";
 import { advanceTo, type E2e, statuspilotProfileSets, T0 } from "./support";
 
 /**
@@ -23,24 +16,13 @@ import { advanceTo, type E2e, statuspilotProfileSets, T0 } from "./support";
 const S = 1000;
 const TZ = "Europe/Berlin";
 
-let running: BrowserOnStack;
 let e: E2e;
 let page: Page;
-const tempDir = mkdtempSync(path.join(tmpdir(), "statuspilot-browser-"));
-
-beforeAll(async () => {
-  running = await startBrowserOnStack({ tz: TZ, stateDir: tempDir });
+const tempDir = browserOnStackForFile({ name: "browser", tz: TZ }, async (running) => {
   ({ e, page } = running);
 });
 
-afterAll(async () => {
-  await running?.close();
-  rmSync(tempDir, { recursive: true, force: true });
-});
-
-const clickAndWait = (selector: string): Promise<void> => clickAndWaitOn(page, selector);
-const sectionText = (id: string): Promise<string> => sectionTextOf(page, id);
-const textOf = (selector: string): Promise<string> => textIn(page, selector);
+const { clickAndWait, sectionText, textIn: textOf } = onPage(() => page);
 
 /** What the Today section says shows now. */
 const nowShown = (): Promise<string> => textIn(page, 'section[aria-labelledby="today"] .now');

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type BrowserOnStack,
-  clickAndWait as clickAndWaitOn,
-  sectionText as sectionTextOf,
-  startBrowserOnStack,
+  addDemoCalendar,
+  browserOnStackForFile,
+  installAsU001,
+  onPage,
   textIn,
 } from "./browser-support";
 import type { E2e } from "./support";
@@ -24,42 +21,17 @@ import type { E2e } from "./support";
 const TZ = "Europe/Berlin";
 const SAVE = 'form[action="/settings/rules"] button[type="submit"]';
 
-let running: BrowserOnStack;
 let e: E2e;
 let page: Page;
-const tempDir = mkdtempSync(path.join(tmpdir(), "statuspilot-browser-rules-"));
 
-const clickAndWait = (selector: string): Promise<void> => clickAndWaitOn(page, selector);
-const sectionText = (id: string): Promise<string> => sectionTextOf(page, id);
-
-/** Sets a field as a person would leave it. */
-const fill = async (selector: string, value: string): Promise<void> => {
-  await page.$eval(
-    selector,
-    (element, v) => {
-      (element as HTMLInputElement).value = v;
-    },
-    value,
-  );
-};
-const fieldValue = (selector: string): Promise<string> =>
-  page.$eval(selector, (el) => (el as HTMLInputElement).value);
+const { clickAndWait, sectionText, fill, fieldValue } = onPage(() => page);
 const isChecked = (selector: string): Promise<boolean> =>
   page.$eval(selector, (el) => (el as HTMLInputElement).checked);
 
-beforeAll(async () => {
-  running = await startBrowserOnStack({ tz: TZ, stateDir: tempDir, javascript: false });
+browserOnStackForFile({ name: "browser-rules", tz: TZ, javascript: false }, async (running) => {
   ({ e, page } = running);
-  await page.goto(e.installUrl, { waitUntil: "load" });
-  await page.select("#as", "U001");
-  await clickAndWait('button[name="decision"][value="allow"]');
-  await page.type("#calendar-url", e.feedUrl("U001"));
-  await clickAndWait('form[action="/settings/calendars/add"] button[type="submit"]');
-}, 60_000);
-
-afterAll(async () => {
-  await running?.close();
-  rmSync(tempDir, { recursive: true, force: true });
+  await installAsU001(running);
+  await addDemoCalendar(running);
 });
 
 describe("the rules form on a phone", () => {

@@ -1,15 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BrowserOnStack,
-  clickAndWait as clickAndWaitOn,
-  sectionText as sectionTextOf,
-  startBrowserOnStack,
-  textIn,
-} from "./browser-support";
+import { describe, expect, it } from "vitest";
+import { browserOnStackForFile, installAsU001, onPage, textIn } from "./browser-support";
 import type { E2e } from "./support";
 
 /**
@@ -20,41 +11,16 @@ import type { E2e } from "./support";
 
 const TZ = "Europe/Berlin";
 
-let running: BrowserOnStack;
 let e: E2e;
 let page: Page;
-const tempDir = mkdtempSync(path.join(tmpdir(), "statuspilot-browser-settings-"));
 
-const clickAndWait = (selector: string): Promise<void> => clickAndWaitOn(page, selector);
-const sectionText = (id: string): Promise<string> => sectionTextOf(page, id);
+const { clickAndWait, sectionText, fill, fieldValue } = onPage(() => page);
 
-/** Sets a field as a person would leave it (date pickers differ by platform; the value not). */
-const fill = async (selector: string, value: string): Promise<void> => {
-  await page.$eval(
-    selector,
-    (element, v) => {
-      (element as HTMLInputElement).value = v;
-    },
-    value,
-  );
-};
-
-const fieldValue = (selector: string): Promise<string> =>
-  page.$eval(selector, (el) => (el as HTMLInputElement).value);
-
-beforeAll(async () => {
-  running = await startBrowserOnStack({ tz: TZ, stateDir: tempDir, javascript: false });
+browserOnStackForFile({ name: "browser-settings", tz: TZ, javascript: false }, async (running) => {
   ({ e, page } = running);
   // Install: /install, the emulator's consent page as U001, back on the settings page.
-  await page.goto(e.installUrl, { waitUntil: "load" });
-  await page.select("#as", "U001");
-  await clickAndWait('button[name="decision"][value="allow"]');
+  await installAsU001(running);
   expect(page.url()).toBe(`${e.url}/settings`);
-}, 60_000);
-
-afterAll(async () => {
-  await running?.close();
-  rmSync(tempDir, { recursive: true, force: true });
 });
 
 describe("the settings page on a phone", () => {

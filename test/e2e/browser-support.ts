@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import chromium from "@sparticuz/chromium";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { afterAll, beforeAll } from "vitest";
 import { demoEvents } from "#lib/local/demo-feed";
 import { type E2e, startE2e, T0 } from "./support";
 
@@ -66,3 +69,69 @@ export const textIn = async (page: Page, selector: string): Promise<string> =>
 /** The text of the page's section headed by `id`. */
 export const sectionText = (page: Page, id: string): Promise<string> =>
   textIn(page, `section[aria-labelledby="${id}"]`);
+
+/**
+ * A test file's stack and Chromium (startBrowserOnStack): started before its tests, then
+ * `ready` (e.g. to take `e` and `page`, and install), and closed after them. State goes to a
+ * temporary directory named for `name`, returned for the file's own use and removed at the end.
+ */
+export function browserOnStackForFile(
+  opts: { name: string; tz: string; javascript?: boolean },
+  ready: (running: BrowserOnStack) => Promise<void>,
+): string {
+  const tempDir = mkdtempSync(path.join(tmpdir(), `statuspilot-${opts.name}-`));
+  let running: BrowserOnStack | undefined;
+  beforeAll(async () => {
+    running = await startBrowserOnStack({
+      tz: opts.tz,
+      stateDir: tempDir,
+      javascript: opts.javascript,
+    });
+    await ready(running);
+  }, 60_000);
+  afterAll(async () => {
+    await running?.close();
+    rmSync(tempDir, { recursive: true, force: true });
+  });
+  return tempDir;
+}
+
+/** Installs Statuspilot as U001 (/install, the emulator's consent page, allow). */
+export const installAsU001 = async ({ e, page }: BrowserOnStack): Promise<void> => {
+  await page.goto(e.installUrl, { waitUntil: "load" });
+  await page.select("#as", "U001");
+  await clickAndWait(page, 'button[name="decision"][value="allow"]');
+};
+
+/** Pastes U001's demo calendar's address on the settings page and adds it. */
+export const addDemoCalendar = async ({ e, page }: BrowserOnStack): Promise<void> => {
+  await page.type("#calendar-url", e.feedUrl("U001"));
+  await clickAndWait(page, 'form[action="/settings/calendars/add"] button[type="submit"]');
+};
+
+/** Sets a field as a person would leave it (date pickers differ by platform; the value not). */
+export const fill = async (page: Page, selector: string, value: string): Promise<void> => {
+  await page.$eval(
+    selector,
+    (element, v) => {
+      (element as HTMLInputElement).value = v;
+    },
+    value,
+  );
+};
+
+/** A field's value as the page holds it. */
+export const fieldValue = (page: Page, selector: string): Promise<string> =>
+  page.$eval(selector, (el) => (el as HTMLInputElement).value);
+
+/**
+ * The functions above, bound to a test file's page; `page` is read on each call, as the file
+ * opens its page before its tests, after it defines them.
+ */
+export const onPage = (page: () => Page) => ({
+  clickAndWait: (selector: string): Promise<void> => clickAndWait(page(), selector),
+  sectionText: (id: string): Promise<string> => sectionText(page(), id),
+  textIn: (selector: string): Promise<string> => textIn(page(), selector),
+  fill: (selector: string, value: string): Promise<void> => fill(page(), selector, value),
+  fieldValue: (selector: string): Promise<string> => fieldValue(page(), selector),
+});

@@ -1,13 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Page } from "puppeteer-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  type BrowserOnStack,
+  addDemoCalendar,
+  browserOnStackForFile,
   clickAndWait as clickAndWaitOn,
+  installAsU001,
   sectionText as sectionTextOf,
-  startBrowserOnStack,
   textIn,
 } from "./browser-support";
 import { advance, type E2e } from "./support";
@@ -18,30 +16,18 @@ import { advance, type E2e } from "./support";
  * expected words are written out by hand.
  */
 
-let running: BrowserOnStack;
 let e: E2e;
 let page: Page;
-const tempDir = mkdtempSync(path.join(tmpdir(), "statuspilot-browser-sync-"));
 const SYNC_NOW = 'form[action="/settings/sync"] button[type="submit"]';
 
-beforeAll(async () => {
-  running = await startBrowserOnStack({
-    tz: "Europe/Berlin",
-    stateDir: tempDir,
-    javascript: false,
-  });
-  ({ e, page } = running);
-  await page.goto(e.installUrl, { waitUntil: "load" });
-  await page.select("#as", "U001");
-  await clickAndWaitOn(page, 'button[name="decision"][value="allow"]');
-  await page.type("#calendar-url", e.feedUrl("U001"));
-  await clickAndWaitOn(page, 'form[action="/settings/calendars/add"] button[type="submit"]');
-}, 60_000);
-
-afterAll(async () => {
-  await running?.close();
-  rmSync(tempDir, { recursive: true, force: true });
-});
+browserOnStackForFile(
+  { name: "browser-sync", tz: "Europe/Berlin", javascript: false },
+  async (running) => {
+    ({ e, page } = running);
+    await installAsU001(running);
+    await addDemoCalendar(running);
+  },
+);
 
 describe("Sync now and each calendar's health on the settings page", () => {
   it("shows the calendar's last good read and its next read", async () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Route, routes } from "#functions/routes";
+import type { Route } from "#functions/routes";
+import { ADMIN_ROUTES, adminHandlers, paramNames } from "./support/admin-routes";
 import {
   type AnyHandler,
   apiEvent,
@@ -13,12 +14,8 @@ import { ALICE, type FuzzStack, NOW_MS, SECRETS, startFuzzStack } from "./suppor
 import { fuzz, sendAndExpectRefusal } from "./support/verdict";
 
 /** As deployed on AWS: no ADMIN_API_KEY, so only API Gateway's IAM authorizer lets a call in. */
-const adminRoutes = routes.filter((r) => r.path.startsWith("/admin/"));
-const handlers = new Map<Route, AnyHandler>();
+let handlers: Map<Route, AnyHandler>;
 let stack: FuzzStack;
-
-const paramNames = (route: Route): string[] =>
-  [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
 
 /** Authorizer contexts that do not name an IAM caller: absent, empty, or another kind. */
 const notIam = fc.constantFrom<unknown>(
@@ -35,17 +32,13 @@ const notIam = fc.constantFrom<unknown>(
 describe("admin API without an API key (IAM authorization) under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack({ adminApiKey: false });
-    for (const route of adminRoutes)
-      handlers.set(
-        route,
-        (await route.load()).createHandler(() => stack.app),
-      );
+    handlers = await adminHandlers(stack);
   });
   afterAll(async () => stack?.close());
 
   it("refuses every admin call that carries no IAM caller with 403, whatever key it sends", async () => {
     await fuzz(
-      fc.constantFrom(...adminRoutes).chain((route) =>
+      fc.constantFrom(...ADMIN_ROUTES).chain((route) =>
         fc.record({
           route: fc.constant(route),
           authorizer: notIam,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Route, routes } from "#functions/routes";
+import type { Route } from "#functions/routes";
+import { ADMIN_ROUTES, adminHandlers, paramNames } from "./support/admin-routes";
 import {
   type AnyHandler,
   apiEvent,
@@ -11,19 +12,15 @@ import {
   OVERSIZED_ENTRY_ID,
   OVERSIZED_IDS,
   pathValue,
+  plainWire,
   unsyncableFeedUrl,
   unsyncableSourceId,
 } from "./support/requests";
 import { ALICE, CHANNELS, type FuzzStack, NOW_MS, SECRETS, startFuzzStack } from "./support/stack";
 import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
-/** Every admin route in routes.ts, so routes added later are fuzzed too. */
-const adminRoutes = routes.filter((r) => r.path.startsWith("/admin/"));
-const handlers = new Map<Route, AnyHandler>();
+let handlers: Map<Route, AnyHandler>;
 let stack: FuzzStack;
-
-const paramNames = (route: Route): string[] =>
-  [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
 
 const rawPathOf = (route: Route, params: Record<string, string>): string =>
   route.path.replace(/\{([^}]+)\}/g, (_m, name: string) => params[name] ?? "");
@@ -102,21 +99,17 @@ const wrongKey = fc.oneof(
 describe("admin API under fuzzing", () => {
   beforeAll(async () => {
     stack = await startFuzzStack();
-    for (const route of adminRoutes)
-      handlers.set(
-        route,
-        (await route.load()).createHandler(() => stack.app),
-      );
+    handlers = await adminHandlers(stack);
   });
   afterAll(async () => stack?.close());
 
   it("has admin routes to fuzz", () => {
-    expect(adminRoutes.length).toBeGreaterThanOrEqual(3);
+    expect(ADMIN_ROUTES.length).toBeGreaterThanOrEqual(3);
   });
 
   it("refuses every admin call without the right x-api-key with 401, on every admin route", async () => {
     await fuzz(
-      fc.constantFrom(...adminRoutes).chain((route) =>
+      fc.constantFrom(...ADMIN_ROUTES).chain((route) =>
         fc.record({
           route: fc.constant(route),
           key: wrongKey,
@@ -180,10 +173,10 @@ describe("admin API under fuzzing", () => {
           { requiredKeys: [] },
         )
         .map((doc) => JSON.stringify(doc))
-        .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+        .map(plainWire),
     );
     await fuzz(
-      fc.constantFrom(...adminRoutes).chain((route) =>
+      fc.constantFrom(...ADMIN_ROUTES).chain((route) =>
         fc.record({
           route: fc.constant(route),
           params: fc.oneof(
@@ -220,7 +213,7 @@ describe("admin API under fuzzing", () => {
   it.each(["PATCH", "PUT", "HEAD"])(
     "refuses %s on the out-of-office collection instead of scheduling",
     async (method) => {
-      const route = adminRoutes.find((r) => r.method === "POST" && r.path.endsWith("/ooo"));
+      const route = ADMIN_ROUTES.find((r) => r.method === "POST" && r.path.endsWith("/ooo"));
       expect(route).toBeDefined();
       const body = JSON.stringify({ start: NOW_MS + 3_600_000, end: NOW_MS + 7_200_000 });
       const event = adminEvent(route as Route, {
@@ -235,11 +228,10 @@ describe("admin API under fuzzing", () => {
 
   // The same for the onboarding routes: DELETE or PATCH on a user must not overwrite it, and a
   // GET on a channel must not rebind it.
-  const undeclared = adminRoutes
-    .filter((r) => r.function === "adminUsers")
+  const undeclared = ADMIN_ROUTES.filter((r) => r.function === "adminUsers")
     .flatMap((r) =>
       ["DELETE", "PATCH", "POST", "GET", "PUT"]
-        .filter((m) => !adminRoutes.some((d) => d.path === r.path && d.method === m))
+        .filter((m) => !ADMIN_ROUTES.some((d) => d.path === r.path && d.method === m))
         .map((method) => ({ method, route: r, label: `${method} ${r.path}` })),
     )
     .filter((c, i, all) => all.findIndex((o) => o.label === c.label) === i);
@@ -259,11 +251,9 @@ describe("admin API under fuzzing", () => {
   // A {user} (or {team}) longer than DynamoDB's 2048-byte key limit must be refused at the
   // edge (workspace ids are 1-32 upper-case letters or digits), never reach the store.
   it.each(
-    adminRoutes
-      .filter((r) => r.method !== "GET" && r.path.includes("/ooo"))
-      .flatMap((r) =>
-        OVERSIZED_IDS.map((id) => ({ route: r, label: `${r.method} ${r.path}`, id })),
-      ),
+    ADMIN_ROUTES.filter((r) => r.method !== "GET" && r.path.includes("/ooo")).flatMap((r) =>
+      OVERSIZED_IDS.map((id) => ({ route: r, label: `${r.method} ${r.path}`, id })),
+    ),
   )("answers $label for an oversized user with 4xx instead of a 500", async ({ route, id }) => {
     const body = JSON.stringify({ start: NOW_MS + 3_600_000, end: NOW_MS + 7_200_000 });
     const event = adminEvent(route, {
@@ -277,7 +267,7 @@ describe("admin API under fuzzing", () => {
   // An {id} longer than DynamoDB's 1024-byte sort key limit must not reach DeleteItem: entry
   // ids are at most 128 characters.
   it("answers DELETE of a 1025-character out-of-office id with 4xx instead of a 500", async () => {
-    const route = adminRoutes.find((r) => r.method === "DELETE" && r.path.endsWith("/{id}"));
+    const route = ADMIN_ROUTES.find((r) => r.method === "DELETE" && r.path.endsWith("/{id}"));
     expect(route).toBeDefined();
     const event = adminEvent(route as Route, {
       params: aliceParams(route as Route, OVERSIZED_ENTRY_ID),
@@ -290,7 +280,7 @@ describe("admin API under fuzzing", () => {
   // fetched inside the account's network must be refused up front: stored, it would fail at
   // every poll and fill the dead-letter queue. The fuzz stack checks addresses as on AWS.
   it("refuses a user whose one bad source can never sync or reaches inside, with 400 and its pointer", async () => {
-    const route = adminRoutes.find(
+    const route = ADMIN_ROUTES.find(
       (r) => r.method === "PUT" && r.path === "/admin/users/{team}/{user}",
     );
     expect(route).toBeDefined();

@@ -9,6 +9,7 @@ import {
   noiseHeaders,
   OVERSIZED_IDS,
   pathValue,
+  plainWire,
   signatureFault,
   signatureHeaders,
   smuggledHookId,
@@ -174,7 +175,7 @@ describe("calendar hooks under fuzzing", () => {
             fc
               .array(badNotification, { minLength: 0, maxLength: 5 })
               .map((value) => JSON.stringify({ value }))
-              .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+              .map(plainWire),
           ),
           type: contentType,
           noise: noiseHeaders,

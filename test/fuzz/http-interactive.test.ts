@@ -1,26 +1,22 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { createHandler } from "#functions/http/interactive";
 import { HOME_ACTIONS } from "#lib/app/notify/home-blocks";
-import { garbageBody, headers, signatureHeaders, type WireBody } from "./support/requests";
+import { garbageBody, plainWire } from "./support/requests";
 import {
   expectBadSignaturesRefused,
   form,
-  SERVICE_SIG,
-  servicePost,
+  signedEvent,
+  signedRouteUnderFuzz,
 } from "./support/service-signed";
-import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
+import { ALICE } from "./support/stack";
 import { fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
 // POST /service/interactive (lib/webhooks/interactive.ts): a Home tab or message click, signed
 // like the events, its JSON in the form's one field `payload`.
 
-let stack: FuzzStack;
-const handler = createHandler(() => stack.app);
-
-const eventOf = servicePost("/service/interactive");
-
-const wired = (body: string): WireBody => ({ body, isBase64Encoded: false, decoded: body });
+const target = signedRouteUnderFuzz(createHandler, "/service/interactive");
+const { handler, eventOf } = target;
 
 /** A click's payload as the platform sends it. */
 const click = (team: string, user: string, actionIds: string[]): string =>
@@ -37,16 +33,11 @@ const click = (team: string, user: string, actionIds: string[]): string =>
 const acknowledged: NoOp = (res) => (res.statusCode === 200 ? "acknowledged" : undefined);
 
 describe("POST /service/interactive under fuzzing", () => {
-  beforeAll(async () => {
-    stack = await startFuzzStack();
-  });
-  afterAll(async () => stack?.close());
-
   it("refuses every wrongly signed, stale or unsigned click with 401 and changes nothing", async () => {
     await expectBadSignaturesRefused(
-      { stack, handler, eventOf },
+      target,
       // Alice's Pause, which would change her mode were it signed correctly.
-      fc.oneof(garbageBody, fc.constant(wired(click(ALICE.team, ALICE.user, ["pause"])))),
+      fc.oneof(garbageBody, fc.constant(plainWire(click(ALICE.team, ALICE.user, ["pause"])))),
       60,
     );
   });
@@ -66,23 +57,18 @@ describe("POST /service/interactive under fuzzing", () => {
           { maxLength: 4 },
         ),
       })
-      .map(({ team, user, actions }) => wired(click(team, user, actions)));
+      .map(({ team, user, actions }) => plainWire(click(team, user, actions)));
     const odd = fc.oneof(
       garbageBody,
-      fc.jsonValue({ maxDepth: 3 }).map((v) => wired(form({ payload: JSON.stringify(v) }))),
-      fc.string({ maxLength: 100 }).map((p) => wired(form({ payload: p }))),
-      fc.constant(wired(form({ payload: "x".repeat(400_001) }))),
+      fc.jsonValue({ maxDepth: 3 }).map((v) => plainWire(form({ payload: JSON.stringify(v) }))),
+      fc.string({ maxLength: 100 }).map((p) => plainWire(form({ payload: p }))),
+      fc.constant(plainWire(form({ payload: "x".repeat(400_001) }))),
       // Alice's click on a link button (Reconnect): the browser opens it, the click asks nothing.
-      fc.constant(wired(click(ALICE.team, ALICE.user, [HOME_ACTIONS.reconnect]))),
+      fc.constant(plainWire(click(ALICE.team, ALICE.user, [HOME_ACTIONS.reconnect]))),
     );
     await fuzz(fc.oneof(harmlessClick, odd), 80, async (wire) => {
-      const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
-      const event = eventOf(
-        wire.body,
-        headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
-        wire.isBase64Encoded,
-      );
-      await sendAndExpectRefusal(stack, handler, event, acknowledged);
+      const event = signedEvent(eventOf, wire);
+      await sendAndExpectRefusal(target.stack, handler, event, acknowledged);
     });
   });
 });

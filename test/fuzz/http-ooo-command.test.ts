@@ -1,11 +1,11 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHandler } from "#functions/http/ooo-command";
 import {
   garbageBody,
-  headers,
   OVERSIZED_ENTRY_ID,
   OVERSIZED_IDS,
+  plainWire,
   signatureHeaders,
 } from "./support/requests";
 import {
@@ -13,15 +13,14 @@ import {
   expectBadSignaturesRefused,
   form,
   SERVICE_SIG,
-  servicePost,
+  signedEvent,
+  signedRouteUnderFuzz,
 } from "./support/service-signed";
-import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
+import { ALICE, SECRETS } from "./support/stack";
 import { fuzz, sendAndExpectRefusal } from "./support/verdict";
 
-let stack: FuzzStack;
-const handler = createHandler(() => stack.app);
-
-const eventOf = servicePost("/service/commands/ooo");
+const target = signedRouteUnderFuzz(createHandler, "/service/commands/ooo");
+const { handler, eventOf } = target;
 
 /**
  * `/ooo` texts that schedule nothing: help, list, cancelling unknown ids, impossible or past
@@ -58,14 +57,9 @@ const harmlessText = fc.oneof(
 );
 
 describe("POST /service/commands/ooo under fuzzing", () => {
-  beforeAll(async () => {
-    stack = await startFuzzStack();
-  });
-  afterAll(async () => stack?.close());
-
   it("refuses every wrongly signed, stale or unsigned command with 401 and schedules nothing", async () => {
     await expectBadSignaturesRefused(
-      { stack, handler, eventOf },
+      target,
       fc.oneof(
         garbageBody,
         // A well-formed command that would schedule, were it signed correctly.
@@ -78,7 +72,7 @@ describe("POST /service/commands/ooo under fuzzing", () => {
               text: "2026-01-05 to 2026-01-09 Skiing",
             }),
           )
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
       ),
       80,
     );
@@ -102,11 +96,11 @@ describe("POST /service/commands/ooo under fuzzing", () => {
             extra: fc.option(fc.string({ maxLength: 50 }), { nil: undefined }),
           })
           .map(form)
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
         // Alice herself, with every harmless text.
         harmlessText
           .map((text) => form({ team_id: ALICE.team, user_id: ALICE.user, command: "/ooo", text }))
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
         // Fields repeated: URLSearchParams keeps the last, a careless parser the first.
         fc
           .string({ maxLength: 20 })
@@ -114,17 +108,12 @@ describe("POST /service/commands/ooo under fuzzing", () => {
             (t) =>
               `team_id=T0DEMO&user_id=U001&command=%2Fooo&text=list&text=${encodeURIComponent(t)}&user_id=U001`,
           )
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
       ),
       100,
       async (wire) => {
-        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
-        const event = eventOf(
-          wire.body,
-          headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
-          wire.isBase64Encoded,
-        );
-        await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+        const event = signedEvent(eventOf, wire);
+        await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
       },
     );
   });
@@ -136,7 +125,7 @@ describe("POST /service/commands/ooo under fuzzing", () => {
     async ({ id }) => {
       const body = form({ team_id: ALICE.team, user_id: id, command: "/ooo", text: "list" });
       const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
-      await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+      await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
     },
   );
 
@@ -150,10 +139,10 @@ describe("POST /service/commands/ooo under fuzzing", () => {
       text: `cancel ${OVERSIZED_ENTRY_ID}`,
     });
     const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
-    await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+    await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
   });
 
   it("wrote log lines while fuzzing, so the no-secret check had something to read", () => {
-    expect(stack.logs.lines.length).toBeGreaterThan(0);
+    expect(target.stack.logs.lines.length).toBeGreaterThan(0);
   });
 });

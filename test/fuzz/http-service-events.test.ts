@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createHandler } from "#functions/http/events";
 import {
   contentType,
@@ -7,16 +7,20 @@ import {
   headers,
   invoke,
   OVERSIZED_IDS,
+  plainWire,
   signatureHeaders,
 } from "./support/requests";
-import { expectBadSignaturesRefused, SERVICE_SIG, servicePost } from "./support/service-signed";
-import { type FuzzStack, SECRETS, startFuzzStack, userChangeFixtureBody } from "./support/stack";
+import {
+  expectBadSignaturesRefused,
+  SERVICE_SIG,
+  signedEvent,
+  signedRouteUnderFuzz,
+} from "./support/service-signed";
+import { SECRETS, userChangeFixtureBody } from "./support/stack";
 import { contentTypeOf, fuzz, type NoOp, sendAndExpectRefusal } from "./support/verdict";
 
-let stack: FuzzStack;
-const handler = createHandler(() => stack.app);
-
-const eventOf = servicePost("/service/events");
+const target = signedRouteUnderFuzz(createHandler, "/service/events");
+const { handler, eventOf } = target;
 
 /** The documented 200s of a correctly signed request that records nothing. */
 const serviceNoOp: NoOp = (res, body) => {
@@ -77,35 +81,22 @@ const nearEnvelope = fc
   .map((doc) => JSON.stringify(doc));
 
 describe("POST /service/events under fuzzing", () => {
-  beforeAll(async () => {
-    stack = await startFuzzStack();
-  });
-  afterAll(async () => stack?.close());
-
   it("refuses every wrongly signed, stale or unsigned request with 401 and changes nothing", async () => {
-    await expectBadSignaturesRefused({ stack, handler, eventOf }, garbageBody, 80);
+    await expectBadSignaturesRefused(target, garbageBody, 80);
   });
 
   it("answers correctly signed garbage with 400, or 200 only for a documented no-op", async () => {
     await fuzz(
       fc.record({
-        wire: fc.oneof(
-          garbageBody,
-          nearEnvelope.map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
-        ),
+        wire: fc.oneof(garbageBody, nearEnvelope.map(plainWire)),
         type: contentType,
       }),
       100,
       async ({ wire, type }) => {
         // Prepare
-        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
-        const event = eventOf(
-          wire.body,
-          headers({ "content-type": type }, signed),
-          wire.isBase64Encoded,
-        );
+        const event = signedEvent(eventOf, wire, type);
         // Act + Assess
-        await sendAndExpectRefusal(stack, handler, event, serviceNoOp);
+        await sendAndExpectRefusal(target.stack, handler, event, serviceNoOp);
       },
     );
   });
@@ -145,7 +136,7 @@ describe("POST /service/events under fuzzing", () => {
           ),
         );
         // Act
-        const res = await sendAndExpectRefusal(stack, handler, event, serviceNoOp);
+        const res = await sendAndExpectRefusal(target.stack, handler, event, serviceNoOp);
         // Assess
         expect(res.statusCode).toBe(200);
       },
@@ -175,7 +166,7 @@ describe("POST /service/events under fuzzing", () => {
       if (field === "user.team_id") doc.event.user.team_id = id;
       const body = JSON.stringify(doc);
       await sendAndExpectRefusal(
-        stack,
+        target.stack,
         handler,
         eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body)),
         serviceNoOp,
@@ -184,6 +175,6 @@ describe("POST /service/events under fuzzing", () => {
   );
 
   it("writes log lines while fuzzing, so the no-secret check has something to read", () => {
-    expect(stack.logs.lines.length).toBeGreaterThan(0);
+    expect(target.stack.logs.lines.length).toBeGreaterThan(0);
   });
 });

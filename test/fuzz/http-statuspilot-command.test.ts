@@ -1,24 +1,23 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, it } from "vitest";
+import { describe, it } from "vitest";
 import { createHandler } from "#functions/http/statuspilot-command";
-import { garbageBody, headers, OVERSIZED_IDS, signatureHeaders } from "./support/requests";
+import { garbageBody, OVERSIZED_IDS, plainWire, signatureHeaders } from "./support/requests";
 import {
   ephemeralNoOp,
   expectBadSignaturesRefused,
   form,
   SERVICE_SIG,
-  servicePost,
+  signedEvent,
+  signedRouteUnderFuzz,
 } from "./support/service-signed";
-import { ALICE, type FuzzStack, SECRETS, startFuzzStack } from "./support/stack";
+import { ALICE, SECRETS } from "./support/stack";
 import { fuzz, sendAndExpectRefusal } from "./support/verdict";
 
 // `/statuspilot` is signed and parsed like `/ooo` (lib/webhooks/slash-command.ts): the same
 // refusals, and every answer to a person an ephemeral one.
 
-let stack: FuzzStack;
-const handler = createHandler(() => stack.app);
-
-const eventOf = servicePost("/service/commands/statuspilot");
+const target = signedRouteUnderFuzz(createHandler, "/service/commands/statuspilot");
+const { handler, eventOf } = target;
 
 /** Texts that change nothing: status, settings, help, and anything else (which is help). */
 const harmlessText = fc.oneof(
@@ -27,14 +26,9 @@ const harmlessText = fc.oneof(
 );
 
 describe("POST /service/commands/statuspilot under fuzzing", () => {
-  beforeAll(async () => {
-    stack = await startFuzzStack();
-  });
-  afterAll(async () => stack?.close());
-
   it("refuses every wrongly signed, stale or unsigned command with 401 and changes nothing", async () => {
     await expectBadSignaturesRefused(
-      { stack, handler, eventOf },
+      target,
       fc.oneof(
         garbageBody,
         // A well-formed command that would pause Alice, were it signed correctly.
@@ -47,7 +41,7 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
               text: "pause",
             }),
           )
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
       ),
       60,
     );
@@ -70,22 +64,17 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
             text: fc.option(harmlessText, { nil: undefined }),
           })
           .map(form)
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
         harmlessText
           .map((text) =>
             form({ team_id: ALICE.team, user_id: ALICE.user, command: "/statuspilot", text }),
           )
-          .map((b) => ({ body: b, isBase64Encoded: false, decoded: b })),
+          .map(plainWire),
       ),
       80,
       async (wire) => {
-        const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
-        const event = eventOf(
-          wire.body,
-          headers({ "content-type": "application/x-www-form-urlencoded" }, signed),
-          wire.isBase64Encoded,
-        );
-        await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+        const event = signedEvent(eventOf, wire);
+        await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
       },
     );
   });
@@ -100,7 +89,7 @@ describe("POST /service/commands/statuspilot under fuzzing", () => {
         text: "status",
       });
       const event = eventOf(body, signatureHeaders(SERVICE_SIG, SECRETS.signing, body));
-      await sendAndExpectRefusal(stack, handler, event, ephemeralNoOp);
+      await sendAndExpectRefusal(target.stack, handler, event, ephemeralNoOp);
     },
   );
 });

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { CodedError } from "#lib/core/coded-error";
 import type { SealOwner } from "#lib/core/ports";
 import type { SealReading, SealReadingVault } from "./legacy-seals";
 
@@ -18,15 +19,10 @@ const aadOf = (owner: SealOwner): Buffer =>
  */
 export const LEGACY_AAD = Buffer.from("statuspilot-user-token");
 
-export class LocalTokenVaultError extends Error {
+export class LocalTokenVaultError extends CodedError<
+  "bad_key" | "not_sealed_locally" | "tampered"
+> {
   override name = "LocalTokenVaultError";
-  constructor(
-    message: string,
-    readonly code: "bad_key" | "not_sealed_locally" | "tampered",
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
 }
 
 /** AES-256-GCM with a local 32-byte key (the local stack); AWS uses the KMS vault. */

@@ -3,57 +3,23 @@
 import { MAX_FEED_BYTES } from "#lib/calendar/feed-body";
 import type { FeedAddressGuard } from "#lib/calendar/feed-fetch";
 import type { ExpandFn } from "#lib/calendar/providers/provider";
-import type { SourceKind } from "#lib/calendar/providers/registry";
 import type { Clock, WorkTimer } from "#lib/core/clock";
 import type { Log, Metrics } from "#lib/core/ports";
-import type { SourceHealth, SourceRecord, TooLargeMark } from "#lib/core/records";
+import type { SourceHealth } from "#lib/core/records";
 import type { UserRules } from "#lib/core/rules";
 import type { ReadResult } from "#lib/core/source-health";
 import type { Block, Occurrence, UserKey } from "#lib/core/types";
 import type { ConnectedSync } from "../connect/connected-sync";
-import type { KnownSource, TimelineMeta } from "../contracts";
+import type { KnownSource, SourceSyncInput, SourceView, TimelineMeta } from "../contracts";
 
 /** What the sync needs to know about one calendar source and its owner. */
-export interface SyncSourceView {
-  /**
-   * Which provider reads it (lib/calendar/providers/registry.ts). Views without one are read as
-   * ICS feeds, as every kind was before providers had reads of their own.
-   */
-  kind?: SourceKind;
-  /** The calendar's address, stored sealed: opened here only, right before the fetch. */
-  openUrl(): Promise<string>;
-  tz: string;
-  emails: string[];
-  rules: UserRules;
-  etag?: string;
-  lastModified?: string;
-  hash?: string;
-  /** When the feed was last checked (fetched, or answered 304), epoch ms. */
-  syncedAt?: number;
-  /**
-   * The source as stored, when the loader has it: a connected source's read takes its token,
-   * cursor and channel from here instead of reading the user a second time.
-   */
-  stored?: SourceRecord;
-}
+export type SyncSourceView = SourceView;
 
 /**
  * What a check records. `syncedAt` is the check time even when nothing changed (304 or the same
  * content), so the 15-minute poll index and the `already_synced` check count from the last check.
  */
-export interface SourceSyncRecord {
-  /** Absent on a record of a calendar that was not read (too large): its last read stands. */
-  syncedAt?: number;
-  etag?: string;
-  lastModified?: string;
-  hash?: string;
-  /** A connected source's incremental-read cursor (Google nextSyncToken). */
-  cursor?: string;
-  /** The cap the read reached; null: it was read in full (a mark left from before goes). */
-  tooLarge?: TooLargeMark | null;
-  /** The calendar's display name, when the read found one. */
-  name?: string;
-}
+export type SourceSyncRecord = SourceSyncInput;
 
 export type BuildTimelineFn = (
   occurrences: Occurrence[],

@@ -2,6 +2,7 @@ import type { AgendaEvent } from "#lib/core/agenda";
 import type { AgendaRecord } from "#lib/core/ports";
 import type { UserKey } from "#lib/core/types";
 import { type Item, n, packJson, readN, readPackedJson, readS, s } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * One calendar's agenda (lib/core/agenda.ts): its events near today, packed (codec.ts
@@ -23,11 +24,7 @@ export const agendaKeys = (key: UserKey, sourceId: string) => ({
 export function agendaToItem(a: AgendaRecord): Item {
   const keys = agendaKeys(a.key, a.sourceId);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("agenda"),
-    team: s(a.key.team),
-    user: s(a.key.user),
+    ...userItem(keys, "agenda", a.key),
     sourceId: s(a.sourceId),
     updatedAt: n(a.updatedAt),
     [EVENTS_PACKED]: packJson(a.events),
@@ -36,7 +33,7 @@ export function agendaToItem(a: AgendaRecord): Item {
 
 export function agendaFromItem(item: Item): AgendaRecord {
   return {
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     sourceId: readS(item, "sourceId"),
     events: readPackedJson<AgendaEvent[]>(item, EVENTS_PACKED),
     updatedAt: readN(item, "updatedAt"),

@@ -3,6 +3,7 @@ import { type ChannelKind, isChannelKind } from "#lib/core/source-kinds";
 import { CorruptItemError } from "../errors";
 import { TTL_ATTRIBUTE } from "../table";
 import { type Item, n, readN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /** Calendar push channel → user lookup (Google channel id, Graph subscription, hook id). */
 
@@ -31,12 +32,8 @@ const retiredExpiry = (retiresAt: number) => n(Math.ceil((retiresAt + 86_400_000
 export function channelToItem(c: ChannelRecord): Item {
   const keys = channelKeys(c.channelId);
   const item: Item = {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("channel"),
+    ...userItem(keys, "channel", c.key),
     channelId: s(c.channelId),
-    team: s(c.key.team),
-    user: s(c.key.user),
     sourceId: s(c.sourceId),
     version: n(c.version),
   };
@@ -52,7 +49,7 @@ export function channelToItem(c: ChannelRecord): Item {
 export function channelFromItem(item: Item): ChannelRecord {
   return {
     channelId: readS(item, "channelId"),
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     sourceId: readS(item, "sourceId"),
     ...(item.secretSealed !== undefined ? { secretSealed: readS(item, "secretSealed") } : {}),
     ...(item.kind !== undefined ? { kind: readChannelKind(item) } : {}),

@@ -1,6 +1,7 @@
 import type { HomeRecord } from "#lib/core/notice-store";
 import type { UserKey } from "#lib/core/types";
 import { type Item, n, readN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * The Home view last published for a person: one item in their partition (`USER#team#user`,
@@ -12,18 +13,14 @@ export const homeKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), SK:
 export function homeToItem(h: HomeRecord): Item {
   const keys = homeKeys(h.key);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("home"),
-    team: s(h.key.team),
-    user: s(h.key.user),
+    ...userItem(keys, "home", h.key),
     hash: s(h.hash),
     publishedAt: n(h.publishedAt),
   };
 }
 
 export const homeFromItem = (item: Item): HomeRecord => ({
-  key: { team: readS(item, "team"), user: readS(item, "user") },
+  key: readUserKey(item),
   hash: readS(item, "hash"),
   publishedAt: readN(item, "publishedAt"),
 });

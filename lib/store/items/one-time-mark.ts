@@ -1,5 +1,6 @@
 import { TTL_ATTRIBUTE } from "../table";
-import { type Item, n, s } from "./codec";
+import { type Item, n } from "./codec";
+import { typedItem } from "./item-head";
 
 /**
  * A one-time mark (the spent install `state`): one item per id. `expiresAtMs` decides, to the
@@ -16,9 +17,7 @@ export const oneTimeMarkKeys = (id: string) => ({ PK: `${ONE_TIME_MARK_PREFIX}${
 export function oneTimeMarkToItem(id: string, expiresAtMs: number): Item {
   const keys = oneTimeMarkKeys(id);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("one-time-mark"),
+    ...typedItem(keys, "one-time-mark"),
     [EXPIRES_AT_MS]: n(expiresAtMs),
     [TTL_ATTRIBUTE]: n(Math.ceil(expiresAtMs / 1000)),
   };

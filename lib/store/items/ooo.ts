@@ -2,6 +2,7 @@ import type { OutOfOfficeRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { TTL_ATTRIBUTE } from "../table";
 import { type Item, n, readN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * A scheduled out-of-office entry; one item each, beside the user's other items. It expires
@@ -22,11 +23,7 @@ export const oooKeys = (key: UserKey, id: string) => ({
 export function oooToItem(e: OutOfOfficeRecord): Item {
   const keys = oooKeys(e.key, e.id);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("ooo"),
-    team: s(e.key.team),
-    user: s(e.key.user),
+    ...userItem(keys, "ooo", e.key),
     id: s(e.id),
     start: n(e.start),
     end: n(e.end),
@@ -40,7 +37,7 @@ export function oooToItem(e: OutOfOfficeRecord): Item {
 
 export function oooFromItem(item: Item): OutOfOfficeRecord {
   return {
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     id: readS(item, "id"),
     start: readN(item, "start"),
     end: readN(item, "end"),

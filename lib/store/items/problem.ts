@@ -1,6 +1,7 @@
 import type { ProblemRecord } from "#lib/core/notice-store";
 import type { UserKey } from "#lib/core/types";
 import { type Item, n, readN, readOptionalN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * A person's problem record (lib/core/problems.ts): one item per problem in the user's partition
@@ -20,11 +21,7 @@ const UNTOLD = new Set<string>(["dms_off", "no_bot_token", "refused"]);
 export function problemToItem(p: ProblemRecord): Item {
   const keys = problemKeys(p.key, p.id);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("problem"),
-    team: s(p.key.team),
-    user: s(p.key.user),
+    ...userItem(keys, "problem", p.key),
     openedAt: n(p.openedAt),
     ...(p.toldAt !== undefined ? { toldAt: n(p.toldAt) } : {}),
     ...(p.untold !== undefined ? { untold: s(p.untold) } : {}),
@@ -35,7 +32,7 @@ export function problemFromItem(item: Item): ProblemRecord {
   const toldAt = readOptionalN(item, "toldAt");
   const untold = item.untold !== undefined ? readS(item, "untold") : undefined;
   return {
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     id: readS(item, "SK").slice(PROBLEM_PREFIX.length),
     openedAt: readN(item, "openedAt"),
     ...(toldAt !== undefined ? { toldAt } : {}),

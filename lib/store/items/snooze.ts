@@ -1,6 +1,7 @@
 import type { SnoozeRecord } from "#lib/core/dnd";
 import type { UserKey } from "#lib/core/types";
-import { type Item, n, readJson, readN, readS, s, userPk } from "./codec";
+import { type Item, n, readJson, readN, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * The Do Not Disturb item: the snooze Statuspilot set for a `dnd` block (what it asked for and
@@ -15,11 +16,7 @@ export const snoozeKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), S
 export function snoozeToItem(snooze: SnoozeRecord): Item {
   const keys = snoozeKeys(snooze.key);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("snooze"),
-    team: s(snooze.key.team),
-    user: s(snooze.key.user),
+    ...userItem(keys, "snooze", snooze.key),
     version: n(snooze.version),
     updatedAt: n(snooze.updatedAt),
     data: s(JSON.stringify({ ours: snooze.ours, claim: snooze.claim })),
@@ -29,7 +26,7 @@ export function snoozeToItem(snooze: SnoozeRecord): Item {
 export function snoozeFromItem(item: Item): SnoozeRecord {
   const data = readJson<Pick<SnoozeRecord, "ours" | "claim">>(item, "data");
   return {
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     ...(data.ours !== undefined ? { ours: data.ours } : {}),
     ...(data.claim !== undefined ? { claim: data.claim } : {}),
     version: readN(item, "version"),

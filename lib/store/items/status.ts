@@ -14,6 +14,7 @@ import {
   s,
   userPk,
 } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * The status item: actual status, last written, recent and attempted writes, manual override,
@@ -35,11 +36,7 @@ export const statusKeys = (key: UserKey) => ({ PK: userPk(key.team, key.user), S
 export function statusToItem(status: StatusRecord): Item {
   const keys = statusKeys(status.key);
   const item: Item = {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("status"),
-    team: s(status.key.team),
-    user: s(status.key.user),
+    ...userItem(keys, "status", status.key),
     version: n(status.version),
     updatedAt: n(status.updatedAt),
     [STATE_PACKED]: packJson(status.state),
@@ -59,7 +56,7 @@ export function statusFromItem(item: Item): StatusRecord {
   const enqueuedFor = readOptionalN(item, "enqueuedFor");
   const ooo = item.nextIsOoo;
   return {
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     state: readJsonPackedOrPlain<StatusState>(item, STATE_PACKED, STATE_PLAIN),
     version: readN(item, "version"),
     updatedAt: readN(item, "updatedAt"),

@@ -1,5 +1,6 @@
 import type { TeamBotRecord } from "#lib/core/notice-store";
 import { type Item, n, readN, readS, s } from "./codec";
+import { typedItem } from "./item-head";
 
 /** A team's bot token, sealed: one item per team (`TEAM#<team>`, `BOT`), whoever installed. */
 
@@ -8,9 +9,7 @@ export const teamBotKeys = (team: string) => ({ PK: `TEAM#${team}`, SK: "BOT" })
 export function teamBotToItem(b: TeamBotRecord): Item {
   const keys = teamBotKeys(b.team);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("team-bot"),
+    ...typedItem(keys, "team-bot"),
     team: s(b.team),
     tokenSealed: s(b.tokenSealed),
     ...(b.botUser !== undefined ? { botUser: s(b.botUser) } : {}),

@@ -1,6 +1,7 @@
 import type { TimelineRecord } from "#lib/core/records";
 import type { Block, UserKey } from "#lib/core/types";
 import { type Item, n, packJson, readJsonPackedOrPlain, readN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /** One calendar source's resolved blocks for the horizon, with the feed's ETag and hash. */
 
@@ -21,11 +22,7 @@ export const timelineKeys = (key: UserKey, sourceId: string) => ({
 export function timelineToItem(t: TimelineRecord): Item {
   const keys = timelineKeys(t.key, t.sourceId);
   const item: Item = {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("timeline"),
-    team: s(t.key.team),
-    user: s(t.key.user),
+    ...userItem(keys, "timeline", t.key),
     sourceId: s(t.sourceId),
     version: n(t.version),
     updatedAt: n(t.updatedAt),
@@ -38,7 +35,7 @@ export function timelineToItem(t: TimelineRecord): Item {
 
 export function timelineFromItem(item: Item): TimelineRecord {
   return {
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     sourceId: readS(item, "sourceId"),
     blocks: readJsonPackedOrPlain<Block[]>(item, BLOCKS_PACKED, BLOCKS_PLAIN),
     ...(item.etag !== undefined ? { etag: readS(item, "etag") } : {}),

@@ -1,6 +1,7 @@
 import type { UserKey } from "#lib/core/types";
 import type { UpkeepDue, UpkeepEntry } from "#lib/core/upkeep-schedule";
 import { type Item, n, readN, readOptionalN, readS, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /**
  * A connected source's push upkeep entry: one item in its user's partition
@@ -32,11 +33,7 @@ export const UPKEEP_CLAIM_NAMES = {
 export function upkeepToItem(e: UpkeepEntry): Item {
   const keys = upkeepKeys(e.key, e.sourceId);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("push-upkeep"),
-    team: s(e.key.team),
-    user: s(e.key.user),
+    ...userItem(keys, "push-upkeep", e.key),
     GSI1PK: s(UPKEEP_DUE_PARTITION),
     GSI1SK: n(e.dueAt),
     failures: n(e.failures),
@@ -47,11 +44,7 @@ export function upkeepToItem(e: UpkeepEntry): Item {
 export function parkedUpkeepItem(key: UserKey, sourceId: string): Item {
   const keys = upkeepKeys(key, sourceId);
   return {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("push-upkeep"),
-    team: s(key.team),
-    user: s(key.user),
+    ...userItem(keys, "push-upkeep", key),
     failures: n(0),
   };
 }
@@ -64,7 +57,7 @@ export function upkeepFromItem(item: Item): UpkeepEntry {
 /** What the due index holds of an entry: its keys, the user's and the instant. */
 export function upkeepDueOf(item: Item): UpkeepDue {
   return {
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     sourceId: readS(item, "SK").slice(UPKEEP_PREFIX.length),
     dueAt: readN(item, "GSI1SK"),
   };

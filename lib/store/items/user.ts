@@ -3,7 +3,8 @@ import type { PolledUser } from "#lib/core/ports";
 import type { SourceRecord, UserRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { shardOf } from "../table";
-import { type Item, n, readJson, readN, readS, s, userPk } from "./codec";
+import { type Item, n, readJson, readN, s, userPk } from "./codec";
+import { readUserKey, userItem } from "./item-head";
 
 /** The user profile item: settings, zone, sealed token, calendar sources, rules, mode. */
 
@@ -26,11 +27,7 @@ export const isPolled = (user: UserRecord): boolean =>
 export function userToItem(user: UserRecord): Item {
   const keys = userKeys(user.key);
   const item: Item = {
-    PK: s(keys.PK),
-    SK: s(keys.SK),
-    type: s("user"),
-    team: s(user.key.team),
-    user: s(user.key.user),
+    ...userItem(keys, "user", user.key),
     version: n(user.version),
     updatedAt: n(user.updatedAt),
     // Apart from `data`: the poll index projects the sources and nothing else of the profile.
@@ -81,7 +78,7 @@ interface UserData {
 export function userFromItem(item: Item): UserRecord {
   const data = readJson<UserData>(item, "data");
   return {
-    key: { team: readS(item, "team"), user: readS(item, "user") },
+    key: readUserKey(item),
     tz: data.tz,
     tokenSealed: data.tokenSealed,
     ...(data.adminTokenUser !== undefined ? { adminTokenUser: data.adminTokenUser } : {}),
@@ -114,5 +111,5 @@ const sourcesOf = (item: Item): SourceRecord[] | undefined =>
 export function polledFromItem(item: Item): PolledUser | undefined {
   const sources = sourcesOf(item);
   if (sources === undefined) return undefined;
-  return { key: { team: readS(item, "team"), user: readS(item, "user") }, sources };
+  return { key: readUserKey(item), sources };
 }

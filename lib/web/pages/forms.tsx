@@ -34,10 +34,12 @@ export function PostForm(props: {
 }
 
 /**
- * A field's value (what was typed, in a refused form; else what is stored), and its error: the
- * attributes that mark it and the message beside it.
+ * A field's value (what was typed, in a refused form; else what is stored), its error (the
+ * attributes that mark it and the message beside it) and its hint, when it has one (named by
+ * `aria-describedby` too).
  */
-function useField(id: string, name: string, stored: string | undefined, hintId?: string) {
+function useField(id: string, name: string, stored: string | undefined, hintText?: string) {
+  const hintId = hintText === undefined ? undefined : `${id}-hint`;
   const typed = useContext(TypedContext);
   const error = typed !== undefined && Object.hasOwn(typed.errors, name) ? typed.errors[name] : "";
   const errorId = error ? `${id}-error` : undefined;
@@ -53,24 +55,35 @@ function useField(id: string, name: string, stored: string | undefined, hintId?:
         {error}
       </p>
     ) : null,
+    hint:
+      hintText === undefined ? null : (
+        <p id={hintId} class="muted">
+          {hintText}
+        </p>
+      ),
   };
 }
 
-export function TextField(props: {
+/** A field typed in: its label above it and, when it has one, a hint below. */
+interface TypedInProps {
   id: string;
   name: string;
   label: string;
-  value?: string;
-  type?: "text" | "url" | "date" | "time" | "number";
-  required?: boolean;
-  min?: number;
-  max?: number;
-  placeholder?: string;
-  maxLength?: number;
   hint?: string;
-}): VNode {
-  const hintId = props.hint === undefined ? undefined : `${props.id}-hint`;
-  const field = useField(props.id, props.name, props.value, hintId);
+}
+
+export function TextField(
+  props: TypedInProps & {
+    value?: string;
+    type?: "text" | "url" | "date" | "time" | "number";
+    required?: boolean;
+    min?: number;
+    max?: number;
+    placeholder?: string;
+    maxLength?: number;
+  },
+): VNode {
+  const field = useField(props.id, props.name, props.value, props.hint);
   return (
     <div>
       <label for={props.id}>{props.label}</label>
@@ -88,24 +101,13 @@ export function TextField(props: {
         autocomplete="off"
       />
       {field.message}
-      {props.hint !== undefined && (
-        <p id={hintId} class="muted">
-          {props.hint}
-        </p>
-      )}
+      {field.hint}
     </div>
   );
 }
 
-export function TextArea(props: {
-  id: string;
-  name: string;
-  label: string;
-  value: string;
-  hint?: string;
-}): VNode {
-  const hintId = props.hint === undefined ? undefined : `${props.id}-hint`;
-  const field = useField(props.id, props.name, props.value, hintId);
+export function TextArea(props: TypedInProps & { value: string }): VNode {
+  const field = useField(props.id, props.name, props.value, props.hint);
   return (
     <div>
       <label for={props.id}>{props.label}</label>
@@ -113,11 +115,7 @@ export function TextArea(props: {
         {field.value}
       </textarea>
       {field.message}
-      {props.hint !== undefined && (
-        <p id={hintId} class="muted">
-          {props.hint}
-        </p>
-      )}
+      {field.hint}
     </div>
   );
 }
@@ -149,14 +147,16 @@ export function CheckBox(props: {
   );
 }
 
-/** A choice of a few values, each with its words. */
-export function Select(props: {
+/** A field that holds one of a few values, each with its words. */
+interface ChoiceProps {
   id: string;
   name: string;
-  label: string;
   value: string;
   options: readonly { value: string; label: string }[];
-}): VNode {
+}
+
+/** A choice of a few values, each with its words. */
+export function Select(props: ChoiceProps & { label: string }): VNode {
   const field = useField(props.id, props.name, props.value);
   return (
     <div>
@@ -174,13 +174,7 @@ export function Select(props: {
 }
 
 /** One of a few values, as radio buttons under a legend. */
-export function RadioGroup(props: {
-  id: string;
-  name: string;
-  legend: string;
-  value: string;
-  options: readonly { value: string; label: string }[];
-}): VNode {
+export function RadioGroup(props: ChoiceProps & { legend: string }): VNode {
   const field = useField(props.id, props.name, props.value);
   return (
     <fieldset>

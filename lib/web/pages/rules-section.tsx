@@ -1,4 +1,5 @@
 import type { VNode } from "preact";
+import type { CustomStatus, WorkingHours } from "#lib/core/rules";
 import {
   DEFAULT_OFF_HOURS,
   MAX_CUSTOM_PRIORITY,
@@ -81,34 +82,29 @@ function CustomStatusRow(props: {
   reconnect: boolean;
 }): VNode {
   const { row, status } = props;
-  const id = (member: string) => `custom-${row}-${member}`;
+  /** A member's field: its id on the page and its name in the form, both of its row. */
+  const field = (member: keyof CustomStatus) => ({
+    id: `custom-${row}-${member}`,
+    name: FIELDS.custom(row, member),
+  });
   return (
     <fieldset>
       <legend>{status === undefined ? "Add a status" : status.name}</legend>
+      <TextField {...field("name")} label="Name" value={status?.name ?? ""} maxLength={40} />
       <TextField
-        id={id("name")}
-        name={FIELDS.custom(row, "name")}
-        label="Name"
-        value={status?.name ?? ""}
-        maxLength={40}
-      />
-      <TextField
-        id={id("text")}
-        name={FIELDS.custom(row, "text")}
+        {...field("text")}
         label="Status text"
         value={status?.text ?? ""}
         maxLength={100}
       />
       <TextField
-        id={id("emoji")}
-        name={FIELDS.custom(row, "emoji")}
+        {...field("emoji")}
         label="Emoji"
         value={status?.emoji ?? ""}
         hint="In colon form, e.g. :fork_and_knife:"
       />
       <TextField
-        id={id("priority")}
-        name={FIELDS.custom(row, "priority")}
+        {...field("priority")}
         label="Priority"
         type="number"
         min={MIN_CUSTOM_PRIORITY}
@@ -117,16 +113,14 @@ function CustomStatusRow(props: {
         hint="1 to 99; higher wins. Meetings are 10, focus time 20, out of office 30."
       />
       <TextArea
-        id={id("keywords")}
-        name={FIELDS.custom(row, "keywords")}
+        {...field("keywords")}
         label="Title keywords"
         value={(status?.keywords ?? []).join("\n")}
         hint="One per line: whole words of the title, any case."
       />
       {props.calendars.length > 0 && (
         <CheckList
-          id={id("calendars")}
-          name={FIELDS.custom(row, "calendars")}
+          {...field("calendars")}
           legend="Only events of these calendars"
           hint="None ticked: events of every calendar."
           options={props.calendars.map((c) => ({
@@ -137,21 +131,15 @@ function CustomStatusRow(props: {
         />
       )}
       <Select
-        id={id("online")}
-        name={FIELDS.custom(row, "online")}
+        {...field("online")}
         label="Video calls"
         value={status?.online === undefined ? "" : status.online ? "yes" : "no"}
         options={ONLINE_CHOICES}
       />
-      <DndToggle
-        id={id("dnd")}
-        name={FIELDS.custom(row, "dnd")}
-        checked={status?.dnd === true}
-        reconnect={props.reconnect}
-      />
+      <DndToggle {...field("dnd")} checked={status?.dnd === true} reconnect={props.reconnect} />
       {status !== undefined && (
         <CheckBox
-          id={id("delete")}
+          id={`custom-${row}-delete`}
           name={FIELDS.customDelete(row)}
           label={`Delete the status ${status.name}`}
         />
@@ -162,7 +150,11 @@ function CustomStatusRow(props: {
 
 function WorkingHoursFields(props: { hours: WorkingHoursView | undefined; reconnect: boolean }) {
   const hours = props.hours ?? DEFAULT_HOURS;
-  const member = FIELDS.workingHoursMember;
+  /** A member's field: its id on the page and its name in the form. */
+  const field = (member: keyof WorkingHours) => ({
+    id: `working-hours-${member}`,
+    name: FIELDS.workingHoursMember(member),
+  });
   return (
     <fieldset>
       <legend>Working hours</legend>
@@ -173,8 +165,7 @@ function WorkingHoursFields(props: { hours: WorkingHoursView | undefined; reconn
         checked={props.hours !== undefined}
       />
       <CheckList
-        id="working-hours-days"
-        name={member("days")}
+        {...field("days")}
         legend="Working days"
         options={WEEKDAYS.map((day) => ({
           value: day,
@@ -182,41 +173,27 @@ function WorkingHoursFields(props: { hours: WorkingHoursView | undefined; reconn
           checked: hours.days.includes(day),
         }))}
       />
+      <TextField {...field("start")} label="Start (HH:MM)" type="time" value={hours.start} />
       <TextField
-        id="working-hours-start"
-        name={member("start")}
-        label="Start (HH:MM)"
-        type="time"
-        value={hours.start}
-      />
-      <TextField
-        id="working-hours-end"
-        name={member("end")}
+        {...field("end")}
         label="End (HH:MM)"
         type="time"
         value={hours.end}
         hint="Before the start: the working day ends the next day."
       />
       <TextField
-        id="working-hours-text"
-        name={member("text")}
+        {...field("text")}
         label="Status text outside them"
         value={hours.text}
         maxLength={100}
       />
       <TextField
-        id="working-hours-emoji"
-        name={member("emoji")}
+        {...field("emoji")}
         label="Emoji outside them"
         value={hours.emoji}
         hint="In colon form, e.g. :crescent_moon:"
       />
-      <DndToggle
-        id="working-hours-dnd"
-        name={member("dnd")}
-        checked={hours.dnd}
-        reconnect={props.reconnect}
-      />
+      <DndToggle {...field("dnd")} checked={hours.dnd} reconnect={props.reconnect} />
     </fieldset>
   );
 }

@@ -186,7 +186,12 @@ export interface WireBody {
   decoded: string | undefined;
 }
 
-const plain = (text: string): WireBody => ({ body: text, isBase64Encoded: false, decoded: text });
+/** A body sent as it is, not base64-encoded. */
+export const plainWire = (text: string): WireBody => ({
+  body: text,
+  isBase64Encoded: false,
+  decoded: text,
+});
 
 /** Deep nesting that a recursive parser or validator would choke on. */
 const deepJson = fc
@@ -220,16 +225,18 @@ const invalidUtf8 = bytes.map((b) =>
 
 /** Any body at all, mostly malformed. */
 export const garbageBody: fc.Arbitrary<WireBody> = fc.oneof(
-  fc.string({ maxLength: 300 }).map(plain),
-  fc.string({ unit: "binary", maxLength: 300 }).map(plain),
-  fc.jsonValue({ maxDepth: 4 }).map((v) => plain(JSON.stringify(v) ?? "null")),
-  fc.constantFrom("", "{", "}", "null", "[]", "{}", '""', "0", "true", '{"type":null}').map(plain),
+  fc.string({ maxLength: 300 }).map(plainWire),
+  fc.string({ unit: "binary", maxLength: 300 }).map(plainWire),
+  fc.jsonValue({ maxDepth: 4 }).map((v) => plainWire(JSON.stringify(v) ?? "null")),
+  fc
+    .constantFrom("", "{", "}", "null", "[]", "{}", '""', "0", "true", '{"type":null}')
+    .map(plainWire),
   invalidUtf8.map((b) => ({
     body: b.toString("base64"),
     isBase64Encoded: true,
     decoded: b.toString("utf8"),
   })),
-  invalidUtf8.map((b) => plain(b.toString("latin1"))),
+  invalidUtf8.map((b) => plainWire(b.toString("latin1"))),
   // Flagged as base64 but not base64 at all.
   fc.string({ minLength: 1, maxLength: 200 }).map((s) => ({
     body: `%%${s}`,
@@ -237,8 +244,8 @@ export const garbageBody: fc.Arbitrary<WireBody> = fc.oneof(
     decoded: Buffer.from(`%%${s}`, "base64").toString("utf8"),
   })),
   fc.constant<WireBody>({ body: undefined, isBase64Encoded: false, decoded: undefined }),
-  deepJson.map(plain),
-  hugeBody.map(plain),
+  deepJson.map(plainWire),
+  hugeBody.map(plainWire),
 );
 
 /** Content types a sender might wrongly claim. */

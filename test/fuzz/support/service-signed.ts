@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import fc from "fast-check";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import type { AppSource } from "#lib/app/compose/app";
 import {
   type AnyHandler,
   apiEvent,
@@ -11,7 +12,7 @@ import {
   signatureHeaders,
   type WireBody,
 } from "./requests";
-import { type FuzzStack, SECRETS } from "./stack";
+import { type FuzzStack, SECRETS, startFuzzStack } from "./stack";
 import { fuzz, type NoOp, sendAndExpectRefusal } from "./verdict";
 
 /** The headers the service signs its requests (events, slash commands) with. */
@@ -34,6 +35,33 @@ export const servicePost =
       isBase64Encoded,
     });
 
+/** What a signed route's fuzz tests drive: the stack, the route's handler over it, its POSTs. */
+export interface SignedTarget {
+  stack: FuzzStack;
+  handler: AnyHandler;
+  eventOf: ReturnType<typeof servicePost>;
+}
+
+/**
+ * A test file's signed route: a fuzz stack started before the file's tests and closed after
+ * them, and the handler `createHandler` makes over it.
+ */
+export function signedRouteUnderFuzz(
+  createHandler: (source: AppSource) => AnyHandler,
+  route: string,
+): SignedTarget {
+  const target: SignedTarget = {
+    stack: undefined as unknown as FuzzStack,
+    handler: createHandler(() => target.stack.app),
+    eventOf: servicePost(route),
+  };
+  beforeAll(async () => {
+    target.stack = await startFuzzStack();
+  });
+  afterAll(async () => target.stack?.close());
+  return target;
+}
+
 /** A slash command's form body; absent fields are left out. */
 export const form = (fields: Record<string, string | undefined>): string => {
   const params = new URLSearchParams();
@@ -52,16 +80,22 @@ export const ephemeralNoOp: NoOp = (res, body) => {
     : undefined;
 };
 
+/** `wire` signed correctly as the service signs it, sent as `type` (a form by default). */
+export const signedEvent = (
+  eventOf: ReturnType<typeof servicePost>,
+  wire: WireBody,
+  type = "application/x-www-form-urlencoded",
+): APIGatewayProxyEventV2 => {
+  const signed = signatureHeaders(SERVICE_SIG, SECRETS.signing, wire.decoded ?? "");
+  return eventOf(wire.body, headers({ "content-type": type }, signed), wire.isBase64Encoded);
+};
+
 /**
  * Fuzzes `wire` bodies wrongly signed, stale or unsigned (any content type, noise headers) and
  * expects each refused with 401, nothing changed.
  */
 export async function expectBadSignaturesRefused(
-  target: {
-    stack: FuzzStack;
-    handler: AnyHandler;
-    eventOf: ReturnType<typeof servicePost>;
-  },
+  target: SignedTarget,
   wire: fc.Arbitrary<WireBody>,
   numRuns: number,
 ): Promise<void> {

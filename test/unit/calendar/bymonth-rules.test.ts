@@ -1,22 +1,10 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { expand } from "#lib/calendar/expand";
+import { berlinWall, icsFixture } from "./ics-fixtures";
 
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
-const text = readFileSync(path.join(fixtures, "bymonth-nth-weekday.ics"), "utf8");
+const text = icsFixture("bymonth-nth-weekday.ics");
 
-/** Berlin wall time of an instant, "2025-03-19 10:00", by Intl, not by the code under test. */
-const berlin = new Intl.DateTimeFormat("sv-SE", {
-  timeZone: "Europe/Berlin",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-});
-const wall = (ms: number) => berlin.format(ms);
+const wall = (ms: number) => berlinWall.format(ms);
 
 const WEEKDAY = { SU: 0, MO: 1, TU: 2, WE: 3, TH: 4, FR: 5, SA: 6 } as const;
 

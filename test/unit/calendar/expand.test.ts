@@ -1,12 +1,8 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CalendarParseError } from "#lib/calendar/errors";
 import { expand } from "#lib/calendar/expand";
+import { icsFixture } from "./ics-fixtures";
 
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
-const feed = (name: string) => readFileSync(path.join(fixtures, name), "utf8");
 const iso = (ms: number) => new Date(ms).toISOString();
 const at = (s: string) => Date.parse(s);
 
@@ -17,7 +13,12 @@ const spans = (
   userZone = "Europe/Berlin",
   emails?: string[],
 ) => {
-  const result = expand(feed(name), { from: at(from), to: at(to), userZone, userEmails: emails });
+  const result = expand(icsFixture(name), {
+    from: at(from),
+    to: at(to),
+    userZone,
+    userEmails: emails,
+  });
   return {
     ...result,
     rows: result.occurrences.map((o) => `${o.uid} ${iso(o.start)} ${iso(o.end)}`),

@@ -1,11 +1,8 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { expand } from "#lib/calendar/expand";
+import { icsFixture } from "./ics-fixtures";
 
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
-const text = readFileSync(path.join(fixtures, "malformed-lines.ics"), "utf8");
+const text = icsFixture("malformed-lines.ics");
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const result = () =>

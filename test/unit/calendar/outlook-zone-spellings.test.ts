@@ -1,18 +1,15 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import ical from "node-ical";
 import { describe, expect, it } from "vitest";
 import { expand } from "#lib/calendar/expand";
 import { offsetPairOf, PAIR_ZONES } from "#lib/calendar/offset-pairs";
+import { icsFixture } from "./ics-fixtures";
 
 /**
  * Zone names as Outlook, Exchange and Lotus Notes write them into TZID, with no VTIMEZONE to
  * define them. Each fixture event is a 13:00-14:00 meeting on 15 January and on 15 July 2025;
  * the instants below are worked out by hand from each zone's offsets on those days.
  */
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
-const feedText = readFileSync(path.join(fixtures, "outlook-zone-spellings.ics"), "utf8");
+const feedText = icsFixture("outlook-zone-spellings.ics");
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const read = (userZone: string, text = feedText) =>

@@ -1,17 +1,13 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CalendarParseError } from "#lib/calendar/errors";
 import { expand } from "#lib/calendar/expand";
+import { icsFixture } from "./ics-fixtures";
 
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
-const feed = (name: string) => readFileSync(path.join(fixtures, name), "utf8");
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const expandDay = (name: string, from: string, to: string) => {
-  const result = expand(feed(name), {
+  const result = expand(icsFixture(name), {
     from: Date.parse(from),
     to: Date.parse(to),
     userZone: "Europe/Berlin",
@@ -51,7 +47,7 @@ describe("expand: components whose END line is missing or garbled", () => {
 
   it("refuses a feed cut off inside its only event, so a truncated download never wipes a timeline", () => {
     // Prepare
-    const text = feed("unterminated-components.ics");
+    const text = icsFixture("unterminated-components.ics");
     const truncated = text.slice(0, text.indexOf("END:VEVENT"));
     // Act / Assess
     expect(() =>

@@ -1,26 +1,13 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { expand } from "#lib/calendar/expand";
+import { berlinWall, icsFixture } from "./ics-fixtures";
 
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
-const text = readFileSync(path.join(fixtures, "this-and-future.ics"), "utf8");
-
-/** Berlin wall time of an instant ("2025-01-20 11:00"), by Intl, not by the code under test. */
-const berlin = new Intl.DateTimeFormat("sv-SE", {
-  timeZone: "Europe/Berlin",
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-});
+const text = icsFixture("this-and-future.ics");
 
 const rows = (uid: string, from: string, to: string) =>
   expand(text, { from: Date.parse(from), to: Date.parse(to), userZone: "UTC" })
     .occurrences.filter((o) => o.uid === uid)
-    .map((o) => `${berlin.format(o.start)}–${berlin.format(o.end).slice(11)} ${o.summary}`);
+    .map((o) => `${berlinWall.format(o.start)}–${berlinWall.format(o.end).slice(11)} ${o.summary}`);
 
 describe("expand: RANGE=THISANDFUTURE overrides", () => {
   it("applies each change to every later instance, the second superseding the first from its point on", () => {

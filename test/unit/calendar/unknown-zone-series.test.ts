@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { expand } from "#lib/calendar/expand";
+import { icsFixture } from "./ics-fixtures";
 
 /**
  * Series whose TZID ("Office Time") is neither defined in the feed nor known anywhere, so the
@@ -10,8 +8,7 @@ import { expand } from "#lib/calendar/expand";
  * series must be read in that one zone, and a UNTIL in UTC compared in UTC. The expectations are
  * computed here from the US Eastern rules written out by hand, never by the module under test.
  */
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
-const feedText = readFileSync(path.join(fixtures, "unknown-zone-series.ics"), "utf8");
+const feedText = icsFixture("unknown-zone-series.ics");
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -1,18 +1,14 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { findIana } from "windows-iana";
 import { expand } from "#lib/calendar/expand";
 import { WINDOWS_DISPLAY_NAMES } from "#lib/calendar/windows-display-names";
 import { globalZone } from "#lib/calendar/zone-names";
+import { icsFixture } from "./ics-fixtures";
 
-const fixtures = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/ics");
-const feed = (name: string) => readFileSync(path.join(fixtures, name), "utf8");
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const expandYear = (name: string, userZone: string) =>
-  expand(feed(name), {
+  expand(icsFixture(name), {
     from: Date.parse("2025-01-01T00:00:00Z"),
     to: Date.parse("2026-01-01T00:00:00Z"),
     userZone,
@@ -103,7 +99,7 @@ describe("expand: TZIDs that are neither IANA ids nor defined by the feed", () =
 
   it("falls back to the user's zone when the X-WR-TIMEZONE is unknown too, naming both", () => {
     // Prepare
-    const text = feed("unknown-tzid-x-wr.ics").replace(
+    const text = icsFixture("unknown-tzid-x-wr.ics").replace(
       "X-WR-TIMEZONE:America/New_York",
       "X-WR-TIMEZONE:Atlantis/Capital",
     );

@@ -63,28 +63,24 @@ describe("decideSnooze: a dnd block showing", () => {
     expect(step.kind).toBe("nothing");
   });
 
-  it("leaves a longer snooze of the person's own alone", () => {
-    // Act: their snooze runs to 11:00, past the block's 10:30 end.
+  // The block ends at 10:30; the person's own snooze runs to 11:00, or to 10:10.
+  it.each([
+    { does: "leaves a longer", theirsEndS: T / 1000 + 3600, expected: { kind: "nothing" } },
+    {
+      does: "lengthens to the block's end a shorter",
+      theirsEndS: T / 1000 + 600,
+      expected: { kind: "snooze", minutes: 30 },
+    },
+  ])("$does snooze of the person's own", ({ theirsEndS, expected }) => {
+    // Act
     const step = decideSnooze({
       timeline: [focus],
       now: T + 400,
       ours: undefined,
-      info: { endS: T / 1000 + 3600 },
+      info: { endS: theirsEndS },
     });
     // Assess
-    expect(step.kind).toBe("nothing");
-  });
-
-  it("lengthens a shorter snooze of the person's own to the block's end", () => {
-    // Act: theirs ends at 10:10, the block at 10:30.
-    const step = decideSnooze({
-      timeline: [focus],
-      now: T + 400,
-      ours: undefined,
-      info: { endS: T / 1000 + 600 },
-    });
-    // Assess
-    expect(step).toMatchObject({ kind: "snooze", minutes: 30 });
+    expect(step).toMatchObject(expected);
   });
 
   it("snoozes again for the next dnd block when the previous one's snooze is still on", () => {
@@ -101,16 +97,24 @@ describe("decideSnooze: a dnd block showing", () => {
     expect(step).toMatchObject({ kind: "snooze", minutes: 15, block: { start: T + 30 * MIN } });
   });
 
-  it("snoozes again, shorter, when the block showing was shortened", () => {
-    // Act: the block now ends at 10:20; it is 10:05.
+  // It is 10:05; the block showing, ours snoozed to 10:30, now ends at 10:20, or ended at 10:04.
+  it.each([
+    {
+      does: "snoozes again, shorter,",
+      newEnd: T + 20 * MIN,
+      expected: { kind: "snooze", minutes: 15 },
+    },
+    { does: "ends our snooze", newEnd: T + 4 * MIN, expected: { kind: "end" } },
+  ])("$does when the block showing was shortened", ({ newEnd, expected }) => {
+    // Act
     const step = decideSnooze({
-      timeline: [block(T, T + 20 * MIN, true)],
+      timeline: [block(T, newEnd, true)],
       now: T + 5 * MIN,
       ours: oursForFocus,
       info: { endS: oursForFocus.endS },
     });
     // Assess
-    expect(step).toMatchObject({ kind: "snooze", minutes: 15 });
+    expect(step).toMatchObject(expected);
   });
 });
 
@@ -155,18 +159,6 @@ describe("decideSnooze: no dnd block showing", () => {
     // Assess
     expect(first.kind).toBe("info");
     expect(then.kind).toBe("end");
-  });
-
-  it("ends our snooze when its block was shortened to before now", () => {
-    // Act: the block now ended at 10:04; it is 10:05.
-    const step = decideSnooze({
-      timeline: [block(T, T + 4 * MIN, true)],
-      now: T + 5 * MIN,
-      ours: oursForFocus,
-      info: { endS: oursForFocus.endS },
-    });
-    // Assess
-    expect(step.kind).toBe("end");
   });
 
   it("never ends a snooze the person set or changed: it only forgets ours", () => {

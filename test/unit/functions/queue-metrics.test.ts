@@ -46,17 +46,22 @@ async function emfOf(run: () => Promise<unknown>): Promise<Array<Record<string, 
   return jsonLinesOf(written).filter((line) => "_aws" in line);
 }
 
+/** A queue handler over an app that writes EMF, whose work fails for a message saying `fail`. */
+const failingWhenAsked = () => {
+  const app = appWithEmf();
+  return queueHandler(
+    () => app,
+    z.object({ fail: z.boolean() }),
+    async ({ message }) => {
+      if (message.fail) throw new Error("service down");
+    },
+  );
+};
+
 describe("the queue chain's metrics", () => {
   it("counts a dead letter for each record failing on its last receive, flushed with the invocation", async () => {
     // Prepare: failures on the 4th and 5th receive, an unreadable body on the 5th, a success
-    const app = appWithEmf();
-    const handler = queueHandler(
-      () => app,
-      z.object({ fail: z.boolean() }),
-      async ({ message }) => {
-        if (message.fail) throw new Error("service down");
-      },
-    );
+    const handler = failingWhenAsked();
     const event = {
       Records: [
         record("early", '{"fail":true}', MAX_RECEIVE_COUNT - 1),
@@ -82,14 +87,7 @@ describe("the queue chain's metrics", () => {
 
   it("writes no metrics for an invocation whose records all succeed or will be received again", async () => {
     // Prepare
-    const app = appWithEmf();
-    const handler = queueHandler(
-      () => app,
-      z.object({ fail: z.boolean() }),
-      async ({ message }) => {
-        if (message.fail) throw new Error("service down");
-      },
-    );
+    const handler = failingWhenAsked();
     const event = {
       Records: [record("a", '{"fail":true}', 1), record("b", '{"fail":false}', MAX_RECEIVE_COUNT)],
     } as unknown as SQSEvent;
