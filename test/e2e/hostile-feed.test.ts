@@ -69,7 +69,10 @@ describe("a feed built to explode, in a real-time local stack", () => {
     await settle(stack);
     expect(base - systemClock.now(), "the calendars took too long to read").toBeGreaterThan(S);
 
-    // Act: before the first meetings, U001's calendar becomes the explosive one, pushed.
+    // Act: a second before the first meetings (however fast this machine read the ten
+    // calendars, so that they fall during the sync), U001's calendar becomes the explosive one,
+    // pushed.
+    while (systemClock.now() < base - S) await new Promise((resolve) => setTimeout(resolve, 50));
     const pushedAt = systemClock.now();
     const explosive = hostileFeed({
       around: pushedAt,
