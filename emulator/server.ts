@@ -93,6 +93,8 @@ export interface RunningEmulator {
   sweepExpired(): Promise<number>;
   setFaults(f: FaultSpec | string): void;
   state(): EmulatorState;
+  /** Each status expiration still set (epoch seconds), without a snapshot of the state. */
+  statusExpirations(): number[];
   calls(): CallRecord[];
   /** Event deliveries (first attempts and retries) not yet settled. */
   pendingDeliveries(): number;
@@ -544,6 +546,10 @@ export async function startEmulator(opts: EmulatorOptions): Promise<RunningEmula
     sweepExpired: async () => sweep(),
     setFaults: (f) => setFaults(f),
     state,
+    statusExpirations: () =>
+      [...model.profiles.values()].flatMap((p) =>
+        p.status_expiration > 0 ? [p.status_expiration] : [],
+      ),
     calls: () => callLog.map((c) => ({ ...c })),
     pendingDeliveries: () => events.pending(),
     flushEvents: () => events.flush(),

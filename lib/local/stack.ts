@@ -275,9 +275,9 @@ export async function startStack(options: StackOptions): Promise<LocalStack> {
     const sweepsAt = new Set<number>();
     const scheduleExpirySweeps = () => {
       if (!emulator || time.mode !== "manual") return;
-      for (const profile of Object.values(emulator.state().profiles)) {
-        const at = profile.status_expiration * 1000;
-        if (profile.status_expiration <= 0 || at <= clock.now() || sweepsAt.has(at)) continue;
+      for (const expiration of emulator.statusExpirations()) {
+        const at = expiration * 1000;
+        if (at <= clock.now() || sweepsAt.has(at)) continue;
         sweepsAt.add(at);
         const running = emulator;
         scheduler.at(at, async () => {
