@@ -1,11 +1,8 @@
 import { decide, type Situation, type WriteStep } from "#lib/core/reconcile/decision";
-import {
-  initialStatusState,
-  recordWrite,
-  releaseWrite,
-  type StatusState,
-} from "#lib/core/reconcile/state";
+import { initialStatusState } from "#lib/core/reconcile/state";
 import { applyObservation } from "#lib/core/reconcile/user-change";
+import { recordWrite, releaseWrite } from "#lib/core/reconcile/write-outcome";
+import type { StatusState } from "#lib/core/records";
 import {
   type Block,
   effectiveStatus,

@@ -1,5 +1,4 @@
 import type { AgendaEvent } from "#lib/core/agenda";
-import type { StatusState } from "#lib/core/reconcile/state";
 import type {
   ChannelKind,
   OutOfOfficeEntry,
@@ -7,6 +6,7 @@ import type {
   SourceHealth,
   SourceKind,
   SourceRecord,
+  StatusState,
   TooLargeMark,
   UserMode,
 } from "#lib/core/records";

@@ -1,7 +1,6 @@
 import type { SnoozeRecord } from "./dnd";
-import type { StatusState } from "./reconcile/state";
 import type { ChannelKind, SourceKind } from "./source-kinds";
-import type { Block, UserKey } from "./types";
+import type { Block, StatusValue, UserKey } from "./types";
 
 export type { ChannelKind, SourceKind };
 
@@ -179,6 +178,101 @@ export interface UserRecord {
   grantedScopes?: string[];
   /** The person turned off the direct messages that say something broke (issue 26). */
   dmsOff?: boolean;
+}
+
+// ---- The status state: what the reconcile keeps of each user's profile (./reconcile/state.ts) ---
+
+/** Where the actual status was last observed: an event (`ours`, `manual`, `expired`), a read. */
+export type ObservationSource = "ours" | "manual" | "expired" | "unknown" | "read";
+
+export interface Observation {
+  status: StatusValue;
+  /** When the observation happened, epoch ms (an event's `event_time` × 1000, our send, or our read). */
+  observedAt: number;
+  source: ObservationSource;
+}
+
+/** One of our own writes the service applied, kept so its echo is recognised even when late. */
+export interface RecentWrite {
+  status: StatusValue;
+  /** When the write was sent, epoch ms: the service applied it at or after this instant. */
+  at: number;
+  /**
+   * Epoch ms by which the service had applied it: when its answer was recorded, the end of its
+   * echo's second, or the read that showed it. Absent in items stored before it existed.
+   */
+  until?: number;
+}
+
+/**
+ * A write we sent whose outcome we do not know (its call failed after it may have reached the
+ * service, or recording its answer failed): its echo is ours, and it may be what shows.
+ */
+export interface AttemptedWrite {
+  status: StatusValue;
+  sentAt: number;
+}
+
+/** A write one reconcile has claimed and is sending; others must not send a different one. */
+export interface PendingWrite {
+  status: StatusValue;
+  claimedAt: number;
+  /** Another reconcile found a different status due while this one was in flight. */
+  recheck?: boolean;
+}
+
+/** What was observed of the profile: by `user_change` events, our own writes and our reads. */
+export interface Observed {
+  /** What the profile shows, as last observed. */
+  actual: Observation;
+  /** A status the user set themselves; we leave it alone until it expires or is cleared. */
+  override?: { status: StatusValue; since: number };
+  /**
+   * The standing status: the status the person last set with no expiry, or their clear by hand
+   * since (an empty status). Observed in every mode (./reconcile/state.ts); with the rule
+   * `standing: "restore"`, blocks show over it and it is set back after them
+   * (docs/reconcile.md). Absent in items stored before it existed.
+   */
+  standing?: Standing;
+  /** Newest last; bounded to `RECENT_EVENT_IDS`. Makes event application idempotent. */
+  recentEventIds: string[];
+}
+
+/** The records of our own writes: what we wrote, sent, claimed, and what became of it. */
+export interface OurWrites {
+  /** What we last wrote; `undefined` when we never wrote anything. */
+  lastWritten?: StatusValue;
+  /** Newest last; bounded to `RECENT_WRITES`. */
+  recentWrites: RecentWrite[];
+  /** Newest last; bounded to `RECENT_ATTEMPTS`. Absent in items stored before it existed. */
+  attempts?: AttemptedWrite[];
+  /** The write one reconcile claimed and is sending. */
+  pending?: PendingWrite;
+  /** The service refused this status for a reason retrying cannot fix; don't send it again. */
+  rejected?: { status: StatusValue; code: string; at: number };
+  /**
+   * A final auth error, a `tokens_revoked` or an `app_uninstalled` stopped all service calls
+   * for this user until they authorise again. `deleteAt` (after an uninstall): when the user's
+   * data is deleted unless they reinstall first; the due index wakes the user then.
+   */
+  needsReauth?: { code: string; at: number; deleteAt?: number };
+  /** When to try again after a failure or for the rate budget; `attempt` paces the backoff. */
+  retry?: { attempt: number; at: number; code: string };
+}
+
+/** The per-user status state. Stored as is: a renamed field must still be read by its old name. */
+export interface StatusState extends Observed, OurWrites {}
+
+/** The person's latest status with no expiry, or their latest clear by hand (an empty status). */
+export interface Standing {
+  status: StatusValue;
+  /**
+   * When the person set it (or cleared by hand): the event's second, or for what a read found,
+   * the read (the latest it can have been; a block that began before it does not show over it).
+   */
+  since: number;
+  /** A read found it: the person set it after this instant (our observation before the read). */
+  from?: number;
 }
 
 export interface StatusRecord {

@@ -1,5 +1,6 @@
 import { GatewayError, type RateSlot, type StatusTarget } from "#lib/core/ports";
-import { type ProfileRead, recordWrite } from "#lib/core/reconcile/state";
+import type { ProfileRead } from "#lib/core/reconcile/state";
+import { recordWrite } from "#lib/core/reconcile/write-outcome";
 import type { StatusRecord, UserRecord } from "#lib/core/records";
 import type { StatusValue } from "#lib/core/types";
 import type { UseCaseContext } from "../context";

@@ -1,6 +1,7 @@
 import { backoffDelayMs } from "#lib/core/backoff";
 import type { GatewayError } from "#lib/core/ports";
-import { releaseWrite, type StatusState } from "#lib/core/reconcile/state";
+import { releaseWrite } from "#lib/core/reconcile/write-outcome";
+import type { StatusState } from "#lib/core/records";
 import type { StatusValue, UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";

@@ -1,9 +1,8 @@
-import type { StatusRecord } from "../records";
+import type { PendingWrite, Standing, StatusRecord, StatusState } from "../records";
 import type { Standing as StandingMode } from "../rules";
 import { desiredAt } from "../timeline";
 import type { Block, StatusValue } from "../types";
 import { EMPTY_STATUS, effectiveStatus, isEmptyStatus, sameStatus } from "../types";
-import { type Standing, standingOf } from "./standing";
 import {
   applyRead,
   claimWrite,
@@ -11,11 +10,10 @@ import {
   fromUserEvent,
   knownStanding,
   overrideActive,
-  type PendingWrite,
   type ProfileRead,
   type ReadFinding,
-  type StatusState,
   secondOf,
+  standingOf,
   tiedWrite,
   unresolvedAttempts,
 } from "./state";

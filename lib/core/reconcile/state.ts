@@ -1,3 +1,11 @@
+import type {
+  AttemptedWrite,
+  Observation,
+  Observed,
+  RecentWrite,
+  Standing,
+  StatusState,
+} from "../records";
 import {
   EMPTY_STATUS,
   effectiveStatus,
@@ -5,97 +13,17 @@ import {
   type StatusValue,
   sameStatus,
 } from "../types";
-import { type Standing, type StandingContext, standingAfter } from "./standing";
 
 /*
- * The status state the reconcile keeps for each user: what was observed of the profile and the
- * records of our own writes. Then the pure transitions on it around a write: a read of the
- * profile (`applyRead`), a write claimed (`claimWrite`), recorded once the service answered
- * (`recordWrite`), or released when its call failed (`releaseWrite`). Last, what only a read
- * settles: a write tied with a user's change, attempts of unknown outcome. A `user_change` is
- * applied in ./user-change.ts; what is due next is decided from this state in ./decision.ts.
+ * The status state the reconcile keeps for each user (its shape: StatusState in ../records.ts):
+ * what was observed of the profile, and the records of our own writes. Here, top to bottom, the
+ * pure transitions a reconcile makes on it: the standing status a sighting of the profile
+ * leaves (`standingAfter`: the status the person set with no expiry, set back after blocks in
+ * restore mode), a read of the profile (`applyRead`), a write claimed (`claimWrite`), and what
+ * only a read settles: a write tied with a user's change, attempts of unknown outcome. A
+ * `user_change` is applied in ./user-change.ts, the answer to a write in ./write-outcome.ts;
+ * what is due next is decided from this state in ./decision.ts.
  */
-
-/** Where the actual status was last observed: an event (`ours`, `manual`, `expired`), a read. */
-export type ObservationSource = "ours" | "manual" | "expired" | "unknown" | "read";
-
-export interface Observation {
-  status: StatusValue;
-  /** When the observation happened, epoch ms (an event's `event_time` × 1000, our send, or our read). */
-  observedAt: number;
-  source: ObservationSource;
-}
-
-/** One of our own writes the service applied, kept so its echo is recognised even when late. */
-export interface RecentWrite {
-  status: StatusValue;
-  /** When the write was sent, epoch ms: the service applied it at or after this instant. */
-  at: number;
-  /**
-   * Epoch ms by which the service had applied it: when its answer was recorded, the end of its
-   * echo's second, or the read that showed it. Absent in items stored before it existed.
-   */
-  until?: number;
-}
-
-/**
- * A write we sent whose outcome we do not know (its call failed after it may have reached the
- * service, or recording its answer failed): its echo is ours, and it may be what shows.
- */
-export interface AttemptedWrite {
-  status: StatusValue;
-  sentAt: number;
-}
-
-/** A write one reconcile has claimed and is sending; others must not send a different one. */
-export interface PendingWrite {
-  status: StatusValue;
-  claimedAt: number;
-  /** Another reconcile found a different status due while this one was in flight. */
-  recheck?: boolean;
-}
-
-/** What was observed of the profile: by `user_change` events, our own writes and our reads. */
-export interface Observed {
-  /** What the profile shows, as last observed. */
-  actual: Observation;
-  /** A status the user set themselves; we leave it alone until it expires or is cleared. */
-  override?: { status: StatusValue; since: number };
-  /**
-   * The standing status: the status the person last set with no expiry, or their clear by hand
-   * since (an empty status). Observed in every mode (./standing.ts); with the rule
-   * `standing: "restore"`, blocks show over it and it is set back after them
-   * (docs/reconcile.md). Absent in items stored before it existed.
-   */
-  standing?: Standing;
-  /** Newest last; bounded to `RECENT_EVENT_IDS`. Makes event application idempotent. */
-  recentEventIds: string[];
-}
-
-/** The records of our own writes: what we wrote, sent, claimed, and what became of it. */
-export interface OurWrites {
-  /** What we last wrote; `undefined` when we never wrote anything. */
-  lastWritten?: StatusValue;
-  /** Newest last; bounded to `RECENT_WRITES`. */
-  recentWrites: RecentWrite[];
-  /** Newest last; bounded to `RECENT_ATTEMPTS`. Absent in items stored before it existed. */
-  attempts?: AttemptedWrite[];
-  /** The write one reconcile claimed and is sending. */
-  pending?: PendingWrite;
-  /** The service refused this status for a reason retrying cannot fix; don't send it again. */
-  rejected?: { status: StatusValue; code: string; at: number };
-  /**
-   * A final auth error, a `tokens_revoked` or an `app_uninstalled` stopped all service calls
-   * for this user until they authorise again. `deleteAt` (after an uninstall): when the user's
-   * data is deleted unless they reinstall first; the due index wakes the user then.
-   */
-  needsReauth?: { code: string; at: number; deleteAt?: number };
-  /** When to try again after a failure or for the rate budget; `attempt` paces the backoff. */
-  retry?: { attempt: number; at: number; code: string };
-}
-
-/** The per-user status state. Stored as is: a renamed field must still be read by its old name. */
-export interface StatusState extends Observed, OurWrites {}
 
 export const RECENT_WRITES = 8;
 export const RECENT_ATTEMPTS = 4;
@@ -126,7 +54,7 @@ export function knownStanding(state: Observed): Standing | undefined {
   return state.standing ?? (override?.status.expiration === 0 ? override : undefined);
 }
 
-/** What a sighting of the profile is judged against, for the standing status (./standing.ts). */
+/** What a sighting of the profile is judged against, for the standing status (`standingAfter`). */
 export function standingContext(state: StatusState): StandingContext {
   const { actual, pending } = state;
   const latest = state.recentWrites.at(-1);
@@ -161,6 +89,104 @@ export function standingContext(state: StatusState): StandingContext {
 export function withStanding<S extends Observed>(state: S, standing: Standing | undefined): S {
   const { standing: _was, ...rest } = state;
   return (standing === undefined ? rest : { ...rest, standing }) as S;
+}
+
+/** What a sighting is judged against: what the state knew before it. */
+export interface StandingContext {
+  /** The standing status as known (a clear by hand included). */
+  known: Standing | undefined;
+  /** The status believed showing, and since when. */
+  actual: { status: StatusValue; observedAt: number };
+  /** Our latest applied write, with the span of seconds in which the service applied it. */
+  latest: { status: StatusValue; at: number; until?: number } | undefined;
+  /** Writes of ours not recorded yet that may have landed after that belief (in flight, attempted). */
+  unrecorded: StatusValue[];
+  /** Our latest write, when it may have landed after that belief (applied in its second or later). */
+  landed: StatusValue | undefined;
+  /** Every status of ours that may still echo: applied, attempted, or in flight. */
+  ours: StatusValue[];
+}
+
+/**
+ * One sighting of the profile: a `user_change` (`event`), one older than what was observed
+ * since (`late`), or a read; `status` as reported (expiration 0 when empty), `at` epoch ms.
+ */
+export interface Sighting {
+  status: StatusValue;
+  at: number;
+  by: "event" | "late" | "read";
+}
+
+/** The status to set back after blocks: the standing one, unless the person cleared it. */
+export function standingOf(known: Standing | undefined): Standing | undefined {
+  return known === undefined || isEmptyStatus(known.status) ? undefined : known;
+}
+
+/**
+ * The standing status after `seen`. A status with no expiry that is not ours becomes it (found
+ * again by a read while it shows, it keeps its time); a late one only says when the person set
+ * the one a read found. An empty profile is a clear by hand, unless
+ * an expiry explains it or it falls in the second of our latest write (a tie the read before the
+ * next write settles); a late clear cannot be told from an expiry and changes nothing. A status
+ * with an expiry is an override and changes nothing either.
+ */
+export function standingAfter(context: StandingContext, seen: Sighting): Standing | undefined {
+  const { known, actual } = context;
+  const status = seen.status;
+  const from = seen.by === "read" ? { from: Math.min(seen.at, actual.observedAt) } : {};
+  if (!isEmptyStatus(status)) {
+    if (status.expiration !== 0 || context.ours.some((s) => sameStatus(s, status))) return known;
+    if (seen.by === "late") return lateSet(known, status, seen.at);
+    // A read finding it again while it is believed showing tells nothing new: it keeps its time.
+    // An event is the person setting it (again, perhaps over a write of ours): from then on.
+    const again = known !== undefined && sameStatus(known.status, status);
+    if (seen.by === "read" && again && sameStatus(actual.status, status)) return known;
+    return { status, since: seen.at, ...from };
+  }
+  if (seen.by === "late" || standingOf(known) === undefined) return known;
+  if (emptiedByExpiry(context, seen)) return known;
+  const latest = context.latest;
+  const second = secondOf(seen.at);
+  const tie =
+    seen.by === "event" &&
+    latest !== undefined &&
+    secondOf(latest.at) <= second &&
+    second <= secondOf(latest.until ?? latest.at);
+  return tie ? known : { status: { ...EMPTY_STATUS }, since: seen.at, ...from };
+}
+
+/**
+ * A late `user_change` setting `status` at `at` dates the standing status a read found, when it
+ * falls in the window the read left open. Otherwise it says nothing: what showed between it and
+ * now is not known (the person may have cleared it, in an event as late).
+ */
+function lateSet(
+  known: Standing | undefined,
+  status: StatusValue,
+  at: number,
+): Standing | undefined {
+  const found = known?.from;
+  const dates =
+    known !== undefined &&
+    found !== undefined &&
+    sameStatus(known.status, status) &&
+    secondOf(at) >= secondOf(found) &&
+    at <= known.since;
+  return dates ? { status, since: at } : known;
+}
+
+/**
+ * Whether the profile's being empty at `at` is explained without a clear by hand: a clear of
+ * ours may have landed after the belief, or of what may have been showing a status has expired
+ * by then, or none was showing anything.
+ */
+function emptiedByExpiry(context: StandingContext, { at, by }: Sighting): boolean {
+  const { actual, landed, unrecorded } = context;
+  // A read cannot tell a write whose call failed from one never applied: such writes rarely are.
+  const ours = [...(landed === undefined ? [] : [landed]), ...(by === "event" ? unrecorded : [])];
+  if (ours.some(isEmptyStatus)) return true;
+  const shown = [actual.status, ...ours].filter((s) => !isEmptyStatus(s));
+  return shown.length === 0 || shown.some((s) => isEmptyStatus(effectiveStatus(s, at)));
 }
 
 /** Whether the observation is a user's change reported by an event (whole seconds, not exact). */
@@ -300,71 +326,6 @@ export function claimWrite(state: StatusState, status: StatusValue, now: number)
     ...state,
     ...(attempts !== undefined ? { attempts } : {}),
     pending: { status, claimedAt: now },
-  };
-}
-
-/**
- * Releases the claim sent at `sentAt` after its call failed. The write is kept as an attempt:
- * a timeout or an internal error may still have applied it, and its echo must count as ours.
- * A refused write is never echoed, so remembering it costs nothing.
- */
-export function releaseWrite(state: StatusState, sentAt: number): StatusState {
-  const pending = state.pending;
-  if (pending === undefined || pending.claimedAt !== sentAt) return state;
-  const { pending: _released, ...rest } = state;
-  return {
-    ...rest,
-    attempts: [...(state.attempts ?? []), { status: pending.status, sentAt }].slice(
-      -RECENT_ATTEMPTS,
-    ),
-  };
-}
-
-/**
- * Records one of our writes that the service confirmed; `written` is what it reported back and
- * `sentAt` when we sent it. The write is stamped with its send time, not the time it was
- * recorded: a user change observed after we sent it stays the actual status, and one that
- * happens while the write is being recorded is not mistaken for an old one.
- */
-export function recordWrite(
-  state: StatusState,
-  written: StatusValue,
-  now: number,
-  sentAt: number = now,
-): StatusState {
-  const { pending, retry: _retried, ...base } = state;
-  // A newer claim (ours ran past its lease) belongs to another reconcile and stays.
-  const rest = pending !== undefined && pending.claimedAt > sentAt ? { ...base, pending } : base;
-  const recentWrites = appendWrite(state.recentWrites, {
-    status: written,
-    at: sentAt,
-    until: Math.max(now, sentAt),
-  });
-  // A user's change reported in the second we sent, or later, may have come after the service
-  // applied our write (event times are whole seconds; the service applied it somewhere between
-  // our send and now). It stays what we believe is showing: surely newer, or a tie that a read
-  // settles before the next write (./decision.ts). A read is exact.
-  const actual = state.actual;
-  // So is the echo of another write of ours (one whose call failed) from a later second than
-  // this one was sent: that write was applied after this one was sent.
-  const newerUserChange =
-    actual.source === "read"
-      ? actual.observedAt > sentAt
-      : (fromUserEvent(actual) && secondOf(actual.observedAt) >= secondOf(sentAt)) ||
-        (actual.source === "ours" && secondOf(actual.observedAt) > secondOf(sentAt));
-  if (newerUserChange && !sameStatus(actual.status, written)) {
-    return { ...rest, lastWritten: written, recentWrites };
-  }
-  const { override: _gone, ...withoutOverride } = rest;
-  return {
-    ...withoutOverride,
-    lastWritten: written,
-    recentWrites,
-    actual: {
-      status: written,
-      observedAt: Math.max(sentAt, state.actual.observedAt),
-      source: "ours",
-    },
   };
 }
 

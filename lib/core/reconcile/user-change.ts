@@ -1,3 +1,4 @@
+import type { StatusState } from "../records";
 import {
   effectiveStatus,
   isEmptyStatus,
@@ -5,13 +6,12 @@ import {
   sameStatus,
   type UserChange,
 } from "../types";
-import { standingAfter } from "./standing";
 import {
   appendWrite,
   fromUserEvent,
   RECENT_EVENT_IDS,
-  type StatusState,
   secondOf,
+  standingAfter,
   standingContext,
   withStanding,
 } from "./state";

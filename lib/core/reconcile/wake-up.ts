@@ -2,8 +2,7 @@ import type { StatusRecord } from "../records";
 import type { Standing as StandingMode } from "../rules";
 import { desiredAt, nextWakeAfter } from "../timeline";
 import type { Block } from "../types";
-import { standingOf } from "./standing";
-import { knownStanding } from "./state";
+import { knownStanding, standingOf } from "./state";
 
 /**
  * Fills in a status record's next wake-up: the next block start, the end of a manual override,

@@ -1,6 +1,5 @@
 import type { DueTransition } from "#lib/core/ports";
-import type { StatusState } from "#lib/core/reconcile/state";
-import type { StatusRecord } from "#lib/core/records";
+import type { StatusRecord, StatusState } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import { shardOf } from "../table";
 import {

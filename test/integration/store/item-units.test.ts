@@ -1,13 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type AttributeValue, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { describe, expect, it } from "vitest";
-import {
-  RECENT_ATTEMPTS,
-  RECENT_EVENT_IDS,
-  RECENT_WRITES,
-  type StatusState,
-} from "#lib/core/reconcile/state";
-import type { StatusRecord, TimelineRecord } from "#lib/core/records";
+import { RECENT_ATTEMPTS, RECENT_EVENT_IDS, RECENT_WRITES } from "#lib/core/reconcile/state";
+import type { StatusRecord, StatusState, TimelineRecord } from "#lib/core/records";
 import type { Block } from "#lib/core/types";
 import { DynamoStore } from "#lib/store/dynamo-store";
 import type { LocalDynamo } from "../../support/dynalite";

@@ -2,8 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type Command, days, daysWithoutTheUser, lossyDays } from "#bench/reconcile/commands";
 import { type Simulation, simulate } from "#bench/reconcile/simulation";
-import { initialStatusState, recordWrite } from "#lib/core/reconcile/state";
+import { initialStatusState } from "#lib/core/reconcile/state";
 import { applyObservation } from "#lib/core/reconcile/user-change";
+import { recordWrite } from "#lib/core/reconcile/write-outcome";
 import type { StatusValue } from "#lib/core/types";
 
 /*

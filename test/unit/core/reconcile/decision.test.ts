@@ -1,14 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { decide, type ReconcilePolicy } from "#lib/core/reconcile/decision";
-import {
-  claimWrite,
-  initialStatusState,
-  type ProfileRead,
-  recordWrite,
-  type StatusState,
-} from "#lib/core/reconcile/state";
+import { claimWrite, initialStatusState, type ProfileRead } from "#lib/core/reconcile/state";
 import { applyObservation } from "#lib/core/reconcile/user-change";
 import { withSchedule } from "#lib/core/reconcile/wake-up";
+import { recordWrite } from "#lib/core/reconcile/write-outcome";
+import type { StatusState } from "#lib/core/records";
 import type { Block, StatusValue } from "#lib/core/types";
 
 /*

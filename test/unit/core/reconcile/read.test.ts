@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { dueNow } from "#lib/core/reconcile/decision";
-import {
-  applyRead,
-  claimWrite,
-  initialStatusState,
-  recordWrite,
-  releaseWrite,
-} from "#lib/core/reconcile/state";
+import { applyRead, claimWrite, initialStatusState } from "#lib/core/reconcile/state";
 import { applyObservation } from "#lib/core/reconcile/user-change";
+import { recordWrite, releaseWrite } from "#lib/core/reconcile/write-outcome";
 import { type Block, EMPTY_STATUS, type StatusValue } from "#lib/core/types";
 
 const NOW = Date.UTC(2025, 2, 3, 9, 0, 0);

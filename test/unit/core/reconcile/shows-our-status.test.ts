@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  claimWrite,
-  initialStatusState,
-  recordWrite,
-  releaseWrite,
-  type StatusState,
-} from "#lib/core/reconcile/state";
+import { claimWrite, initialStatusState } from "#lib/core/reconcile/state";
 import { showsOurStatus } from "#lib/core/reconcile/user-change";
+import { recordWrite, releaseWrite } from "#lib/core/reconcile/write-outcome";
+import type { StatusState } from "#lib/core/records";
 import type { StatusValue } from "#lib/core/types";
 
 // Before a disconnect revokes the token (issue 28 item 1): is what the profile shows ours? The

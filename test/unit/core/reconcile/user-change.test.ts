@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  claimWrite,
-  initialStatusState,
-  recordWrite,
-  type StatusState,
-} from "#lib/core/reconcile/state";
+import { claimWrite, initialStatusState } from "#lib/core/reconcile/state";
 import { applyObservation, nothingNewIn } from "#lib/core/reconcile/user-change";
+import { recordWrite } from "#lib/core/reconcile/write-outcome";
+import type { StatusState } from "#lib/core/records";
 import type { StatusValue } from "#lib/core/types";
 
 /*

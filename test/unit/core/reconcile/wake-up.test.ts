@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { initialStatusState, type StatusState } from "#lib/core/reconcile/state";
+import { initialStatusState } from "#lib/core/reconcile/state";
 import { withSchedule } from "#lib/core/reconcile/wake-up";
-import type { StatusRecord } from "#lib/core/records";
+import type { StatusRecord, StatusState } from "#lib/core/records";
 import type { Block } from "#lib/core/types";
 
 /*
