@@ -10,7 +10,9 @@ import type { Block, UserKey } from "./types";
  *
  * A snooze is Statuspilot's own only while `dnd.info` says it ends at the second our
  * `dnd.setSnooze` answered: anything else is a snooze the person set (or changed), and it is
- * never ended nor cut short.
+ * never ended nor cut short. A shorter snooze of the person's own that ours lengthened is set
+ * back, not ended, when our block goes before it does (cancelled or shortened): the person's
+ * own Do Not Disturb is restored, as their own status is in restore mode.
  */
 
 /** The user-token scopes the Do Not Disturb calls need: `dnd.info` and `dnd.setSnooze`. */
@@ -23,6 +25,11 @@ export interface OurSnooze {
   blockEnd: number;
   /** When the snooze ends, epoch seconds, as the service answered `dnd.setSnooze`. */
   endS: number;
+  /**
+   * The person's own snooze that ours lengthened: when it was to end, epoch seconds. Absent
+   * when none was on (and in items stored before it existed).
+   */
+  theirsEndS?: number;
 }
 
 /** A snooze call claimed and not yet answered (a versioned write, like a status write). */
@@ -47,10 +54,15 @@ export interface SnoozeInfo {
 }
 
 export type SnoozeStep =
-  /** `dnd.setSnooze` with `num_minutes: minutes`, for `block`. */
-  | { kind: "snooze"; minutes: number; block: Block; reason: string }
+  /** `dnd.setSnooze` with `num_minutes: minutes`, for `block`, over the person's own until `theirsEndS`. */
+  | { kind: "snooze"; minutes: number; block: Block; theirsEndS?: number; reason: string }
   /** `dnd.endSnooze`: our own snooze outlives the block it was for. */
   | { kind: "end"; reason: string }
+  /**
+   * `dnd.setSnooze` back to the end of the person's own snooze that ours lengthened (to the
+   * minute, rounded up), then forget ours: the snooze on is the person's again.
+   */
+  | { kind: "restore"; minutes: number; reason: string }
   /** Ask `dnd.info`, then decide again with its answer. */
   | { kind: "info"; reason: string }
   /** No call; drop the record of our snooze (it ran out, or it is the person's now). */
@@ -75,32 +87,47 @@ export function decideSnooze({ timeline, now, ours, info }: SnoozeSituation): Sn
   const shown = desiredAt(timeline, now);
   const block = shown?.dnd === true ? shown : undefined;
   const isOurs = ours !== undefined && info !== undefined && info.endS === ours.endS;
+  // The person's own snooze still to come back: the one ours lengthened, or the one on now.
+  const theirsEnd = isOurs ? ours.theirsEndS : info?.endS;
+  const theirsEndS = theirsEnd !== undefined && theirsEnd * 1000 > now ? theirsEnd : undefined;
   if (block !== undefined) {
     if (ours !== undefined && ours.blockStart === block.start && ours.blockEnd === block.end) {
       return { kind: "nothing", reason: "snoozed for this block" };
     }
     // Before a set: a longer snooze of the person's own must not be cut short by ours.
     if (info === undefined) return { kind: "info", reason: "a dnd block shows" };
-    if (!isOurs && info.endS !== undefined && info.endS * 1000 >= block.end) {
-      return { kind: "nothing", reason: "the person's own snooze covers the block" };
+    if (theirsEndS !== undefined && theirsEndS * 1000 >= block.end) {
+      return isOurs
+        ? restore(theirsEndS, now, "the block shrank inside the person's own snooze")
+        : { kind: "nothing", reason: "the person's own snooze covers the block" };
     }
     const minutes = snoozeMinutes(block.end, now);
     const reason =
       ours !== undefined && ours.blockStart === block.start
         ? "the block changed length"
         : "a dnd block started";
-    return { kind: "snooze", minutes, block, reason };
+    return { kind: "snooze", minutes, block, ...(theirsEndS ? { theirsEndS } : {}), reason };
   }
   if (ours === undefined) return { kind: "nothing", reason: "no dnd block" };
   // The block ran its course: the service ends the snooze (at most the rounding later). The
-  // stale record costs no write: the next dnd block's snooze replaces it.
+  // stale record costs no write: the next dnd block's snooze replaces it. A snooze of the
+  // person's own that ours lengthened ended before the block did.
   if (now >= ours.blockEnd || now >= ours.endS * 1000) {
     return { kind: "nothing", reason: "our snooze ran its course" };
   }
   if (info === undefined) return { kind: "info", reason: "our block was cancelled or shortened" };
   if (!isOurs) return { kind: "forget", reason: "the snooze on is the person's own" };
+  if (theirsEndS !== undefined) {
+    return restore(theirsEndS, now, "our block was cancelled or shortened");
+  }
   return { kind: "end", reason: "our block was cancelled or shortened" };
 }
+
+const restore = (theirsEndS: number, now: number, why: string): SnoozeStep => ({
+  kind: "restore",
+  minutes: snoozeMinutes(theirsEndS * 1000, now),
+  reason: `${why}: the person's own snooze is set back`,
+});
 
 /**
  * Whether Statuspilot may make DND calls for a person. With their token's scopes on record

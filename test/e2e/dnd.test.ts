@@ -30,6 +30,8 @@ const standup = event("standup", "Stand-up", base + 45 * MIN, base + 55 * MIN);
 const deep = event("deep", "Deep work", base + MIN, base + 31 * MIN);
 // U002: a later focus block the person's own two-hour snooze already covers.
 const later = event("later", "Focus", base + 90 * MIN, base + 100 * MIN);
+// U001, last: a focus block that lengthens the person's own shorter snooze, then is cancelled.
+const review = event("review", "Focus", base + 180 * MIN, base + 210 * MIN);
 
 let e: E2e;
 beforeAll(async () => {
@@ -140,5 +142,29 @@ describe("Do Not Disturb over the local stack", () => {
     expect(calls.filter((c) => c.method === "dnd.setSnooze")).toHaveLength(setsBefore.length);
     expect(calls.filter((c) => c.method === "dnd.endSnooze")).toEqual([]);
     expect((await state()).dnd.U002?.snooze_endtime).toBe(theirs);
+  });
+
+  it("sets the person's own shorter snooze back, not ended, when the block that lengthened it is cancelled", async () => {
+    // Prepare: 20 minutes of the person's own, from 5 minutes before a 30-minute focus block.
+    await publishAndPush(e, "U001", TZ, [review]);
+    await advanceTo(e, review.start - 5 * MIN);
+    const theirs = await personSnoozes("U001", 20);
+    await advanceTo(e, review.start + 5 * S);
+    const lengthened = (await state()).dnd.U001?.snooze_endtime;
+    // Act: cancelled 10 minutes in, with the person's own 5 minutes from its end.
+    await advanceTo(e, review.start + 10 * MIN);
+    await publishAndPush(e, "U001", TZ, [{ ...review, cancelled: true }]);
+    await advance(e, 12 * S);
+    // Assess: theirs is on again, to the minute rounded up; ours was never ended.
+    const calls = (await dndCalls("U001")).filter((c) => c.at >= review.start - 5 * MIN);
+    expect(lengthened).toBe(review.end / S);
+    expect(calls.filter((c) => c.method === "dnd.endSnooze")).toEqual([]);
+    const sets = calls
+      .filter((c) => c.method === "dnd.setSnooze")
+      .map((c) => c.params?.num_minutes);
+    expect(sets).toEqual(["30", "5"]);
+    const restored = (await state()).dnd.U001?.snooze_endtime ?? 0;
+    expect(restored).toBeGreaterThanOrEqual(theirs);
+    expect(restored).toBeLessThan(theirs + 60);
   });
 });

@@ -62,7 +62,11 @@ export async function followSnooze(
       const claim = { blockStart, blockEnd, claimedAt: ctx.clock.now() };
       saved = await putSnooze(ctx, key, record, { ...(ours ? { ours } : {}), claim });
       const { endS } = await gateway.setSnooze(target, step.minutes);
-      await putSnooze(ctx, key, saved, { ours: { blockStart, blockEnd, endS } });
+      const theirs = step.theirsEndS !== undefined ? { theirsEndS: step.theirsEndS } : {};
+      await putSnooze(ctx, key, saved, { ours: { blockStart, blockEnd, endS, ...theirs } });
+    } else if (step.kind === "restore") {
+      await gateway.setSnooze(target, step.minutes);
+      await putSnooze(ctx, key, record, {});
     } else {
       if (step.kind === "end") await gateway.endSnooze(target);
       await putSnooze(ctx, key, record, {});

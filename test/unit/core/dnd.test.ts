@@ -192,6 +192,82 @@ describe("decideSnooze: no dnd block showing", () => {
   });
 });
 
+describe("decideSnooze: the person's own shorter snooze, lengthened by ours", () => {
+  // The person snoozed to 10:10; our focus snooze (10:00-10:30) lengthened it.
+  const theirsEndS = T / 1000 + 600;
+  const lengthened: OurSnooze = { ...oursForFocus, theirsEndS };
+
+  it("keeps when theirs was to end on the snooze that lengthens it", () => {
+    // Act
+    const step = decideSnooze({
+      timeline: [focus],
+      now: T + 400,
+      ours: undefined,
+      info: { endS: theirsEndS },
+    });
+    // Assess
+    expect(step).toMatchObject({ kind: "snooze", minutes: 30, theirsEndS });
+  });
+
+  it("sets theirs back, to the minute rounded up, when our block is cancelled before it ends", () => {
+    // Act: 10:04:30, five and a half minutes of theirs left → 6 minutes.
+    const step = decideSnooze({
+      timeline: [],
+      now: T + 4 * MIN + 30_000,
+      ours: lengthened,
+      info: { endS: lengthened.endS },
+    });
+    // Assess
+    expect(step).toMatchObject({ kind: "restore", minutes: 6 });
+  });
+
+  it("ends ours when the block is cancelled after theirs would have ended", () => {
+    // Act: 10:12
+    const step = decideSnooze({
+      timeline: [],
+      now: T + 12 * MIN,
+      ours: lengthened,
+      info: { endS: lengthened.endS },
+    });
+    // Assess
+    expect(step.kind).toBe("end");
+  });
+
+  // It is 10:05; the block showing, ours snoozed to 10:30, now ends at 10:08, or at 10:20.
+  it.each([
+    { does: "sets theirs back", newEnd: T + 8 * MIN, expected: { kind: "restore", minutes: 5 } },
+    {
+      does: "snoozes again, still over theirs,",
+      newEnd: T + 20 * MIN,
+      expected: { kind: "snooze", minutes: 15, theirsEndS },
+    },
+  ])("$does when the block showing shrank", ({ newEnd, expected }) => {
+    // Act
+    const step = decideSnooze({
+      timeline: [block(T, newEnd, true)],
+      now: T + 5 * MIN,
+      ours: lengthened,
+      info: { endS: lengthened.endS },
+    });
+    // Assess
+    expect(step).toMatchObject(expected);
+  });
+
+  it("forgets theirs once it has ended, for the next block's snooze", () => {
+    // Act: 10:30:00.5, back-to-back with a second dnd block; theirs ended at 10:10.
+    const next = block(T + 30 * MIN, T + 45 * MIN, true, "Deep work");
+    const step = decideSnooze({
+      timeline: [focus, next],
+      now: T + 30 * MIN + 500,
+      ours: { ...lengthened, endS: T / 1000 + 1801 },
+      info: { endS: T / 1000 + 1801 },
+    });
+    // Assess
+    expect(step).toMatchObject({ kind: "snooze", minutes: 15 });
+    expect(step).not.toHaveProperty("theirsEndS");
+  });
+});
+
 describe("decideSnooze: properties", () => {
   it("a snooze always covers the rest of the block, by less than one extra minute", () => {
     fc.assert(
