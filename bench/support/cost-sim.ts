@@ -80,6 +80,19 @@ export function editsFor(i: number, days: number): number[] {
   return edits;
 }
 
+/**
+ * The events that showed, each as the calendar stood at its start: one cancelled while it
+ * showed counts (its status and snooze were set), one moved before it began counts once, where
+ * it moved to. Counting only the final calendar left the cancelled ones out, so the calls they
+ * made were charged to the other blocks.
+ */
+export function shownEvents(i: number, days: number, end: number): DemoEvent[] {
+  return eventsFor(i, days, end).flatMap((last) => {
+    const atStart = eventsFor(i, days, last.start).find((e) => e.uid === last.uid);
+    return atStart !== undefined && !atStart.cancelled && atStart.start < end ? [atStart] : [];
+  });
+}
+
 /** Busy blocks after merging back-to-back runs of the same status. */
 export function busyBlocks(events: DemoEvent[]): number {
   const live = events
@@ -249,7 +262,7 @@ export async function simulateCost(indices: number[], days: number): Promise<Cos
       expiryClears: m.expiryClears,
       eventDeliveries: m.eventDeliveries,
       pushes,
-      blocks: final.reduce((n, events) => n + busyBlocks(events), 0),
+      blocks: indices.reduce((n, i) => n + busyBlocks(shownEvents(i, days, end)), 0),
       busyMinutes: final
         .flat()
         .filter((e) => !e.cancelled)
