@@ -64,6 +64,22 @@ const setTicks = async (enabled: boolean): Promise<void> => {
   if (res.status !== 200) throw new Error(`schedules answered ${res.status}`);
 };
 
+/** U001's calendar address goes away, and a day of the poll's reads fails (the tick off). */
+async function breakCalendarForADay(): Promise<void> {
+  const gone = await fetch(e.feedUrl("U001"), { method: "DELETE" });
+  expect(gone.status).toBe(204);
+  await setTicks(false);
+  for (let quarter = 0; quarter < 4; quarter++) await advance(e, 6 * 60 * MIN);
+  await runQueued(e);
+}
+
+/** The address is back; the next reads are good (the tick stays off until `setTicks(true)`). */
+async function mendCalendar(): Promise<void> {
+  await putFeed("U001", renderIcs([], await nowOf(e)));
+  await advance(e, 7 * 60 * MIN);
+  await runQueued(e);
+}
+
 describe("the Home tab", () => {
   it("shows a person who has not installed the app its Add to link, and nothing else", async () => {
     // Act
@@ -238,14 +254,10 @@ describe("the interactive route", () => {
 
 describe("a calendar that breaks", () => {
   it("is told once in a day of failed reads, shown on the tab, and not told again when it clears", async () => {
-    // Prepare: the calendar's address goes away.
+    // Prepare
     const before = (await messagesTo(e, "U001")).length;
-    const gone = await fetch(e.feedUrl("U001"), { method: "DELETE" });
-    expect(gone.status).toBe(204);
-    await setTicks(false);
-    // Act: a day of the poll's reads, every one of them failing.
-    for (let quarter = 0; quarter < 4; quarter++) await advance(e, 6 * 60 * MIN);
-    await runQueued(e);
+    // Act: the calendar's address goes away; a day of the poll's reads, every one failing.
+    await breakCalendarForADay();
     // The person looks at the tab twice meanwhile: each look runs what they are told again.
     await openHome(e, "U001");
     await openHome(e, "U001");
@@ -257,13 +269,33 @@ describe("a calendar that breaks", () => {
     const broken = textOf(await homeOf("U001"));
     expect(broken).toMatch(/no longer there|gone|404/i);
     // Act: the address is back; the next reads are good.
-    await putFeed("U001", renderIcs([], await nowOf(e)));
-    await advance(e, 7 * 60 * MIN);
-    await runQueued(e);
+    await mendCalendar();
     // Assess: the tab shows it healthy; no second message.
     expect(textOf(await homeOf("U001"))).not.toMatch(/no longer there|gone|404/i);
     expect((await messagesTo(e, "U001")).slice(before)).toHaveLength(1);
     await setTicks(true);
+  }, 240_000);
+});
+
+describe("a person who turned the messages off", () => {
+  it("is not messaged when a calendar breaks, and still sees it on the tab", async () => {
+    // Prepare: messages off on the settings page.
+    const before = (await messagesTo(e, "U001")).length;
+    expect(await postSettings(e, jar, "/settings/messages", { messages: "off" })).toContain(
+      "messages_off",
+    );
+    // Act: a day of failed reads, as above, and a look at the tab.
+    await breakCalendarForADay();
+    await openHome(e, "U001");
+    // Assess: no message; the tab says what broke.
+    expect((await messagesTo(e, "U001")).slice(before)).toEqual([]);
+    expect(textOf(await homeOf("U001"))).toMatch(/no longer there|gone|404/i);
+    // The calendar back and the messages on again, for what follows.
+    await mendCalendar();
+    await setTicks(true);
+    expect(await postSettings(e, jar, "/settings/messages", { messages: "on" })).toContain(
+      "messages_on",
+    );
   }, 240_000);
 });
 
