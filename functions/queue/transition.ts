@@ -1,11 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import {
-  botModule,
-  kmsModule,
-  oauthModule,
-  parametersModule,
-  serviceModule,
-} from "#lib/app/compose/modules";
+import { botModule, kmsModule, oauthModule, serviceModule } from "#lib/app/compose/modules";
 import type { AppSource } from "../shared/app-context";
 import { transitionQueueHandler } from "../shared/queue";
 import { transitionOne } from "../shared/transition-worker";
@@ -18,8 +12,7 @@ export const handler = createHandler(
     kms: kmsModule,
     service: serviceModule,
     oauth: oauthModule,
-    // The Home tab and messages: the bot, and the web key its settings links are signed with.
+    // The Home tab and messages. No SSM: its settings links are stored grants, not signed.
     bot: botModule,
-    parameters: parametersModule,
   }),
 );

@@ -269,16 +269,29 @@ export interface StatusStore {
   usersWithId(user: string): Promise<UserRecord[]>;
 }
 
+/** Why a grant was not handed over: no such id, past its expiry, or already taken once. */
+export type GrantRefusal = "unknown" | "expired" | "taken";
+
+/** What taking a grant answers: its payload the first time inside its life, else why not. */
+export type GrantTake = { ok: true; payload: string } | { ok: false; reason: GrantRefusal };
+
 /**
  * Marks that can be taken once: the single use of an install `state`, the end of a session
  * (sign-out). `consume` records `id` with a conditional put and answers true the first time;
  * false while an earlier mark of the same id has not expired. `taken` answers whether a mark of
  * `id` lives at `now`. `expiresAt` and `now` are epoch milliseconds; a mark expired at `now`
  * (expiresAt <= now) counts as absent.
+ *
+ * Grants are stored one-time hand-overs (the Home tab's settings links): `grant` stores an
+ * opaque `payload` under a fresh `id` (refused if the id exists); `take` answers the payload
+ * exactly once, under any concurrency, while `now < expiresAt`, and the precise refusal otherwise
+ * (an expired grant answers "expired" even if it was taken before).
  */
 export interface OneTimeMarks {
   consume(id: string, expiresAt: number, now: number): Promise<boolean>;
   taken(id: string, now: number): Promise<boolean>;
+  grant(id: string, payload: string, expiresAt: number): Promise<void>;
+  take(id: string, now: number): Promise<GrantTake>;
 }
 
 /** One calendar source, as the sync gate keys it. */

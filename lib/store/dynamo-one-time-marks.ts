@@ -3,16 +3,25 @@ import {
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
-import type { OneTimeMarks } from "#lib/core/ports";
+import type { GrantRefusal, GrantTake, OneTimeMarks } from "#lib/core/ports";
 import { StoreError } from "./errors";
-import { n } from "./items/codec";
+import { type Item, n, readN, readS } from "./items/codec";
+import {
+  GRANT_PAYLOAD,
+  oneTimeGrantKeys,
+  oneTimeGrantToItem,
+  TAKEN_AT_MS,
+} from "./items/one-time-grant";
 import { EXPIRES_AT_MS, oneTimeMarkKeys, oneTimeMarkToItem } from "./items/one-time-mark";
 
 /**
  * One-time marks in the table: one conditional PutItem per use. It succeeds only when no mark
  * of that id exists, or the one there has expired (dynalite has no TTL, and AWS deletes late),
- * so of any number of concurrent uses exactly one wins.
+ * so of any number of concurrent uses exactly one wins. A grant is one conditional PutItem, and
+ * its take one conditional UpdateItem (it exists, has not expired, was not taken) that marks it
+ * taken: again exactly one of any number of concurrent takes wins.
  */
 export class DynamoOneTimeMarks implements OneTimeMarks {
   constructor(
@@ -61,4 +70,72 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
       });
     }
   }
+
+  async grant(id: string, payload: string, expiresAt: number): Promise<void> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: oneTimeGrantToItem(id, payload, expiresAt),
+          ConditionExpression: "attribute_not_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": "PK" },
+        }),
+      );
+    } catch (error: unknown) {
+      const exists = error instanceof ConditionalCheckFailedException;
+      throw new StoreError(
+        exists ? `one-time grant ${id}: the id is taken` : `one-time grant ${id}: DynamoDB failed`,
+        exists ? "conflict" : "dynamodb_failed",
+        { cause: error },
+      );
+    }
+  }
+
+  async take(id: string, now: number): Promise<GrantTake> {
+    const keys = oneTimeGrantKeys(id);
+    const Key = { PK: { S: keys.PK }, SK: { S: keys.SK } };
+    try {
+      const taken = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key,
+          UpdateExpression: "SET #takenAtMs = :now",
+          ConditionExpression:
+            "attribute_exists(#pk) AND #expiresAtMs > :now AND attribute_not_exists(#takenAtMs)",
+          ExpressionAttributeNames: {
+            "#pk": "PK",
+            "#expiresAtMs": EXPIRES_AT_MS,
+            "#takenAtMs": TAKEN_AT_MS,
+          },
+          ExpressionAttributeValues: { ":now": n(now) },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return { ok: true, payload: readS(taken.Attributes ?? {}, GRANT_PAYLOAD) };
+    } catch (error: unknown) {
+      if (!(error instanceof ConditionalCheckFailedException)) {
+        throw new StoreError(`one-time grant ${id}: DynamoDB failed`, "dynamodb_failed", {
+          cause: error,
+        });
+      }
+    }
+    // Refused: a consistent read says why (what refused it stays true: a grant never comes back).
+    try {
+      const got = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key, ConsistentRead: true }),
+      );
+      return { ok: false, reason: refusalOf(got.Item, now) };
+    } catch (error: unknown) {
+      throw new StoreError(`one-time grant ${id}: DynamoDB failed`, "dynamodb_failed", {
+        cause: error,
+      });
+    }
+  }
+}
+
+/** Why the take's condition failed on `item`, as read after it. */
+function refusalOf(item: Item | undefined, now: number): GrantRefusal {
+  if (item === undefined) return "unknown";
+  if (readN(item, EXPIRES_AT_MS) <= now) return "expired";
+  return "taken";
 }

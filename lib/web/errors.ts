@@ -1,12 +1,14 @@
 /**
- * Errors of the web front door (install state, session cookie, CSRF token). Every refusal has a
- * typed `code`; `httpStatus` is what a route answers for it.
+ * Errors of the web front door (install state, session cookie, CSRF token, settings link). Every
+ * refusal has a typed `code`; `httpStatus` is what a route answers for it.
  */
 export type WebErrorCode =
   /** Not of the form this module writes (cut, altered encoding, wrong version). */
   | "malformed"
   /** Well formed, but its MAC is not ours: forged, altered, or made under another key. */
   | "bad_signature"
+  /** Well formed, but no such one was ever stored (a stored one-time link). */
+  | "unknown"
   /** Genuine, but past its expiry. */
   | "expired"
   /** Genuine and fresh, but already used once. */

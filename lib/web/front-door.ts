@@ -78,7 +78,7 @@ export async function frontDoorOf(app: App): Promise<FrontDoor> {
     states: new OAuthStates({ key, clock: app.clock, marks: parts.marks }),
     sessions: new SessionCookies({ key, clock: app.clock, secure }),
     csrf: new CsrfTokens({ key }),
-    settingsLinks: new SettingsLinks({ key, clock: app.clock, marks: parts.marks }),
+    settingsLinks: new SettingsLinks({ clock: app.clock, marks: parts.marks }),
     oauth: new OAuthClient({
       baseUrl: app.config.SERVICE_BASE_URL,
       clientId: client.id,

@@ -6,7 +6,7 @@ import type { OneTimeMarks } from "#lib/core/ports";
  * The MACs of the front door. One secret serves the install state, the session cookie and the
  * CSRF tokens; each use prefixes its own label, so no MAC of one use is valid for another.
  */
-export type MacLabel = "oauth-state" | "session" | "csrf" | "settings-link";
+export type MacLabel = "oauth-state" | "session" | "csrf";
 
 /** Below this a secret is a placeholder, not a key: refuse it at construction. */
 export const MIN_KEY_LENGTH = 32;
@@ -26,7 +26,7 @@ export function macOf(key: string, label: MacLabel, data: string): string {
 export { constantTimeEqual } from "#lib/http/signature";
 
 /**
- * What each signer of the front door's tokens (install state, session cookie, settings link)
+ * What each signer of the front door's tokens (install state, session cookie)
  * holds: its key, refused below MIN_KEY_LENGTH at construction; the injected clock; and the
  * source of its random bytes (crypto's, unless a test fixes them).
  */
@@ -47,7 +47,7 @@ export abstract class MacSigner {
 }
 
 /**
- * A signer of tokens that work once (install state, settings link): each is spent with a
+ * A signer of tokens that work once (the install state): each is spent with a
  * conditional put in `marks`, and is good for `ttlMs` (the option, else the kind's default).
  */
 export abstract class OneTimeSigner extends MacSigner {

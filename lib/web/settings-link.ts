@@ -1,27 +1,34 @@
+import { randomBytes } from "node:crypto";
 import * as z from "zod";
 import type { App } from "#lib/app/compose/app";
 import type { Clock } from "#lib/core/clock";
-import type { OneTimeMarks } from "#lib/core/ports";
+import type { GrantRefusal, OneTimeMarks } from "#lib/core/ports";
 import { SettingsLinkError } from "./errors";
-import { constantTimeEqual, macOf, OneTimeSigner } from "./mac";
 import { SETTINGS_LINK_PATH } from "./pages/view-model";
 
 /** How long the Home tab's "Open settings" link signs its person in. */
 export const SETTINGS_LINK_TTL_MS = 5 * 60_000;
 
-/** Longer than any link this module writes: not ours. */
-const MAX_LINK_LENGTH = 512;
+/** A link's token: a random 256-bit id, base64url. Anything else costs no store call. */
+const LINK_FORM = /^[A-Za-z0-9_-]{43}$/;
+const LINK_BYTES = 32;
 const id = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/);
 const epochMs = z.number().int().min(0).max(8.64e15);
-/** The signed payload: [team, user, session epoch, nonce, expiresAt]. */
-const payloadSchema = z.tuple([id, id, epochMs, z.string().regex(/^[A-Za-z0-9_-]{22}$/), epochMs]);
-const LINK_FORM = /^1\.([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_-]{43})$/;
+/** The grant's payload: [team, user, session epoch]. */
+const personSchema = z.tuple([id, id, epochMs]);
+
+/** Where a link's grant is kept among the one-time grants. */
+const grantIdOf = (token: string) => `settings-link#${token}`;
+
+const REFUSALS: Record<GrantRefusal, [SettingsLinkError["code"], string]> = {
+  unknown: ["unknown", "no such link"],
+  expired: ["expired", "older than 5 minutes"],
+  taken: ["replayed", "this link was already used"],
+};
 
 export interface SettingsLinkOptions {
-  /** The front door's secret; shared with the state, session and CSRF, by label. */
-  key: string;
   clock: Clock;
-  /** Where each link's single use is recorded. */
+  /** Where each link's grant is stored, and taken once. */
   marks: OneTimeMarks;
   ttlMs?: number;
   random?: (size: number) => Uint8Array;
@@ -36,75 +43,70 @@ export interface LinkedPerson {
 
 /**
  * The Home tab's "Open settings" link (issue 26): it signs its person in to their settings
- * without a new install. Signed, not stored: the Home tab's publisher makes one without a
- * write; the route checks its form, its MAC (constant time) and its expiry on the injected
- * clock, then spends it with a conditional put, so it works once, for SETTINGS_LINK_TTL_MS, for
- * the person and session epoch it names (a disconnect since voids it: the route compares the
- * epoch). A forged link costs no write.
+ * without a new install. Stored, not signed: the link is a random id the Home tab's publisher
+ * stores as a one-time grant of the person and their session epoch, so it needs no key (the
+ * key that signs sessions stays with the front door). The route takes the grant: it works once,
+ * for SETTINGS_LINK_TTL_MS on the injected clock, for the person and session epoch it names (a
+ * disconnect since voids it: the route compares the epoch). A malformed link costs no read.
  */
-export class SettingsLinks extends OneTimeSigner {
+export class SettingsLinks {
+  private readonly clock: Clock;
+  private readonly marks: OneTimeMarks;
+  private readonly ttlMs: number;
+  private readonly random: (size: number) => Uint8Array;
+
   constructor(opts: SettingsLinkOptions) {
-    super(opts, "SettingsLinks", SETTINGS_LINK_TTL_MS);
+    this.clock = opts.clock;
+    this.marks = opts.marks;
+    this.ttlMs = opts.ttlMs ?? SETTINGS_LINK_TTL_MS;
+    this.random = opts.random ?? ((size) => randomBytes(size));
   }
 
-  /** A fresh link's token for `who` (the `link` parameter of `/settings/open`). */
-  issue(who: LinkedPerson): string {
-    const nonce = Buffer.from(this.random(16)).toString("base64url");
-    const payload = [who.team, who.user, who.epoch, nonce, this.clock.now() + this.ttlMs];
-    if (!payloadSchema.safeParse(payload).success) {
+  /** Stores a fresh link's grant for `who`; answers its token (`link` of `/settings/open`). */
+  async issue(who: LinkedPerson): Promise<string> {
+    const person = [who.team, who.user, who.epoch];
+    if (!personSchema.safeParse(person).success) {
       throw new RangeError(`SettingsLinks: cannot issue a link for ${who.team}/${who.user}`);
     }
-    const body = `1.${Buffer.from(JSON.stringify(payload), "utf8").toString("base64url")}`;
-    return `${body}.${macOf(this.key, "settings-link", body)}`;
+    const token = Buffer.from(this.random(LINK_BYTES)).toString("base64url");
+    const expiresAt = this.clock.now() + this.ttlMs;
+    await this.marks.grant(grantIdOf(token), JSON.stringify(person), expiresAt);
+    return token;
   }
 
   /**
-   * Checks `token` and spends it; answers whom it signs in. Throws a SettingsLinkError
-   * (`malformed`, `bad_signature`, `expired`, `replayed`); writes nothing for a link that is not
-   * genuine and fresh.
+   * Takes `token`'s grant; answers whom it signs in. Throws a SettingsLinkError (`malformed`,
+   * `unknown`, `expired`, `replayed`).
    */
   async consume(token: string | undefined): Promise<LinkedPerson> {
-    const match =
-      token === undefined || token.length > MAX_LINK_LENGTH ? null : LINK_FORM.exec(token);
-    const [, encoded, mac] = match ?? [];
-    if (encoded === undefined || mac === undefined) {
+    if (token === undefined || !LINK_FORM.test(token)) {
       throw new SettingsLinkError("malformed", "not a link this app made");
     }
-    if (!constantTimeEqual(macOf(this.key, "settings-link", `1.${encoded}`), mac)) {
-      throw new SettingsLinkError("bad_signature", "the signature does not match");
-    }
+    const taken = await this.marks.take(grantIdOf(token), this.clock.now());
+    if (!taken.ok) throw new SettingsLinkError(...REFUSALS[taken.reason]);
     let json: unknown;
     try {
-      json = JSON.parse(Buffer.from(encoded, "base64url").toString("utf8"));
+      json = JSON.parse(taken.payload);
     } catch {
-      throw new SettingsLinkError("malformed", "not a link this app made");
+      json = undefined;
     }
-    const parsed = payloadSchema.safeParse(json);
-    if (!parsed.success) throw new SettingsLinkError("malformed", "not a link this app made");
-    const [team, user, epoch, nonce, expiresAt] = parsed.data;
-    const now = this.clock.now();
-    if (now >= expiresAt) throw new SettingsLinkError("expired", "older than 5 minutes");
-    if (!(await this.marks.consume(`settings-link#${nonce}`, expiresAt, now))) {
-      throw new SettingsLinkError("replayed", "this link was already used");
-    }
+    const parsed = personSchema.safeParse(json);
+    if (!parsed.success) throw new SettingsLinkError("malformed", "its grant is not a person");
+    const [team, user, epoch] = parsed.data;
     return { team, user, epoch };
   }
 }
 
 /**
- * The Home tab's "Open settings" address for `who`, made where the Home tab is published (no
- * write; the web key only), or undefined when the app has no front door to sign in to.
+ * The Home tab's "Open settings" address for `who`, made where the Home tab is published (one
+ * write: the link's grant), or undefined when the app has no front door to sign in to.
  */
 export async function homeSettingsLink(app: App, who: LinkedPerson): Promise<string | undefined> {
   const parts = app.frontDoor;
   const base = app.config.PUBLIC_BASE_URL;
   if (parts === undefined || base === undefined) return undefined;
-  const links = new SettingsLinks({
-    key: await parts.webKey(),
-    clock: app.clock,
-    marks: parts.marks,
-  });
+  const links = new SettingsLinks({ clock: app.clock, marks: parts.marks });
   const url = new URL(SETTINGS_LINK_PATH, base);
-  url.searchParams.set("link", links.issue(who));
+  url.searchParams.set("link", await links.issue(who));
   return url.href;
 }

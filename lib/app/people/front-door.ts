@@ -37,7 +37,7 @@ export interface SelfServiceUseCases {
 export interface FrontDoorParts {
   useCases: SelfServiceUseCases;
   fetch: typeof fetch;
-  /** Where each install state's single use is recorded. */
+  /** Where each install state's single use is recorded, and each settings link's grant. */
   marks: OneTimeMarks;
   /** The app's OAuth client id and secret (the secret from SSM on AWS, cached). */
   client(): Promise<{ id: string; secret: string }>;

@@ -26,6 +26,7 @@ export function MessagePage(props: {
 const STATE_MESSAGES: Record<WebErrorCode, string> = {
   malformed: "This sign-in link is not one Statuspilot made.",
   bad_signature: "This sign-in link is not one Statuspilot made.",
+  unknown: "This sign-in link is not one Statuspilot made.",
   expired: "This sign-in link is more than 10 minutes old.",
   replayed: "This sign-in link was already used.",
 };
@@ -79,6 +80,7 @@ export const renderErrorPage = (props: { status: number; title: string; message:
 const LINK_MESSAGES: Record<WebErrorCode, string> = {
   malformed: "This link is not one Statuspilot made.",
   bad_signature: "This link is not one Statuspilot made.",
+  unknown: "Statuspilot knows no such link.",
   expired: "This link is more than 5 minutes old.",
   replayed: "This link was already used.",
 };

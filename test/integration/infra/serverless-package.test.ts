@@ -260,6 +260,30 @@ describe("serverless.yml packaged offline with osls", () => {
     expect(ssm.join(" ")).toContain("signing-secret");
   });
 
+  it("keeps the web key with the front door: the transition worker neither knows nor reads it", () => {
+    // Prepare: the web key signs sessions and CSRF tokens; the Home tab's settings links are
+    // stored grants, so the worker that publishes the Home tab needs no key (nor SSM at all).
+    const env = (
+      resources.TransitionWorkerLambdaFunction?.Properties.Environment as
+        | { Variables: Record<string, unknown> }
+        | undefined
+    )?.Variables;
+    const webKeyReaders = roleStatements()
+      .filter(({ statement }) => JSON.stringify(statement.Resource ?? "").includes("web-key"))
+      .map(({ role }) => role);
+    const ssmReaders = roleStatements()
+      .filter(({ statement }) =>
+        [statement.Action].flat().some((a) => String(a).startsWith("ssm:")),
+      )
+      .map(({ role }) => role);
+    // Assess
+    expect(env).toBeDefined();
+    expect(env?.WEB_KEY_PARAM).toBeUndefined();
+    expect(env?.WEB_KEY).toBeUndefined();
+    expect([...new Set(webKeyReaders)].sort()).toEqual(["WebCalendarsRole", "WebRole"]);
+    expect(ssmReaders).not.toContain("TransitionWorkerRole");
+  });
+
   it("schedules the tick every minute and the poll every five, on the five", () => {
     const rules = ofType("AWS::Events::Rule").map(([, r]) => r.Properties.ScheduleExpression);
     expect(rules.sort()).toEqual(["cron(0/5 * * * ? *)", "rate(1 minute)"]);

@@ -143,16 +143,16 @@ describe("install state", () => {
     // Prepare: a store that records every consume.
     const clock = new ManualClock(T0);
     const consumed: string[] = [];
+    const marks = new MemoryOneTimeMarks();
     const states = new OAuthStates({
       key: KEY,
       clock,
-      marks: {
-        consume: async (id) => {
+      marks: Object.assign(marks, {
+        consume: async (id: string) => {
           consumed.push(id);
           return true;
         },
-        taken: async () => false,
-      },
+      }),
     });
     const expired = states.issue();
     clock.advance(STATE_TTL_MS);
