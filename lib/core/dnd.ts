@@ -6,13 +6,14 @@ import type { Block, UserKey } from "./types";
  * clock, the record of the snooze Statuspilot set (what it asked for and what the service
  * answered) and, after an `info` step, what `dnd.info` says now. Out: one step and its reason.
  * The loop around it (lib/app/status/dnd.ts) reads, claims, calls and records; it decides
- * nothing.
+ * nothing. Every call is claimed first: one in flight for something else than what shows now
+ * (the block moved meanwhile) sends this reconcile back a moment later (`recheck`).
  *
  * A snooze is Statuspilot's own only while `dnd.info` says it ends at the second our
  * `dnd.setSnooze` answered: anything else is a snooze the person set (or changed), and it is
  * never ended nor cut short. A shorter snooze of the person's own that ours lengthened is set
- * back, not ended, when our block goes before it does (cancelled or shortened): the person's
- * own Do Not Disturb is restored, as their own status is in restore mode.
+ * back, not ended, when our block goes before it does (cancelled, or shortened to end before
+ * theirs): the person's own Do Not Disturb comes back, whatever their `standing` rule.
  */
 
 /** The user-token scopes the Do Not Disturb calls need: `dnd.info` and `dnd.setSnooze`. */
@@ -32,10 +33,13 @@ export interface OurSnooze {
   theirsEndS?: number;
 }
 
-/** A snooze call claimed and not yet answered (a versioned write, like a status write). */
+/**
+ * A DND call claimed and not yet answered (a versioned write, like a status write): a snooze
+ * for the block it names, or, without one, a snooze set back or ended.
+ */
 export interface SnoozeClaim {
-  blockStart: number;
-  blockEnd: number;
+  blockStart?: number;
+  blockEnd?: number;
   claimedAt: number;
 }
 
@@ -54,7 +58,7 @@ export interface SnoozeInfo {
 }
 
 export type SnoozeStep =
-  /** `dnd.setSnooze` with `num_minutes: minutes`, for `block`, over the person's own until `theirsEndS`. */
+  /** `dnd.setSnooze` of `minutes` for `block`, over the person's own until `theirsEndS`. */
   | { kind: "snooze"; minutes: number; block: Block; theirsEndS?: number; reason: string }
   /** `dnd.endSnooze`: our own snooze outlives the block it was for. */
   | { kind: "end"; reason: string }
@@ -67,6 +71,8 @@ export type SnoozeStep =
   | { kind: "info"; reason: string }
   /** No call; drop the record of our snooze (it ran out, or it is the person's now). */
   | { kind: "forget"; reason: string }
+  /** A call in flight is for something else than what shows now: look again once it landed. */
+  | { kind: "recheck"; reason: string }
   | { kind: "nothing"; reason: string };
 
 export interface SnoozeSituation {
@@ -74,6 +80,8 @@ export interface SnoozeSituation {
   /** Epoch ms. */
   now: number;
   ours: OurSnooze | undefined;
+  /** A DND call another reconcile claimed, inside its lease: its sender's job. */
+  inFlight?: SnoozeClaim;
   /** Only after an `info` step. */
   info?: SnoozeInfo;
 }
@@ -83,9 +91,18 @@ export const snoozeMinutes = (end: number, now: number): number =>
   Math.max(1, Math.ceil((end - now) / 60_000));
 
 /** The snooze step for a user whose token may make DND calls. */
-export function decideSnooze({ timeline, now, ours, info }: SnoozeSituation): SnoozeStep {
+export function decideSnooze(situation: SnoozeSituation): SnoozeStep {
+  const { timeline, now, ours, inFlight, info } = situation;
   const shown = desiredAt(timeline, now);
   const block = shown?.dnd === true ? shown : undefined;
+  if (inFlight !== undefined) {
+    // A call in flight for another calendar than this one (a block moved meanwhile) would leave
+    // its answer standing: this reconcile comes back once it has landed, and decides again.
+    const same = inFlight.blockStart === block?.start && inFlight.blockEnd === block?.end;
+    return same
+      ? { kind: "nothing", reason: "the call in flight is for what shows" }
+      : { kind: "recheck", reason: "the call in flight is for something else" };
+  }
   const isOurs = ours !== undefined && info !== undefined && info.endS === ours.endS;
   // The person's own snooze still to come back: the one ours lengthened, or the one on now.
   const theirsEnd = isOurs ? ours.theirsEndS : info?.endS;

@@ -25,9 +25,10 @@ const RETRY_AFTER_MS = 5_000;
 
 /**
  * Follows the person's Do Not Disturb with their timeline: the pure `decideSnooze`
- * (lib/core/dnd.ts) chooses; this asks `dnd.info` when told to, claims a snooze on the user's
+ * (lib/core/dnd.ts) chooses; this asks `dnd.info` when told to, claims each call on the user's
  * DND item (a versioned write, so concurrent reconciles send it once), sends it and records what
- * the service answered. Nothing for a person whose token lacks the DND scopes, who paused, who
+ * the service answered; told to come back (a call in flight for something else), it queues a
+ * retry a moment later. Nothing for a person whose token lacks the DND scopes, who paused, who
  * must authorise again, or whose token is an administrator's (DND is only ever the caller's own).
  */
 export async function followSnooze(
@@ -41,14 +42,18 @@ export async function followSnooze(
   if (user.mode === "paused" || user.adminTokenUser !== undefined) return;
   if (snap.status?.state.needsReauth !== undefined) return;
   const now = ctx.clock.now();
-  // A snooze call in flight is its sender's job.
-  if (record?.claim !== undefined && now - record.claim.claimedAt < ctx.options.pendingLeaseMs) {
-    return;
-  }
+  const claim = record?.claim;
+  const inFlight =
+    claim !== undefined && now - claim.claimedAt < ctx.options.pendingLeaseMs ? claim : undefined;
   const ours = record?.ours;
-  let step: SnoozeStep = decideSnooze({ timeline, now, ours });
+  const situation = { timeline, now, ours, ...(inFlight ? { inFlight } : {}) };
+  let step: SnoozeStep = decideSnooze(situation);
   if (step.kind === "nothing") return;
   const key = user.key;
+  if (step.kind === "recheck") {
+    await enqueueRetry(ctx, key, now + ctx.options.inFlightRecheckMs);
+    return;
+  }
   let saved = record;
   try {
     const target = statusTargetOf(user, await accessTokenFor(ctx, user));
@@ -56,20 +61,26 @@ export async function followSnooze(
       const info = await gateway.snoozeInfo(target);
       step = decideSnooze({ timeline, now: ctx.clock.now(), ours, info });
     }
-    if (step.kind === "nothing") return;
-    if (step.kind === "snooze") {
-      const { start: blockStart, end: blockEnd } = step.block;
-      const claim = { blockStart, blockEnd, claimedAt: ctx.clock.now() };
-      saved = await putSnooze(ctx, key, record, { ...(ours ? { ours } : {}), claim });
-      const { endS } = await gateway.setSnooze(target, step.minutes);
-      const theirs = step.theirsEndS !== undefined ? { theirsEndS: step.theirsEndS } : {};
-      await putSnooze(ctx, key, saved, { ours: { blockStart, blockEnd, endS, ...theirs } });
-    } else if (step.kind === "restore") {
-      await gateway.setSnooze(target, step.minutes);
+    if (step.kind === "nothing" || step.kind === "recheck") return;
+    if (step.kind === "forget") {
       await putSnooze(ctx, key, record, {});
     } else {
-      if (step.kind === "end") await gateway.endSnooze(target);
-      await putSnooze(ctx, key, record, {});
+      // Every call is claimed first (a versioned write): of concurrent reconciles one sends it,
+      // and a reconcile that finds it in flight for something else comes back (`recheck`).
+      const block =
+        step.kind === "snooze" ? { blockStart: step.block.start, blockEnd: step.block.end } : {};
+      const claim = { ...block, claimedAt: ctx.clock.now() };
+      saved = await putSnooze(ctx, key, record, { ...(ours ? { ours } : {}), claim });
+      if (step.kind === "snooze") {
+        const { endS } = await gateway.setSnooze(target, step.minutes);
+        const theirs = step.theirsEndS !== undefined ? { theirsEndS: step.theirsEndS } : {};
+        const snoozed = { blockStart: step.block.start, blockEnd: step.block.end, endS };
+        await putSnooze(ctx, key, saved, { ours: { ...snoozed, ...theirs } });
+      } else {
+        if (step.kind === "restore") await gateway.setSnooze(target, step.minutes);
+        else await gateway.endSnooze(target);
+        await putSnooze(ctx, key, saved, {});
+      }
     }
     ctx.log.info("do not disturb followed", { ...key, step: step.kind, reason: step.reason });
   } catch (error: unknown) {

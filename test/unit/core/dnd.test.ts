@@ -268,6 +268,78 @@ describe("decideSnooze: the person's own shorter snooze, lengthened by ours", ()
   });
 });
 
+describe("decideSnooze: a DND call another reconcile has in flight", () => {
+  const claimedAt = T + 200;
+
+  it("leaves a snooze in flight for the block showing to its sender", () => {
+    // Act
+    const step = decideSnooze({
+      timeline: [focus],
+      now: T + 500,
+      ours: undefined,
+      inFlight: { blockStart: T, blockEnd: T + 30 * MIN, claimedAt },
+    });
+    // Assess
+    expect(step.kind).toBe("nothing");
+  });
+
+  it.each([
+    {
+      what: "a snooze for the block before it moved",
+      inFlight: { blockStart: T, blockEnd: T + 30 * MIN, claimedAt },
+      timeline: [block(T + 10 * MIN, T + 40 * MIN, true)],
+    },
+    {
+      what: "an end or a set-back while a dnd block shows",
+      inFlight: { claimedAt },
+      timeline: [focus],
+    },
+  ])("comes back once $what has landed", ({ inFlight, timeline }) => {
+    // Act: 10:10
+    const step = decideSnooze({ timeline, now: T + 10 * MIN, ours: oursForFocus, inFlight });
+    // Assess
+    expect(step.kind).toBe("recheck");
+  });
+
+  it("leaves an end or a set-back in flight alone when no dnd block shows", () => {
+    // Act
+    const step = decideSnooze({
+      timeline: [],
+      now: T + 10 * MIN,
+      ours: oursForFocus,
+      inFlight: { claimedAt },
+    });
+    // Assess
+    expect(step.kind).toBe("nothing");
+  });
+});
+
+describe("decideSnooze: the edges of the person's own snooze", () => {
+  it("counts one of theirs ending at the very second the block ends as covering it", () => {
+    // Act
+    const step = decideSnooze({
+      timeline: [focus],
+      now: T + 400,
+      ours: undefined,
+      info: { endS: (T + 30 * MIN) / 1000 },
+    });
+    // Assess
+    expect(step.kind).toBe("nothing");
+  });
+
+  it("ends ours, setting nothing back, when theirs ends at the very instant of the cancel", () => {
+    // Act: 10:10:00, and theirs was to end at 10:10:00.
+    const step = decideSnooze({
+      timeline: [],
+      now: T + 10 * MIN,
+      ours: { ...oursForFocus, theirsEndS: T / 1000 + 600 },
+      info: { endS: oursForFocus.endS },
+    });
+    // Assess
+    expect(step.kind).toBe("end");
+  });
+});
+
 describe("decideSnooze: properties", () => {
   it("a snooze always covers the rest of the block, by less than one extra minute", () => {
     fc.assert(
