@@ -45,6 +45,32 @@ export const secondOf = (ms: number): number => Math.floor(ms / 1000);
 const spansSecond = (write: RecentWrite, second: number): boolean =>
   secondOf(write.at) <= second && second <= secondOf(write.until ?? write.at);
 
+/** What a sighting is judged against: what the state knew before it. */
+export interface StandingContext {
+  /** The standing status as known (a clear by hand included). */
+  known: Standing | undefined;
+  /** The status believed showing, and since when. */
+  actual: { status: StatusValue; observedAt: number };
+  /** Our latest applied write, with the span of seconds in which the service applied it. */
+  latest: { status: StatusValue; at: number; until?: number } | undefined;
+  /** Writes of ours not recorded yet that may have landed after that belief (in flight, tried). */
+  unrecorded: StatusValue[];
+  /** Our latest write, when it may have landed after that belief (in its second or later). */
+  landed: StatusValue | undefined;
+  /** Every status of ours that may still echo: applied, attempted, or in flight. */
+  ours: StatusValue[];
+}
+
+/**
+ * One sighting of the profile: a `user_change` (`event`), one older than what was observed
+ * since (`late`), or a read; `status` as reported (expiration 0 when empty), `at` epoch ms.
+ */
+export interface Sighting {
+  status: StatusValue;
+  at: number;
+  by: "event" | "late" | "read";
+}
+
 /**
  * The standing status as known. Items stored before `standing` existed hold it as an override
  * with no expiry (what the person set, as observed then).
@@ -89,32 +115,6 @@ export function standingContext(state: StatusState): StandingContext {
 export function withStanding<S extends Observed>(state: S, standing: Standing | undefined): S {
   const { standing: _was, ...rest } = state;
   return (standing === undefined ? rest : { ...rest, standing }) as S;
-}
-
-/** What a sighting is judged against: what the state knew before it. */
-export interface StandingContext {
-  /** The standing status as known (a clear by hand included). */
-  known: Standing | undefined;
-  /** The status believed showing, and since when. */
-  actual: { status: StatusValue; observedAt: number };
-  /** Our latest applied write, with the span of seconds in which the service applied it. */
-  latest: { status: StatusValue; at: number; until?: number } | undefined;
-  /** Writes of ours not recorded yet that may have landed after that belief (in flight, attempted). */
-  unrecorded: StatusValue[];
-  /** Our latest write, when it may have landed after that belief (applied in its second or later). */
-  landed: StatusValue | undefined;
-  /** Every status of ours that may still echo: applied, attempted, or in flight. */
-  ours: StatusValue[];
-}
-
-/**
- * One sighting of the profile: a `user_change` (`event`), one older than what was observed
- * since (`late`), or a read; `status` as reported (expiration 0 when empty), `at` epoch ms.
- */
-export interface Sighting {
-  status: StatusValue;
-  at: number;
-  by: "event" | "late" | "read";
 }
 
 /** The status to set back after blocks: the standing one, unless the person cleared it. */
