@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createUseCases } from "#lib/app/compose/use-cases";
 import type { SnoozeGateway } from "#lib/core/ports";
 import { ServiceClient } from "#lib/service/client";
+import { gate } from "../../support/gate";
 import { addMember, emulatorDeps, useEmulatorStack } from "./emulator-harness";
 import { block, type MemoryQueue, MIN, T0 } from "./harness";
 
@@ -28,20 +29,14 @@ function holdingGateway(
   real: SnoozeGateway,
   holds: (call: "set" | "end", minutes?: number) => boolean,
 ) {
-  let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let reach: () => void = () => {};
-  const reached = new Promise<void>((resolve) => {
-    reach = resolve;
-  });
+  const held = gate();
+  const reached = gate();
   let holding = true;
   const hold = async (call: "set" | "end", minutes?: number): Promise<void> => {
     if (!holding || !holds(call, minutes)) return;
     holding = false;
-    reach();
-    await held;
+    reached.open();
+    await held.opened;
   };
   const gateway: SnoozeGateway = {
     snoozeInfo: (target) => real.snoozeInfo(target),
@@ -54,7 +49,7 @@ function holdingGateway(
       return real.endSnooze(target);
     },
   };
-  return { gateway, reached, release: () => release() };
+  return { gateway, reached: reached.opened, release: held.open };
 }
 
 describe("a call that ends or sets back a snooze, in flight while the block comes back moved", () => {

@@ -4,6 +4,7 @@ import { findChannel } from "#lib/app/push/channels";
 import { type PushScheduleDeps, runUpkeep } from "#lib/app/push/schedule";
 import type { Queue, SendOptions } from "#lib/core/ports";
 import type { SourceRecord } from "#lib/core/records";
+import { gate } from "../../support/gate";
 import {
   GOOGLE_API,
   GRAPH_API,
@@ -26,14 +27,8 @@ const S = 1000;
 /** A provider's HTTP API whose first renewal call waits for `release()` before it answers. */
 function gatedProvider(answer: (url: URL, body: { id?: string }, n: number) => Response) {
   const calls: string[] = [];
-  let release: () => void = () => {};
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let arrived: () => void = () => {};
-  const arriving = new Promise<void>((resolve) => {
-    arrived = resolve;
-  });
+  const held = gate();
+  const arrived = gate();
   let renewals = 0;
   const fetchStub = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
@@ -42,13 +37,13 @@ function gatedProvider(answer: (url: URL, body: { id?: string }, n: number) => R
     const renewal = url.pathname.endsWith("/events/watch") || method === "PATCH";
     const n = renewal ? ++renewals : 0;
     if (n === 1) {
-      arrived();
-      await held;
+      arrived.open();
+      await held.opened;
     }
     calls.push(`${method} ${url.pathname}${body.id !== undefined ? ` ${body.id}` : ""}`);
     return answer(url, body, n);
   }) as typeof fetch;
-  return { fetchStub, calls, arriving, release };
+  return { fetchStub, calls, arriving: arrived.opened, release: held.open };
 }
 
 /** A 90 s channel made at T0 - 60 s: its renewal is due at T0, 30 s before its expiry. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { findChannel } from "#lib/app/push/channels";
 import { runUpkeep } from "#lib/app/push/schedule";
 import { CHANNEL_RETIRE_GRACE_MS, stopPush } from "#lib/app/push/upkeep";
+import { gate } from "../../support/gate";
 import { googleAtRenewal, KEY, pushUpkeepFixture, T0 } from "../../support/push-upkeep-fixture";
 
 /**
@@ -18,21 +19,15 @@ const MIN = 60_000;
 
 /** Google's events.watch and channels.stop, with a gate on the watch's answer. */
 function fakeGoogle() {
-  let release: () => void = () => {};
-  const watchAnswered = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let watchArrived: () => void = () => {};
-  const watching = new Promise<void>((resolve) => {
-    watchArrived = resolve;
-  });
+  const answered = gate();
+  const arrived = gate();
   const live = new Set<string>(["old-channel"]);
   const fetchStub = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const body = JSON.parse(String(init?.body ?? "{}")) as { id: string };
     if (url.pathname.endsWith("/events/watch")) {
-      watchArrived();
-      await watchAnswered;
+      arrived.open();
+      await answered.opened;
       live.add(body.id);
       return Response.json({ id: body.id, resourceId: "res-1", expiration: String(T0 + 7 * DAY) });
     }
@@ -42,7 +37,7 @@ function fakeGoogle() {
     }
     return new Response("not found", { status: 404 });
   }) as typeof fetch;
-  return { fetchStub, live, watching, release };
+  return { fetchStub, live, watching: arrived.opened, release: answered.open };
 }
 
 describe("a renewal racing the calendar's removal", () => {
