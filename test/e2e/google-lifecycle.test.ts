@@ -10,6 +10,7 @@ import {
   settingsHtml,
   startGoogleE2e,
 } from "./google-support";
+import { expectToldToReconnect, messagesTo, runQueued } from "./home-support";
 import { advance, nowOf, profileOf, settle } from "./support";
 
 /**
@@ -98,15 +99,20 @@ describe("the Google push lifecycle", () => {
     expect(await meetingNowShows(e, "After 410")).toBe("In a meeting");
   }, 60_000);
 
-  it("a dead refresh token (invalid_grant) asks the person to connect again", async () => {
+  it("a dead refresh token (invalid_grant) asks the person to connect again, once, by message too", async () => {
     e = await connected();
+    const before = (await messagesTo(e, "U001")).length;
     await googleFaults(e, { invalidGrant: { user: GOOGLE_CALENDAR } });
-    // Act: a change pushes; its read finds the grant dead.
+    // Act: a change pushes; its read finds the grant dead. A second change pushes again.
     await meetingNowShows(e, "Unreadable");
-    // Assess
+    await runQueued(e);
+    await meetingNowShows(e, "Unreadable too");
+    await runQueued(e);
+    // Assess: the page, one message with the way to connect again, and the tab's Reconnect.
     const page = await settingsHtml(e);
     expect(page).toContain("must be connected again");
     expect(page).toContain('href="/connect/google"');
+    await expectToldToReconnect(e, "U001", before, "/connect/google");
   }, 60_000);
 
   it("settles a task's pushes before the clock moves on: its edit's sync is queued", async () => {

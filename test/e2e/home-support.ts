@@ -1,5 +1,6 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 import { loadWorkspace } from "#emulator/server";
 import { signV0 } from "../../lib/webhooks";
 import { CookieJar, csrfOf, visit } from "../integration/web/support";
@@ -181,4 +182,23 @@ export async function statuspilot(
   );
   const reply = (await res.json()) as { text: string };
   return { status: res.status, text: reply.text, tookMs: performance.now() - started };
+}
+
+/**
+ * What a person whose calendar's grant was refused is shown: one message since `before` (the
+ * count of their messages then) carrying the way to connect `route` again, and the Home tab's
+ * Reconnect going there too.
+ */
+export async function expectToldToReconnect(
+  e: E2e,
+  user: string,
+  before: number,
+  route: string,
+): Promise<void> {
+  const view = await openHome(e, user);
+  const told = (await messagesTo(e, user)).slice(before);
+  expect(told).toHaveLength(1);
+  expect(textOf({ blocks: told[0]?.blocks })).toContain(`${e.url}${route}`);
+  const reconnect = buttonsOf(view).find((b) => b.action_id === "reconnect");
+  expect(reconnect?.url).toBe(`${e.url}${route}`);
 }

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DEMO_USERS, type RunningMicrosoftEmulator } from "#emulator/microsoft/server";
 import { visit } from "../integration/web/support";
-import { type GoogleE2e, installAs, startGoogleE2e } from "./google-support";
+import { type GoogleE2e, installAs, settingsHtml, startGoogleE2e } from "./google-support";
+import { expectToldToReconnect, messagesTo, runQueued } from "./home-support";
 import { advance, nowOf, profileOf, settle } from "./support";
 
 /**
@@ -94,5 +95,18 @@ describe("the Graph push lifecycle", () => {
     expect(graph.subscriptions().map((s) => s.id)).toEqual([sub?.id]);
     expect((await profileOf(e, "U001")).status_text).not.toBe("");
     expect(await meetingNowShows(e, "After the renewal")).not.toBe("");
+  }, 60_000);
+
+  it("a refresh token Microsoft revoked (invalid_grant) asks the person to connect again, by message too", async () => {
+    e = await connected();
+    const before = (await messagesTo(e, "U001")).length;
+    graphOf(e).revokeRefreshTokens(MS_USER);
+    // Act: past the access token's hour, a change pushes; its read must refresh, and cannot.
+    await advance(e, 61 * MIN);
+    await meetingNowShows(e, "Unreadable");
+    await runQueued(e);
+    // Assess: the page, one message with the way to connect again, and the tab's Reconnect.
+    expect(await settingsHtml(e)).toContain('href="/connect/microsoft"');
+    await expectToldToReconnect(e, "U001", before, "/connect/microsoft");
   }, 60_000);
 });
