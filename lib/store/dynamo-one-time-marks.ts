@@ -10,6 +10,7 @@ import { StoreError } from "./errors";
 import { type Item, n, readN, readS } from "./items/codec";
 import {
   GRANT_PAYLOAD,
+  grantNameOf,
   oneTimeGrantKeys,
   oneTimeGrantToItem,
   TAKEN_AT_MS,
@@ -84,7 +85,7 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
     } catch (error: unknown) {
       const exists = error instanceof ConditionalCheckFailedException;
       throw new StoreError(
-        exists ? `one-time grant ${id}: the id is taken` : `one-time grant ${id}: DynamoDB failed`,
+        `one-time grant ${grantNameOf(id)}: ${exists ? "the id is taken" : "DynamoDB failed"}`,
         exists ? "conflict" : "dynamodb_failed",
         { cause: error },
       );
@@ -114,9 +115,13 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
       return { ok: true, payload: readS(taken.Attributes ?? {}, GRANT_PAYLOAD) };
     } catch (error: unknown) {
       if (!(error instanceof ConditionalCheckFailedException)) {
-        throw new StoreError(`one-time grant ${id}: DynamoDB failed`, "dynamodb_failed", {
-          cause: error,
-        });
+        throw new StoreError(
+          `one-time grant ${grantNameOf(id)}: DynamoDB failed`,
+          "dynamodb_failed",
+          {
+            cause: error,
+          },
+        );
       }
     }
     // Refused: a consistent read says why (what refused it stays true: a grant never comes back).
@@ -126,9 +131,13 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
       );
       return { ok: false, reason: refusalOf(got.Item, now) };
     } catch (error: unknown) {
-      throw new StoreError(`one-time grant ${id}: DynamoDB failed`, "dynamodb_failed", {
-        cause: error,
-      });
+      throw new StoreError(
+        `one-time grant ${grantNameOf(id)}: DynamoDB failed`,
+        "dynamodb_failed",
+        {
+          cause: error,
+        },
+      );
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { GrantTake, OneTimeMarks } from "#lib/core/ports";
 import { StoreError } from "./errors";
+import { grantNameOf } from "./items/one-time-grant";
 
 /** How long an expired grant is kept, so its take says "expired" (AWS's TTL deletes late too). */
 const EXPIRED_GRANT_KEPT_MS = 24 * 60 * 60_000;
@@ -29,7 +30,7 @@ export class MemoryOneTimeMarks implements OneTimeMarks {
 
   async grant(id: string, payload: string, expiresAt: number): Promise<void> {
     if (this.grants.has(id))
-      throw new StoreError(`one-time grant ${id}: the id is taken`, "conflict");
+      throw new StoreError(`one-time grant ${grantNameOf(id)}: the id is taken`, "conflict");
     this.grants.set(id, { payload, expiresAt, taken: false });
   }
 

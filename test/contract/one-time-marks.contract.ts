@@ -155,12 +155,17 @@ export function oneTimeMarksContract(name: string, make: () => OneTimeMarks): vo
     it("refuses a second grant of an id, and keeps the first", async () => {
       // Prepare
       const marks = make();
-      const id = freshId("grant-twice");
+      const token = freshId("grant-twice");
+      const id = `settings-link#${token}`;
       await marks.grant(id, "first", T0 + TEN_MINUTES);
       // Act
       const second = marks.grant(id, "second", T0 + TEN_MINUTES);
       // Assess
       await expect(second).rejects.toMatchObject({ code: "conflict" });
+      // The id past its kind is a live link's bearer token: errors, and so logs, never carry it.
+      const message = await second.catch((error: Error) => error.message);
+      expect(message).toContain("settings-link#");
+      expect(message).not.toContain(token);
       expect(await marks.take(id, T0)).toEqual({ ok: true, payload: "first" });
     });
 

@@ -15,6 +15,15 @@ export const ONE_TIME_GRANT_PREFIX = "GRANT#";
 export const GRANT_PAYLOAD = "payload";
 export const TAKEN_AT_MS = "takenAtMs";
 
+/**
+ * How an error names a grant: its kind (the id up to its `#`) without the rest, which is the
+ * bearer token of a live link and must not reach a log.
+ */
+export const grantNameOf = (id: string): string => {
+  const cut = id.indexOf("#");
+  return cut < 0 ? "(unnamed)" : `${id.slice(0, cut)}#…`;
+};
+
 export const oneTimeGrantKeys = (id: string) => ({
   PK: `${ONE_TIME_GRANT_PREFIX}${id}`,
   SK: "GRANT",
