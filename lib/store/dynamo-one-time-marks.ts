@@ -6,7 +6,7 @@ import {
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
 import type { GrantRefusal, GrantTake, OneTimeMarks } from "#lib/core/ports";
-import { StoreError } from "./errors";
+import { dynamoFailed, StoreError } from "./errors";
 import { type Item, n, readN, readS } from "./items/codec";
 import {
   GRANT_PAYLOAD,
@@ -44,9 +44,7 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
       return true;
     } catch (error: unknown) {
       if (error instanceof ConditionalCheckFailedException) return false;
-      throw new StoreError(`one-time mark ${id}: DynamoDB failed`, "dynamodb_failed", {
-        cause: error,
-      });
+      throw dynamoFailed(`one-time mark ${id}`, error);
     }
   }
 
@@ -66,9 +64,7 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
       const expiresAt = Number(got.Item?.[EXPIRES_AT_MS]?.N ?? Number.NaN);
       return expiresAt > now;
     } catch (error: unknown) {
-      throw new StoreError(`one-time mark ${id}: DynamoDB failed`, "dynamodb_failed", {
-        cause: error,
-      });
+      throw dynamoFailed(`one-time mark ${id}`, error);
     }
   }
 
@@ -83,12 +79,9 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
         }),
       );
     } catch (error: unknown) {
-      const exists = error instanceof ConditionalCheckFailedException;
-      throw new StoreError(
-        `one-time grant ${grantNameOf(id)}: ${exists ? "the id is taken" : "DynamoDB failed"}`,
-        exists ? "conflict" : "dynamodb_failed",
-        { cause: error },
-      );
+      const name = `one-time grant ${grantNameOf(id)}`;
+      if (!(error instanceof ConditionalCheckFailedException)) throw dynamoFailed(name, error);
+      throw new StoreError(`${name}: the id is taken`, "conflict", { cause: error });
     }
   }
 
@@ -115,13 +108,7 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
       return { ok: true, payload: readS(taken.Attributes ?? {}, GRANT_PAYLOAD) };
     } catch (error: unknown) {
       if (!(error instanceof ConditionalCheckFailedException)) {
-        throw new StoreError(
-          `one-time grant ${grantNameOf(id)}: DynamoDB failed`,
-          "dynamodb_failed",
-          {
-            cause: error,
-          },
-        );
+        throw dynamoFailed(`one-time grant ${grantNameOf(id)}`, error);
       }
     }
     // Refused: a consistent read says why (what refused it stays true: a grant never comes back).
@@ -131,13 +118,7 @@ export class DynamoOneTimeMarks implements OneTimeMarks {
       );
       return { ok: false, reason: refusalOf(got.Item, now) };
     } catch (error: unknown) {
-      throw new StoreError(
-        `one-time grant ${grantNameOf(id)}: DynamoDB failed`,
-        "dynamodb_failed",
-        {
-          cause: error,
-        },
-      );
+      throw dynamoFailed(`one-time grant ${grantNameOf(id)}`, error);
     }
   }
 }

@@ -6,7 +6,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import type { RateBudget, RateSlot } from "#lib/core/ports";
 import { reserveSlot, type SlotLimits, slotLimitsOf } from "#lib/core/rate-slots";
-import { StoreError } from "./errors";
+import { dynamoFailed, StoreError } from "./errors";
 import {
   bookExpiryOf,
   bookFromStored,
@@ -109,7 +109,7 @@ export class DynamoRateBudget implements RateBudget {
       return true;
     } catch (error: unknown) {
       if (error instanceof ConditionalCheckFailedException) return false;
-      throw new StoreError(`rate budget: DynamoDB failed`, "dynamodb_failed", { cause: error });
+      throw dynamoFailed("rate budget", error);
     }
   }
 
@@ -117,9 +117,7 @@ export class DynamoRateBudget implements RateBudget {
     try {
       return await fn();
     } catch (error: unknown) {
-      throw new StoreError(`rate budget of ${tokenId}: DynamoDB failed`, "dynamodb_failed", {
-        cause: error,
-      });
+      throw dynamoFailed(`rate budget of ${tokenId}`, error);
     }
   }
 }

@@ -7,6 +7,10 @@ export class StoreError extends CodedError<"conflict" | "corrupt_item" | "dynamo
   override name = "StoreError";
 }
 
+/** A DynamoDB call about `what` failed (name what, never a secret: messages reach logs). */
+export const dynamoFailed = (what: string, cause: unknown): StoreError =>
+  new StoreError(`${what}: DynamoDB failed`, "dynamodb_failed", { cause });
+
 /**
  * A conditional write lost a race (or found the item gone): the port's VersionConflict, with
  * the item's keys. `existing` is the item as DynamoDB found it, when it returned it (AWS does

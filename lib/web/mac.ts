@@ -1,6 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { Clock } from "#lib/core/clock";
-import type { OneTimeMarks } from "#lib/core/ports";
 
 /**
  * The MACs of the front door. One secret serves the install state, the session cookie and the
@@ -43,30 +42,5 @@ export abstract class MacSigner {
     this.key = opts.key;
     this.clock = opts.clock;
     this.random = opts.random ?? ((size) => randomBytes(size));
-  }
-}
-
-/**
- * A signer of tokens that work once (the install state): each is spent with a
- * conditional put in `marks`, and is good for `ttlMs` (the option, else the kind's default).
- */
-export abstract class OneTimeSigner extends MacSigner {
-  protected readonly marks: OneTimeMarks;
-  protected readonly ttlMs: number;
-
-  protected constructor(
-    opts: {
-      key: string;
-      clock: Clock;
-      marks: OneTimeMarks;
-      ttlMs?: number;
-      random?: (size: number) => Uint8Array;
-    },
-    what: string,
-    defaultTtlMs: number,
-  ) {
-    super(opts, what);
-    this.marks = opts.marks;
-    this.ttlMs = opts.ttlMs ?? defaultTtlMs;
   }
 }

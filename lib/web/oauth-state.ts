@@ -1,7 +1,7 @@
 import type { Clock } from "#lib/core/clock";
 import type { OneTimeMarks } from "#lib/core/ports";
 import { OAuthStateError } from "./errors";
-import { constantTimeEqual, macOf, OneTimeSigner } from "./mac";
+import { constantTimeEqual, MacSigner, macOf } from "./mac";
 
 /** How long an install `state` stays valid: the service's codes live 10 minutes too. */
 export const STATE_TTL_MS = 10 * 60_000;
@@ -34,9 +34,14 @@ export interface AcceptedState {
  * on the injected clock, and then spends it with a conditional put, so a second use of the
  * same state is refused even by two callbacks racing. A forged state costs no write.
  */
-export class OAuthStates extends OneTimeSigner {
+export class OAuthStates extends MacSigner {
+  private readonly marks: OneTimeMarks;
+  private readonly ttlMs: number;
+
   constructor(opts: OAuthStateOptions) {
-    super(opts, "OAuthStates", STATE_TTL_MS);
+    super(opts, "OAuthStates");
+    this.marks = opts.marks;
+    this.ttlMs = opts.ttlMs ?? STATE_TTL_MS;
   }
 
   /**

@@ -24,7 +24,8 @@ import { withSchedule } from "./wake-up";
  * (what was observed of the profile and the records of our writes: its StatusState, whose
  * transitions are in ./state.ts), a read of the profile made just now (only after a `read`
  * step), the desired timeline and the clock. Out: the block due now, the record to keep (its
- * next wake-up, the claim of the write it sends) and one step for the status, with its reason. The loop (lib/app/status/reconcile.ts) decides nothing.
+ * next wake-up, the claim of the write it sends) and one step for the status, with its reason.
+ * The loop (lib/app/status/reconcile.ts) decides nothing.
  * Top to bottom: input and output; `decide` and its step; what the stored state adds to the
  * table of the design (`dueNow`); the table itself (`rule`).
  */
