@@ -92,8 +92,9 @@ describe("a calendar just added (issue 28 item 6)", () => {
     await post(jar, "/settings/calendars/add", { url: stack.calendarUrl });
     const profile = (await stack.scan()).find((i) => i.SK === "PROFILE");
     const source = JSON.parse(String(profile?.sources))[0];
-    stack.clock.advance(60_000);
-    // Act: the poll's next check of the calendar
+    // Act: the poll's next check of the calendar, at the same instant. Any later one may fall
+    // past the daily refresh boundary, whose phase comes from the random source id, and such a
+    // check reads the calendar in full by design (1 run in 1,440 failed for a minute's wait).
     const check = await stack.app.syncSource({
       team: "T0DEMO",
       user: "U001",
@@ -103,7 +104,7 @@ describe("a calendar just added (issue 28 item 6)", () => {
     // Assess: the content hash and the check time were recorded with the first read.
     expect(source.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(source.etag).toBe(DEMO_ICS_ETAG);
-    expect(source.syncedAt).toBe(stack.clock.now() - 60_000);
+    expect(source.syncedAt).toBe(stack.clock.now());
     expect(check).toEqual({ kind: "unchanged", reason: "same_content" });
   });
 
