@@ -24,7 +24,7 @@ export async function transitionOne(
     app.log.info("deferred user_change recorded", { user, lateMs: app.clock.now() - message.at });
     return;
   }
-  const outcome = await app.useCases.reconcileUser({ team: message.team, user: message.user });
+  const outcome = await app.useCases.wakeUser({ team: message.team, user: message.user });
   app.log.info("reconciled", { user, outcome: outcome.kind, lateMs: app.clock.now() - message.at });
 }
 

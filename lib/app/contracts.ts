@@ -219,6 +219,11 @@ export interface SourceSyncInput {
 
 export interface StatusUseCases {
   reconcileUser(key: UserKey): Promise<ReconcileOutcome>;
+  /**
+   * A transition's wake-up: the reconcile, then, once an uninstall's grace period is over, the
+   * deletion of the user's data (`leave`, `deleted`). Only the transition worker calls it.
+   */
+  wakeUser(key: UserKey): Promise<ReconcileOutcome>;
   /** Returns false when the event was a duplicate (by event_id) and nothing was done. */
   recordUserChange(change: UserChange): Promise<boolean>;
   /**

@@ -93,7 +93,6 @@ export const UNCHANGED_WORDS: Readonly<Record<string, string>> = {
   "leave:manual status": "manual status: left alone",
   "leave:paused": "paused: leaving the status alone",
   "leave:unknown user": "unknown user: nothing to update",
-  "leave:deleted": "data deleted: nothing to update",
   "leave:the service refused this status": "the service refused this status: not sending it again",
   "leave:the profile could not be read": "could not read the profile: leaving it",
   leave: "left alone",

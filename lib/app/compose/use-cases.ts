@@ -5,7 +5,7 @@ import { outOfOfficeUseCases } from "../people/out-of-office";
 import { upsertUser } from "../people/users";
 import { getStatusView, getUser, teamsOfUser, userZone } from "../people/views";
 import { findChannel, putChannel } from "../push/channels";
-import { recordAppUninstalled, recordTokensRevoked } from "../status/app-removal";
+import { recordAppUninstalled, recordTokensRevoked, wakeUser } from "../status/app-removal";
 import { reconcileUser } from "../status/reconcile";
 import { isNothingNew, recordUserChange } from "../status/user-changes";
 import { loadSource, recordSourceSync, sourcesDue } from "../sync/sources";
@@ -37,6 +37,7 @@ export function createUseCases(
   const ctx = contextOf(deps, reconcile);
   const useCases: UseCases = {
     reconcileUser: reconcile,
+    wakeUser: (key) => wakeUser(ctx, key),
     recordUserChange: (change) => recordUserChange(ctx, change),
     isNothingNew: (change) => isNothingNew(ctx, change),
     applyTimeline: (key, blocks, meta) => applyTimeline(ctx, key, blocks, meta),

@@ -1,6 +1,6 @@
-import type { StatusRecord } from "#lib/core/records";
 import type { UserKey } from "#lib/core/types";
 import type { UseCaseContext } from "../context";
+import type { ReconcileOutcome } from "../contracts";
 import { queueNotice } from "../notice-queue";
 import { mutateStatus, mutateUser } from "./records";
 
@@ -35,9 +35,9 @@ export async function recordTokensRevoked(
 
 /**
  * Stops every user of the team, and schedules the deletion of their data after the grace
- * period: the due index wakes each user at `deleteAt`, and the reconcile then deletes them
- * (`purgeIfDue`). A reinstall before then clears the stop, and the deletion with it. Returns
- * how many users were stopped.
+ * period: the due index wakes each user at `deleteAt`, and the wake-up then deletes them
+ * (`wakeUser`). A reinstall before then clears the stop, and the deletion with it. Returns how
+ * many users were stopped.
  */
 export async function recordAppUninstalled(ctx: UseCaseContext, team: string): Promise<number> {
   const users = await ctx.store.usersOfTeam(team);
@@ -56,16 +56,20 @@ export async function recordAppUninstalled(ctx: UseCaseContext, team: string): P
 }
 
 /**
- * Deletes the user's data when an uninstall's grace period is over; true when it did. Called
- * by the reconcile before anything else, so the wake-up the due index gives at `deleteAt` is
- * the deletion.
+ * The wake-up the due index gives a user: their reconcile, and, once an uninstall's grace period
+ * is over, the deletion of their data. Only the transition worker wakes users (at `deleteAt`,
+ * through the tick), and only its role may delete: a reconcile elsewhere (a user_change, a sync,
+ * a settings form) finds the user stopped and calls nothing.
  */
-export async function purgeIfDue(
-  ctx: UseCaseContext,
-  status: StatusRecord | undefined,
-  key: UserKey,
-): Promise<boolean> {
-  const deleteAt = status?.state.needsReauth?.deleteAt;
+export async function wakeUser(ctx: UseCaseContext, key: UserKey): Promise<ReconcileOutcome> {
+  const outcome = await ctx.reconcile(key);
+  if (outcome.kind !== "needs_reauth" || outcome.code !== APP_UNINSTALLED) return outcome;
+  return (await purgeIfDue(ctx, key)) ? { kind: "leave", reason: "deleted" } : outcome;
+}
+
+/** Deletes the user's data when an uninstall's grace period is over; true when it did. */
+async function purgeIfDue(ctx: UseCaseContext, key: UserKey): Promise<boolean> {
+  const deleteAt = (await ctx.store.getStatus(key))?.state.needsReauth?.deleteAt;
   if (deleteAt === undefined || deleteAt > ctx.clock.now()) return false;
   await ctx.store.deleteUserData(key);
   ctx.log.info("user data deleted after the app was uninstalled", {

@@ -7,7 +7,6 @@ import type { UseCaseContext } from "../context";
 import type { ReconcileOutcome } from "../contracts";
 import { recordTransitionLateness } from "../metrics/catalog";
 import { retryOnConflict } from "../version-retry";
-import { purgeIfDue } from "./app-removal";
 import { rulesOf, timelineOf } from "./desired-timeline";
 import { followSnooze } from "./dnd";
 import { readProfile, sendStatus, takeWriteSlot } from "./profile-calls";
@@ -40,7 +39,6 @@ async function reconcileOnce(ctx: UseCaseContext, key: UserKey): Promise<Reconci
   const snap = await ctx.store.loadUser(key);
   const user = snap.user;
   if (user === undefined) return { kind: "leave", reason: "unknown user" };
-  if (await purgeIfDue(ctx, snap.status, key)) return { kind: "leave", reason: "deleted" };
   const expected = snap.status?.version;
   const rules = rulesOf(ctx.log, user);
   const situation: Situation = {

@@ -23,7 +23,7 @@ async function tickAndWork(h: ReturnType<typeof harness>): Promise<void> {
   const due = h.queue.sent.filter((m) => m.message.at <= now);
   h.queue.sent = h.queue.sent.filter((m) => m.message.at > now);
   for (const { message } of due) {
-    await h.pilot.reconcileUser({ team: message.team, user: message.user });
+    await h.pilot.wakeUser({ team: message.team, user: message.user });
   }
 }
 
@@ -114,6 +114,29 @@ describe("app_uninstalled", () => {
     for (const key of users) {
       expect(await h.store.loadUser(key)).toEqual({ timelines: [], ooo: [] });
     }
+    expect(h.gateway.calls).toEqual([]);
+  });
+
+  it("deletes only at the due wake-up past the grace period: a reconcile from any other function leaves the data", async () => {
+    // Prepare
+    const h = harness(dynamo);
+    const ann = await h.addUser("UANN");
+    await h.pilot.recordAppUninstalled(ann.team);
+    // Act: a wake-up a minute early; then, the grace period over, a reconcile as the service
+    // events, the sync worker or the web run one (their roles may not delete:
+    // infra/resources/iam.yml), and the wake-up the due index gives.
+    h.clock.set(T0 + GRACE - MIN);
+    const early = await h.pilot.wakeUser(ann);
+    h.clock.set(T0 + GRACE + MIN);
+    const reconciled = await h.pilot.reconcileUser(ann);
+    const kept = await h.store.getUser(ann);
+    const woken = await h.pilot.wakeUser(ann);
+    // Assess
+    expect(early).toEqual({ kind: "needs_reauth", code: "app_uninstalled" });
+    expect(reconciled).toEqual({ kind: "needs_reauth", code: "app_uninstalled" });
+    expect(kept?.key).toEqual(ann);
+    expect(woken).toEqual({ kind: "leave", reason: "deleted" });
+    expect(await h.store.loadUser(ann)).toEqual({ timelines: [], ooo: [] });
     expect(h.gateway.calls).toEqual([]);
   });
 

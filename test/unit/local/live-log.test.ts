@@ -54,7 +54,6 @@ describe("formatLiveEvent", () => {
     [{ kind: "leave", reason: "manual status" }, "manual status: left alone"],
     [{ kind: "leave", reason: "paused" }, "paused: leaving the status alone"],
     [{ kind: "leave", reason: "unknown user" }, "unknown user: nothing to update"],
-    [{ kind: "leave", reason: "deleted" }, "data deleted: nothing to update"],
     [
       { kind: "leave", reason: "the service refused this status (invalid_emoji)" },
       "the service refused this status: not sending it again (invalid_emoji)",
