@@ -4,7 +4,8 @@ import { runConvergence } from "#bench/convergence";
 describe("statuspilot bench: convergence (quick)", () => {
   it("runs every reconcile property on its seeds and reports seeds run and failures", () => {
     // Act
-    const result = runConvergence({ size: "quick", firstSeed: 20261121 });
+    // Three seeds named: a quick run otherwise stops adding seeds after its time budget.
+    const result = runConvergence({ size: "quick", firstSeed: 20261121, seeds: 3 });
     // Assess
     expect(result.failures).toBe(0);
     expect(result.seeds).toBe(3);

@@ -16,7 +16,9 @@ describe("the feed bounds bench (quick)", () => {
       occurrences: MAX_OCCURRENCES_PER_FEED,
     });
     expect(worst).toMatchObject({ cap_reached: "time_budget" });
-    expect(Number(worst?.cpu_ms)).toBeLessThanOrEqual(1_000 + 2 * EXPANSION_SLICE_MS);
+    // Read at the end of each slice; the process's CPU time counts every thread (the collector's
+    // among them), so a slice may read a few ms over: 1 % of the budget is allowed for it.
+    expect(Number(worst?.cpu_ms)).toBeLessThanOrEqual(1_010 + 2 * EXPANSION_SLICE_MS);
     expect(rows.every((r) => Number(r.peak_rss_mb) > 0)).toBe(true);
     expect(table).toContain("worst under the caps");
   }, 120_000);

@@ -124,10 +124,11 @@ describe("a feed built to explode, in a real-time local stack", () => {
     if (ended === undefined) {
       expect(syncing, "the explosive feed's sync").toBeGreaterThan(0);
     } else {
-      // An idle machine may finish it in the window: at its budget, and not a moment more.
+      // An idle machine may finish it in the window: at its budget, and not a slice more (with
+      // 1 % for the other threads' CPU time, which the process's count includes).
       expect(ended.data).toMatchObject({ user: "U001", limit: "time_budget" });
       expect(ended.data.expansionCpuMs).toBeLessThanOrEqual(
-        EXPANSION_CPU_BUDGET_MS + 2 * EXPANSION_SLICE_MS,
+        1.01 * EXPANSION_CPU_BUDGET_MS + 2 * EXPANSION_SLICE_MS,
       );
     }
   }, 60_000);

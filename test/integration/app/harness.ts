@@ -27,6 +27,8 @@ export class RecordingGateway implements StatusGateway {
   readFailures: GatewayError[] = [];
   /** Milliseconds each call takes, so concurrent reconciles overlap. */
   latencyMs = 0;
+  /** Holds the next set in flight: `begun` once it is sent, and it lands at `until`. */
+  hold: { begun: () => void; until: Promise<void> } | undefined;
   private readonly profiles = new Map<string, StatusValue>();
 
   /** What the user's profile shows now. */
@@ -41,6 +43,10 @@ export class RecordingGateway implements StatusGateway {
 
   async setStatus(target: StatusTarget, status: StatusValue): Promise<{ actual: StatusValue }> {
     if (this.latencyMs > 0) await new Promise((r) => setTimeout(r, this.latencyMs));
+    const held = this.hold;
+    this.hold = undefined;
+    held?.begun();
+    await held?.until;
     const failure = this.failures.shift();
     if (failure) throw failure;
     this.calls.push({ target, status });

@@ -5,6 +5,7 @@ import { type StatusStore, silentLog, VersionConflict } from "#lib/core/ports";
 import type { StatusRecord } from "#lib/core/records";
 import { ConflictError, StoreError } from "#lib/store/errors";
 import { dynaliteForFile } from "../../support/dynalite";
+import { gate } from "../../support/gate";
 import { block, harness, MemoryQueue, MIN, RecordingGateway, T0 } from "./harness";
 
 const dynamo = dynaliteForFile();
@@ -17,15 +18,17 @@ describe("writes in flight", () => {
   it("clears a meeting cancelled while its status was being set, right after the set lands", async () => {
     // Prepare
     const h = harness(dynamo);
-    h.gateway.latencyMs = 300;
     const key = await h.addUser("F1");
     const meeting = block(T0 + 10 * MIN, T0 + 40 * MIN);
     await h.pilot.applyTimeline(key, [meeting], { sourceId: "work" });
     h.clock.set(meeting.start);
+    const [sent, lands] = [gate(), gate()];
+    h.gateway.hold = { begun: sent.open, until: lands.opened };
     // Act: the set is in flight when the calendar drops the meeting.
     const setting = h.pilot.reconcileUser(key);
-    await new Promise((r) => setTimeout(r, 100));
+    await sent.opened;
     const cancelled = await h.pilot.applyTimeline(key, [], { sourceId: "work" });
+    lands.open();
     await setting;
     // Assess
     expect(cancelled).toBeUndefined();

@@ -5,6 +5,7 @@ import { EVENT_ONCE_TTL_S, powertoolsEventOnce } from "#functions/shared/idempot
 import { systemClock } from "#lib/app/compose/system-clock";
 import { type Clock, ManualClock } from "#lib/core/clock";
 import { type LocalDynamo, startDynalite } from "../../support/dynalite";
+import { gate } from "../../support/gate";
 
 let dynamo: LocalDynamo;
 const tableConfig = () => ({
@@ -66,12 +67,14 @@ describe("Powertools idempotency on our table, against dynalite", () => {
     const slow = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // Act
+    // Act: the function runs once the in-progress record is stored.
+    const begun = gate();
     const first = once.run("Ev0004", async () => {
+      begun.open();
       await slow;
       return 1;
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await begun.opened;
     const during = await once.run("Ev0004", async () => 2);
     release();
     // Assess
@@ -145,11 +148,12 @@ describe("Powertools idempotency on our table, against dynalite", () => {
     const context = { getRemainingTimeInMillis: () => 5_000 } as unknown as Context;
     const once = gateOf("test-crash", clock, () => context);
     let release: () => void = () => undefined;
-    const stuck = once.run(
-      "Ev0011",
-      () => new Promise<string>((resolve) => (release = () => resolve("late"))),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const begun = gate();
+    const stuck = once.run("Ev0011", () => {
+      begun.open();
+      return new Promise<string>((resolve) => (release = () => resolve("late")));
+    });
+    await begun.opened;
     // Act
     const beforeDeadline = await once.run("Ev0011", async () => "early");
     clock.advance(6_000);
