@@ -25,7 +25,7 @@ import { withSchedule } from "./wake-up";
  * transitions are in ./state.ts), a read of the profile made just now (only after a `read`
  * step), the desired timeline and the clock. Out: the block due now, the record to keep (its
  * next wake-up, the claim of the write it sends) and one step for the status, with its reason.
- * The loop (lib/app/status/reconcile.ts) decides nothing.
+ * The loop (lib/app/status/reconcile.ts) decides only a wait for the rate budget's slot.
  * Top to bottom: input and output; `decide` and its step; what the stored state adds to the
  * table of the design (`dueNow`); the table itself (`rule`).
  */
