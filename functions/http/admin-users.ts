@@ -1,5 +1,6 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import { kmsModule, oauthModule, parametersModule, serviceModule } from "#lib/app/compose/modules";
+import type { AppModules } from "#lib/app/compose/modules";
+import { parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { adminUsers } from "../shared/admin-users";
 import { type AppSource, httpHandler } from "../shared/http";
 
@@ -12,11 +13,6 @@ export { CHANNEL_METHODS, USER_METHODS } from "../shared/admin-users";
  */
 export const createHandler = (source: AppSource) => httpHandler(source, adminUsers);
 
-export const handler = createHandler(
-  fromEnvironment({
-    kms: kmsModule,
-    parameters: parametersModule,
-    service: serviceModule,
-    oauth: oauthModule,
-  }),
-);
+export const modules: AppModules = { ...RECONCILER_MODULES, parameters: parametersModule };
+
+export const handler = createHandler(fromEnvironment(modules));

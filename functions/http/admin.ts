@@ -1,5 +1,6 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import { kmsModule, oauthModule, serviceModule } from "#lib/app/compose/modules";
+import type { AppModules } from "#lib/app/compose/modules";
+import { RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { adminOoo } from "../shared/admin-ooo";
 import { type AppSource, httpHandler } from "../shared/http";
 
@@ -8,6 +9,6 @@ export { COLLECTION_METHODS, ENTRY_METHODS } from "../shared/admin-ooo";
 /** GET/POST /admin/users/{team}/{user}/ooo and DELETE …/ooo/{id} (IAM, or x-api-key locally). */
 export const createHandler = (source: AppSource) => httpHandler(source, adminOoo);
 
-export const handler = createHandler(
-  fromEnvironment({ kms: kmsModule, service: serviceModule, oauth: oauthModule }),
-);
+export const modules: AppModules = RECONCILER_MODULES;
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -1,4 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
+import type { AppModules } from "#lib/app/compose/modules";
 import { parametersModule } from "#lib/app/compose/modules";
 import { handleGenericHook, handleGooglePush, handleGraphNotification } from "../../lib/webhooks";
 import { type AppSource, type HttpRoute, httpHandler, replying, routed } from "../shared/http";
@@ -21,4 +22,6 @@ export const createHandler = (source: AppSource) =>
   );
 
 // No KMS: a push is authenticated by its channel token, and the channel's secret stays sealed.
-export const handler = createHandler(fromEnvironment({ parameters: parametersModule }));
+export const modules: AppModules = { parameters: parametersModule };
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -1,5 +1,6 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import { kmsModule, oauthModule, parametersModule, serviceModule } from "#lib/app/compose/modules";
+import type { AppModules } from "#lib/app/compose/modules";
+import { parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { handleServiceEvent } from "../../lib/webhooks";
 import { type AppSource, httpHandler, replying } from "../shared/http";
 import { eventOnceOf } from "../shared/idempotency";
@@ -15,11 +16,6 @@ export const createHandler = (source: AppSource) =>
     ),
   );
 
-export const handler = createHandler(
-  fromEnvironment({
-    kms: kmsModule,
-    parameters: parametersModule,
-    service: serviceModule,
-    oauth: oauthModule,
-  }),
-);
+export const modules: AppModules = { ...RECONCILER_MODULES, parameters: parametersModule };
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -1,4 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
+import type { AppModules } from "#lib/app/compose/modules";
 import { parametersModule } from "#lib/app/compose/modules";
 import { handleInteraction } from "../../lib/webhooks";
 import { type AppSource, httpHandler, replying } from "../shared/http";
@@ -10,4 +11,6 @@ import { type AppSource, httpHandler, replying } from "../shared/http";
 export const createHandler = (source: AppSource) =>
   httpHandler(source, replying(handleInteraction));
 
-export const handler = createHandler(fromEnvironment({ parameters: parametersModule }));
+export const modules: AppModules = { parameters: parametersModule };
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -1,4 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
+import type { AppModules } from "#lib/app/compose/modules";
 import { parametersModule } from "#lib/app/compose/modules";
 import { handleOooCommand } from "../../lib/webhooks";
 import { type AppSource, httpHandler, replying } from "../shared/http";
@@ -6,4 +7,6 @@ import { type AppSource, httpHandler, replying } from "../shared/http";
 /** POST /service/commands/ooo: the `/ooo` slash command, a signed form POST. */
 export const createHandler = (source: AppSource) => httpHandler(source, replying(handleOooCommand));
 
-export const handler = createHandler(fromEnvironment({ parameters: parametersModule }));
+export const modules: AppModules = { parameters: parametersModule };
+
+export const handler = createHandler(fromEnvironment(modules));

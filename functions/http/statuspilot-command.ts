@@ -1,4 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
+import type { AppModules } from "#lib/app/compose/modules";
 import { parametersModule } from "#lib/app/compose/modules";
 import { handleStatuspilotCommand } from "../../lib/webhooks";
 import { type AppSource, httpHandler, replying } from "../shared/http";
@@ -7,4 +8,6 @@ import { type AppSource, httpHandler, replying } from "../shared/http";
 export const createHandler = (source: AppSource) =>
   httpHandler(source, replying(handleStatuspilotCommand));
 
-export const handler = createHandler(fromEnvironment({ parameters: parametersModule }));
+export const modules: AppModules = { parameters: parametersModule };
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -1,5 +1,6 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import * as modules from "#lib/app/compose/modules";
+import type { AppModules } from "#lib/app/compose/modules";
+import { calendarModule, parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { type AppSource, httpHandler } from "../shared/http";
 import { web } from "../shared/web";
 
@@ -11,11 +12,10 @@ import { web } from "../shared/web";
  */
 export const createHandler = (source: AppSource) => httpHandler(source, web);
 
-export const handler = createHandler(
-  fromEnvironment({
-    calendar: modules.calendarModule,
-    kms: modules.kmsModule,
-    parameters: modules.parametersModule,
-    service: modules.serviceModule,
-  }),
-);
+export const modules: AppModules = {
+  ...RECONCILER_MODULES,
+  calendar: calendarModule,
+  parameters: parametersModule,
+};
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -1,5 +1,6 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import { kmsModule, parametersModule, serviceModule } from "#lib/app/compose/modules";
+import type { AppModules } from "#lib/app/compose/modules";
+import { parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { type AppSource, httpHandler } from "../shared/http";
 import { web } from "../shared/web";
 
@@ -11,10 +12,6 @@ import { web } from "../shared/web";
  */
 export const createHandler = (source: AppSource) => httpHandler(source, web);
 
-export const handler = createHandler(
-  fromEnvironment({
-    kms: kmsModule,
-    parameters: parametersModule,
-    service: serviceModule,
-  }),
-);
+export const modules: AppModules = { ...RECONCILER_MODULES, parameters: parametersModule };
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -1,5 +1,6 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import { calendarModule, kmsModule, oauthModule, serviceModule } from "#lib/app/compose/modules";
+import type { AppModules } from "#lib/app/compose/modules";
+import { calendarModule, parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import type { AppSource } from "../shared/app-context";
 import { queueHandler } from "../shared/queue";
 import { syncQueueMessageSchema } from "../shared/sync-messages";
@@ -9,11 +10,12 @@ import { syncOne } from "../shared/workers";
 export const createHandler = (source: AppSource) =>
   queueHandler(source, syncQueueMessageSchema, syncOne);
 
-export const handler = createHandler(
-  fromEnvironment({
-    calendar: calendarModule,
-    kms: kmsModule,
-    service: serviceModule,
-    oauth: oauthModule,
-  }),
-);
+export const modules: AppModules = {
+  ...RECONCILER_MODULES,
+  calendar: calendarModule,
+  // A connected calendar's client secret (its access token's refresh), and the signing secret
+  // a push channel's upkeep makes its token from.
+  parameters: parametersModule,
+};
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -1,4 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
+import type { AppModules } from "#lib/app/compose/modules";
 import type { AppSource } from "../shared/app-context";
 import { scheduleHandler } from "../shared/schedule";
 import { pollDue } from "../shared/workers";
@@ -6,4 +7,6 @@ import { pollDue } from "../shared/workers";
 /** Every few minutes: enqueue a check of every source whose poll slot the last run ended. */
 export const createHandler = (source: AppSource) => scheduleHandler(source, pollDue);
 
-export const handler = createHandler(fromEnvironment({}));
+export const modules: AppModules = {};
+
+export const handler = createHandler(fromEnvironment(modules));

@@ -162,6 +162,20 @@ export const NOT_CALLED_HERE: Unexercised[] = [
       "records a user_change deferred to the queue (reads the status item) and, after an uninstall's grace, checks the user is still there",
   },
   {
+    role: "ServiceEventsRole",
+    action: "dynamodb:DeleteItem",
+    on: "table",
+    reason:
+      "Powertools idempotency deletes an event's in-progress record (IDEMPOTENCY#… only) when its work throws, so the service's retry runs it (test/integration/functions/idempotency.test.ts)",
+  },
+  {
+    role: "WebCalendarsRole",
+    action: "sqs:SendMessage",
+    on: "statuspilot-local-sync",
+    reason:
+      "a calendar whose first read cannot be applied in time is saved and its sync queued (test/integration/web/calendar-limits.test.ts)",
+  },
+  {
     role: "TransitionWorkerRole",
     action: "dynamodb:DeleteItem",
     reason:

@@ -2,7 +2,8 @@
  * The modules only some functions need, each loaded on first use. A function's factory
  * (functions/**) names the loaders its code paths call and passes them to `compose`: esbuild
  * bundles a dynamically imported module only where its loader is referenced, so the tick's
- * bundle carries no ical.js, KMS, SSM or service client, without any stub table.
+ * bundle carries no ical.js, KMS, SSM or service client, without any stub table. Each factory
+ * exports what it names (`modules`); the package test holds it against the function's role.
  */
 export interface AppModules {
   /**
@@ -28,6 +29,16 @@ export const parametersModule = () => import("../secrets/signing-secret");
 export const serviceModule = () => import("#lib/service/client");
 export const oauthModule = () => import("#lib/service/oauth-client");
 export const botModule = () => import("#lib/service/bot-client");
+
+/**
+ * What every function that reconciles needs: it opens the user's token (KMS), reads or sets the
+ * status, and renews a rotating token (the OAuth client) before it does.
+ */
+export const RECONCILER_MODULES = {
+  kms: kmsModule,
+  service: serviceModule,
+  oauth: oauthModule,
+} as const satisfies AppModules;
 
 /** Every module: for local stacks and tests, which run every function in one process. */
 export const ALL_MODULES: Required<AppModules> = {

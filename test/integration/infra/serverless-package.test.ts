@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routes } from "#functions/routes";
 import { functionEntries } from "#infra/build";
 import { renderTableJson } from "#infra/table-resource";
+import type { AppModules } from "#lib/app/compose/modules";
 import { SYNC_GATE_PREFIX } from "#lib/store/items/sync-gate";
 import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "#lib/store/table";
 import { resolveConditions } from "../../support/cfn-conditions";
@@ -34,6 +35,12 @@ function roleStatements(): Array<{ role: string; statement: Record<string, unkno
   );
 }
 
+/** Every action a role's statements name. */
+const actionsOf = (role: string): string[] =>
+  roleStatements()
+    .filter((s) => s.role === role)
+    .flatMap(({ statement }) => [statement.Action].flat().map(String));
+
 describe("serverless.yml packaged offline with osls", () => {
   beforeAll(async () => {
     // Prepare: a clone without dist/, packaged by osls alone, offline.
@@ -57,10 +64,6 @@ describe("serverless.yml packaged offline with osls", () => {
 
   it("grants each role only the table actions its code paths use", () => {
     // Prepare
-    const actionsOf = (role: string): string[] =>
-      roleStatements()
-        .filter((s) => s.role === role)
-        .flatMap(({ statement }) => [statement.Action].flat().map(String));
     const resourcesOf = (role: string, action: string): string =>
       JSON.stringify(
         roleStatements()
@@ -119,9 +122,19 @@ describe("serverless.yml packaged offline with osls", () => {
     ).toEqual(["dynamodb:Query"]);
     expect(resourcesOf("TickRole", "dynamodb:Query")).toContain("/index/due");
     expect(resourcesOf("TickRole", "dynamodb:Query")).not.toContain("/index/poll");
-    for (const role of ["ServiceEventsRole", "CalendarHooksRole", "SyncWorkerRole", "TickRole"]) {
+    for (const role of ["CalendarHooksRole", "SyncWorkerRole", "TickRole"]) {
       expect(actionsOf(role), role).not.toContain("dynamodb:DeleteItem");
     }
+    // The service events delete only their event records (Powertools idempotency, when the
+    // work throws), never a user's data.
+    const eventDeletes = roleStatements().filter(
+      (s) =>
+        s.role === "ServiceEventsRole" &&
+        [s.statement.Action].flat().includes("dynamodb:DeleteItem"),
+    );
+    expect(eventDeletes.map((s) => s.statement.Condition)).toEqual([
+      { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["IDEMPOTENCY#*"] } },
+    ]);
     const encrypting = ofType("AWS::IAM::Role")
       .map(([role]) => role)
       .filter((role) => actionsOf(role).includes("kms:Encrypt"));
@@ -145,6 +158,37 @@ describe("serverless.yml packaged offline with osls", () => {
     // The /ooo command queues its reconcile: it neither opens tokens nor takes the budget.
     expect(actionsOf("OooCommandRole").some((a) => a.startsWith("kms:"))).toBe(false);
     expect(actionsOf("HealthRole")).toEqual(["logs:CreateLogStream", "logs:PutLogEvents"]);
+  });
+
+  it("gives each function the modules its grants serve, and grants what its modules call", async () => {
+    // Prepare: each function's modules, as its factory names them (functions/**).
+    const fieldsSealed = (role: string): string[] =>
+      roleStatements()
+        .filter((s) => s.role === role && [s.statement.Action].flat().includes("kms:Encrypt"))
+        .flatMap(({ statement }) => {
+          const condition = statement.Condition as
+            | { StringEquals?: Record<string, string[]> }
+            | undefined;
+          return condition?.StringEquals?.["kms:EncryptionContext:field"] ?? [];
+        });
+    for (const [name, entry] of Object.entries(functionEntries)) {
+      const { modules = {} } = (await import(path.join(repoRoot, entry))) as {
+        modules?: AppModules;
+      };
+      const role = `${name[0]?.toUpperCase()}${name.slice(1)}Role`;
+      const actions = actionsOf(role);
+      // Assess: SSM parameters are read through the parameters module, KMS through the vault,
+      // and a function that may seal a renewed access token renews it with the OAuth client.
+      expect(modules.parameters !== undefined, `${name}: parameters`).toBe(
+        actions.includes("ssm:GetParameter"),
+      );
+      expect(modules.kms !== undefined, `${name}: kms`).toBe(
+        actions.some((a) => a.startsWith("kms:")),
+      );
+      expect(modules.oauth !== undefined, `${name}: oauth`).toBe(
+        fieldsSealed(role).includes("access_token"),
+      );
+    }
   });
 
   it("gives every function its own role", () => {
