@@ -1,6 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import type { AppModules } from "#lib/app/compose/modules";
-import { parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
+import { type AppModules, parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { adminUsers } from "../shared/admin-users";
 import { type AppSource, httpHandler } from "../shared/http";
 
@@ -14,5 +13,4 @@ export { CHANNEL_METHODS, USER_METHODS } from "../shared/admin-users";
 export const createHandler = (source: AppSource) => httpHandler(source, adminUsers);
 
 export const modules: AppModules = { ...RECONCILER_MODULES, parameters: parametersModule };
-
 export const handler = createHandler(fromEnvironment(modules));

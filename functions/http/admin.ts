@@ -1,6 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import type { AppModules } from "#lib/app/compose/modules";
-import { RECONCILER_MODULES } from "#lib/app/compose/modules";
+import { type AppModules, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { adminOoo } from "../shared/admin-ooo";
 import { type AppSource, httpHandler } from "../shared/http";
 
@@ -10,5 +9,4 @@ export { COLLECTION_METHODS, ENTRY_METHODS } from "../shared/admin-ooo";
 export const createHandler = (source: AppSource) => httpHandler(source, adminOoo);
 
 export const modules: AppModules = RECONCILER_MODULES;
-
 export const handler = createHandler(fromEnvironment(modules));

@@ -1,6 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import type { AppModules } from "#lib/app/compose/modules";
-import { parametersModule } from "#lib/app/compose/modules";
+import { type AppModules, parametersModule } from "#lib/app/compose/modules";
 import { handleGenericHook, handleGooglePush, handleGraphNotification } from "../../lib/webhooks";
 import { type AppSource, type HttpRoute, httpHandler, replying, routed } from "../shared/http";
 
@@ -23,5 +22,4 @@ export const createHandler = (source: AppSource) =>
 
 // No KMS: a push is authenticated by its channel token, and the channel's secret stays sealed.
 export const modules: AppModules = { parameters: parametersModule };
-
 export const handler = createHandler(fromEnvironment(modules));

@@ -1,6 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import type { AppModules } from "#lib/app/compose/modules";
-import { parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
+import { type AppModules, parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { handleServiceEvent } from "../../lib/webhooks";
 import { type AppSource, httpHandler, replying } from "../shared/http";
 import { eventOnceOf } from "../shared/idempotency";
@@ -17,5 +16,4 @@ export const createHandler = (source: AppSource) =>
   );
 
 export const modules: AppModules = { ...RECONCILER_MODULES, parameters: parametersModule };
-
 export const handler = createHandler(fromEnvironment(modules));

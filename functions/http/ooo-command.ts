@@ -1,6 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import type { AppModules } from "#lib/app/compose/modules";
-import { parametersModule } from "#lib/app/compose/modules";
+import { type AppModules, parametersModule } from "#lib/app/compose/modules";
 import { handleOooCommand } from "../../lib/webhooks";
 import { type AppSource, httpHandler, replying } from "../shared/http";
 
@@ -8,5 +7,4 @@ import { type AppSource, httpHandler, replying } from "../shared/http";
 export const createHandler = (source: AppSource) => httpHandler(source, replying(handleOooCommand));
 
 export const modules: AppModules = { parameters: parametersModule };
-
 export const handler = createHandler(fromEnvironment(modules));

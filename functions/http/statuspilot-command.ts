@@ -1,6 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import type { AppModules } from "#lib/app/compose/modules";
-import { parametersModule } from "#lib/app/compose/modules";
+import { type AppModules, parametersModule } from "#lib/app/compose/modules";
 import { handleStatuspilotCommand } from "../../lib/webhooks";
 import { type AppSource, httpHandler, replying } from "../shared/http";
 
@@ -9,5 +8,4 @@ export const createHandler = (source: AppSource) =>
   httpHandler(source, replying(handleStatuspilotCommand));
 
 export const modules: AppModules = { parameters: parametersModule };
-
 export const handler = createHandler(fromEnvironment(modules));

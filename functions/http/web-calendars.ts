@@ -17,5 +17,4 @@ export const modules: AppModules = {
   calendar: calendarModule,
   parameters: parametersModule,
 };
-
 export const handler = createHandler(fromEnvironment(modules));

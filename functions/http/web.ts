@@ -1,6 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import type { AppModules } from "#lib/app/compose/modules";
-import { parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
+import { type AppModules, parametersModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import { type AppSource, httpHandler } from "../shared/http";
 import { web } from "../shared/web";
 
@@ -13,5 +12,4 @@ import { web } from "../shared/web";
 export const createHandler = (source: AppSource) => httpHandler(source, web);
 
 export const modules: AppModules = { ...RECONCILER_MODULES, parameters: parametersModule };
-
 export const handler = createHandler(fromEnvironment(modules));

@@ -17,5 +17,4 @@ export const modules: AppModules = {
   // a push channel's upkeep makes its token from.
   parameters: parametersModule,
 };
-
 export const handler = createHandler(fromEnvironment(modules));

@@ -1,6 +1,5 @@
 import { fromEnvironment } from "#lib/app/compose/compose";
-import type { AppModules } from "#lib/app/compose/modules";
-import { botModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
+import { type AppModules, botModule, RECONCILER_MODULES } from "#lib/app/compose/modules";
 import type { AppSource } from "../shared/app-context";
 import { transitionQueueHandler } from "../shared/queue";
 import { transitionOne } from "../shared/transition-worker";
@@ -13,5 +12,4 @@ export const modules: AppModules = {
   // The Home tab and messages. No SSM: its settings links are stored grants, not signed.
   bot: botModule,
 };
-
 export const handler = createHandler(fromEnvironment(modules));

@@ -8,5 +8,4 @@ import { pollDue } from "../shared/workers";
 export const createHandler = (source: AppSource) => scheduleHandler(source, pollDue);
 
 export const modules: AppModules = {};
-
 export const handler = createHandler(fromEnvironment(modules));

@@ -8,5 +8,4 @@ import { tickOnce } from "../shared/workers";
 export const createHandler = (source: AppSource) => scheduleHandler(source, tickOnce);
 
 export const modules: AppModules = {};
-
 export const handler = createHandler(fromEnvironment(modules));
