@@ -7,6 +7,7 @@ import { renderTableJson } from "#infra/table-resource";
 import type { AppModules } from "#lib/app/compose/modules";
 import { SYNC_GATE_PREFIX } from "#lib/store/items/sync-gate";
 import { DUE_INDEX, POLL_INDEX, TTL_ATTRIBUTE } from "#lib/store/table";
+import { grantsOf, roleOf } from "../../e2e/role-grants";
 import { resolveConditions } from "../../support/cfn-conditions";
 import {
   type CfnResource,
@@ -161,32 +162,19 @@ describe("serverless.yml packaged offline with osls", () => {
   });
 
   it("gives each function the modules its grants serve, and grants what its modules call", async () => {
-    // Prepare: each function's modules, as its factory names them (functions/**).
-    const fieldsSealed = (role: string): string[] =>
-      roleStatements()
-        .filter((s) => s.role === role && [s.statement.Action].flat().includes("kms:Encrypt"))
-        .flatMap(({ statement }) => {
-          const condition = statement.Condition as
-            | { StringEquals?: Record<string, string[]> }
-            | undefined;
-          return condition?.StringEquals?.["kms:EncryptionContext:field"] ?? [];
-        });
     for (const [name, entry] of Object.entries(functionEntries)) {
+      // Prepare: the modules its factory names (functions/**), and what its role grants.
       const { modules = {} } = (await import(path.join(repoRoot, entry))) as {
         modules?: AppModules;
       };
-      const role = `${name[0]?.toUpperCase()}${name.slice(1)}Role`;
-      const actions = actionsOf(role);
+      const grants = grantsOf(stack, roleOf(name));
+      const grantsAction = (prefix: string) => grants.some((g) => g.action.startsWith(prefix));
       // Assess: SSM parameters are read through the parameters module, KMS through the vault,
       // and a function that may seal a renewed access token renews it with the OAuth client.
-      expect(modules.parameters !== undefined, `${name}: parameters`).toBe(
-        actions.includes("ssm:GetParameter"),
-      );
-      expect(modules.kms !== undefined, `${name}: kms`).toBe(
-        actions.some((a) => a.startsWith("kms:")),
-      );
+      expect(modules.parameters !== undefined, `${name}: parameters`).toBe(grantsAction("ssm:"));
+      expect(modules.kms !== undefined, `${name}: kms`).toBe(grantsAction("kms:"));
       expect(modules.oauth !== undefined, `${name}: oauth`).toBe(
-        fieldsSealed(role).includes("access_token"),
+        grants.some((g) => g.action === "kms:Encrypt" && g.on === "access_token"),
       );
     }
   });
